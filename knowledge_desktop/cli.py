@@ -1,0 +1,245 @@
+"""`knowledge`: the engine from a terminal, with JSON output for scripts and CI.
+
+Every command opens the vault, reconciles it (so answers reflect the files
+as they are now), and prints either a short human summary or, with
+`--json`, the documented JSON shape. Exit codes: 0 ok, 2 usage error or not
+a vault (one line on stderr, no traceback), 3 when `diagnostics --fail-on`
+finds something at or above the given severity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, QueryError, RecordFilter
+from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.report import diagnostics_report
+from knowledge_desktop.engine.vault import Vault, VaultError
+
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # one line, exit 2, no usage dump
+        sys.stderr.write(f"knowledge: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _emit(args: argparse.Namespace, payload: Any, human: Callable[[], str]) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(human() + "\n")
+
+
+def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
+    change = vault.last_scan
+    counts = vault.counts()
+    payload = {
+        **counts,
+        "elapsedMs": round(change.elapsed_ms, 1) if change else None,
+        "parsed": change.parsed if change else 0,
+        "vault": vault.info(),
+    }
+
+    def human() -> str:
+        sev = counts["diagnostics"]
+        return (
+            f"{vault.root}\n  {counts['records']} records ({counts['valid']} valid, "
+            f"{counts['invalid']} invalid, {counts['eligible']} current), "
+            f"{counts['unrecognized']} unrecognized files\n"
+            f"  diagnostics: {sev['error']} errors, {sev['warning']} warnings, "
+            f"{sev['info']} info\n  scopes: {', '.join(counts['scopes']) or '-'}\n"
+            f"  parsed {payload['parsed']} files in {payload['elapsedMs']} ms"
+        )
+
+    _emit(args, payload, human)
+    return EXIT_OK
+
+
+def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
+    f = RecordFilter(
+        kind=args.kind,
+        types=frozenset([args.type]) if args.type else None,
+        tag=args.tag,
+        lifecycle=args.lifecycle,
+        scope=args.scope,
+        include_ineligible=args.include_ineligible,
+    )
+    result = vault.records(f, limit=args.limit, offset=args.offset)
+
+    def human() -> str:
+        lines = [
+            f"{i['id'] or '-':<28} {i['kind'] or '-':<12} {i['type'] or '-':<14} "
+            f"{'' if i['valid'] else '[invalid] '}{i['title']}  ({i['path']})"
+            for i in result["items"]
+        ]
+        more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
+        return "\n".join([*lines, f"{result['total']} records{more}"])
+
+    _emit(args, result, human)
+    return EXIT_OK
+
+
+def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
+    record = vault.show(args.target)
+
+    def human() -> str:
+        out = [
+            f"{record['title']}  [{record['kind']}/{record['type']}]  {record['lifecycle']}",
+            f"id {record['id']}  revision {record['revision']}  {record['path']}",
+        ]
+        if not record["valid"]:
+            out.append("INVALID")
+        out += ["", (record["body"] or "").rstrip(), ""]
+        if record["references"]:
+            out.append("References:")
+            out += [
+                f"  line {r['line']}: {r['target']} -> {r['id'] or r['status']}" for r in record["references"]
+            ]
+        if record["backlinks"]:
+            out.append("Backlinks:")
+            out += [
+                f"  {b['title']} ({b['path']}{':' + str(b['line']) if b['line'] else ''}, {b['via']})"
+                for b in record["backlinks"]
+            ]
+        if record["diagnostics"]:
+            out.append("Diagnostics:")
+            out += [
+                f"  {d['severity']} {d['code']} line {d['line']}: {d['message']}"
+                for d in record["diagnostics"]
+            ]
+        return "\n".join(out)
+
+    _emit(args, record, human)
+    return EXIT_OK
+
+
+def cmd_diagnostics(vault: Vault, args: argparse.Namespace) -> int:
+    items = vault.diagnostics()
+    fmt = args.format or ("json" if args.json else None)
+    if fmt is None:
+        text = "\n".join(
+            f"{d.severity.value:<7} {d.code:<26} {d.path}{':' + str(d.line) if d.line else ''}  {d.message}"
+            for d in items
+        )
+        c = diagnostics_report.counts(items)["bySeverity"]
+        text += ("\n" if text else "") + (f"{c['error']} errors, {c['warning']} warnings, {c['info']} info")
+        text += "\n"
+    else:
+        text = diagnostics_report.render(items, fmt, vault=str(vault.root), generated_at=utc_now_text())
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.fail_on:
+        threshold = dg.SEVERITY_RANK[dg.Severity(args.fail_on)]
+        if any(dg.SEVERITY_RANK[d.severity] <= threshold for d in items):
+            return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def cmd_ontology(vault: Vault, args: argparse.Namespace) -> int:
+    views = vault.ontology(args.scope)
+    view = args.view
+    if view == "sources":
+        payload: Any = [
+            {k: v[k] for k in ("scope", "name", "version", "fingerprint", "chain", "borrowed")} for v in views
+        ]
+    elif view == "diagnostics":
+        payload = [{k: v[k] for k in ("scope", "active", "issues")} for v in views]
+    else:
+        payload = views
+
+    def human() -> str:
+        out = []
+        for v in views:
+            state = "active" if v["active"] else "NOT ACTIVE"
+            out.append(f"[{v['scope']}] {v['name']}@{v['version']} {state}")
+            if v["fingerprint"]:
+                out.append(f"  fingerprint {v['fingerprint']}")
+            out.append("  chain: " + " → ".join(c["name"] for c in v["chain"]))
+            if view == "definitions":
+                pages = [d["name"] for d in v["definitions"] if d["kind"] == "page"]
+                rels = [d["name"] for d in v["definitions"] if d["kind"] == "relationship"]
+                out.append(f"  {len(pages)} page types: {', '.join(pages)}")
+                out.append(f"  {len(rels)} relationships: {', '.join(rels)}")
+            for issue in v["issues"]:
+                out.append(
+                    f"  {'error' if issue['fatal'] else 'warning'}: {issue['path']}"
+                    f"{':' + str(issue['line']) if issue['line'] else ''} "
+                    f"{issue['message']}"
+                )
+        return "\n".join(out)
+
+    _emit(args, payload, human)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="knowledge", description="Read a knowledge-record-v1 vault.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def command(
+        name: str, helptext: str, handler: Callable[[Vault, argparse.Namespace], int]
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        p.add_argument("vault", help="the vault folder")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(handler=handler)
+        return p
+
+    command("scan", "Reconcile the vault and print counts.", cmd_scan)
+    p = command("records", "List records (current ones by default).", cmd_records)
+    p.add_argument("--kind", choices=("page", "claim", "relationship"))
+    p.add_argument("--type", help="ontology type; aliases expand")
+    p.add_argument("--tag", help="exact, case-sensitive tag")
+    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
+    p.add_argument("--scope", help="partition name")
+    p.add_argument(
+        "--include-ineligible",
+        action="store_true",
+        help="also list invalid, duplicate, withdrawn, merged and hidden records",
+    )
+    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--offset", type=int, default=0)
+    p = command("show", "Show one record by id or vault-relative path.", cmd_show)
+    p.add_argument("target", metavar="ID|PATH")
+    p = command("diagnostics", "List or export diagnostics.", cmd_diagnostics)
+    p.add_argument("--format", choices=diagnostics_report.FORMATS)
+    p.add_argument("-o", "--output", help="write the report to this file")
+    p.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        help="exit 3 when a diagnostic at or above this severity exists",
+    )
+    p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
+    p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
+    p.add_argument("--scope", help="partition name")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        with Vault.open(args.vault) as vault:
+            vault.reconcile()
+            code: int = args.handler(vault, args)
+            return code
+    except (VaultError, QueryError) as exc:
+        sys.stderr.write(f"knowledge: {exc}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,266 @@
+"""Reading the catalog: the records inventory, one record with its links, counts.
+
+Eligibility follows the spec (corrections-and-merges, Impact and visibility;
+retrieval-and-dates, Query contract): by default only current records are
+listed — valid, unique id, lifecycle active, every dependency available.
+`lifecycle="superseded"` lists eligible superseded records, `"all"` both.
+`include_ineligible=True` lists every record file whatever its state (the
+catalog pane's view), with the flags that say why it would be hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.store.projections import catalog as catalog_projection
+
+LIFECYCLE_FILTERS = ("active", "superseded", "all")
+
+
+class QueryError(ValueError):
+    """Input a caller can fix (bad filter, out-of-range limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    kind: str | None = None
+    types: frozenset[str] | None = None
+    tag: str | None = None
+    lifecycle: str = "active"
+    scope: str | None = None
+    include_ineligible: bool = False
+    at: str | None = None
+    """The instant validity and expiry are judged at (comparable UTC text); None: now."""
+
+
+def now_text() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+CURRENT_AT = "(active_from IS NULL OR active_from <= ?) AND (active_until IS NULL OR active_until > ?)"
+
+
+def where_clause(f: RecordFilter) -> tuple[str, list[object]]:
+    if f.lifecycle not in LIFECYCLE_FILTERS:
+        raise QueryError(f"lifecycle must be one of {', '.join(LIFECYCLE_FILTERS)}")
+    parts = ["status='record'"]
+    params: list[object] = []
+    if f.include_ineligible:
+        if f.lifecycle != "all":
+            parts.append("lifecycle=?")
+            params.append(f.lifecycle)
+    else:
+        base = "valid=1 AND duplicate=0 AND deps_ok=1"
+        lifecycles = {"active": ("active",), "superseded": ("superseded",), "all": ("active", "superseded")}[
+            f.lifecycle
+        ]
+        parts.append(f"{base} AND lifecycle IN ({','.join('?' * len(lifecycles))})")
+        params.extend(lifecycles)
+        at = f.at or now_text()
+        parts.append(CURRENT_AT)
+        params.extend([at, at])
+    if f.kind:
+        parts.append("kind=?")
+        params.append(f.kind)
+    if f.types is not None:
+        parts.append(f"type IN ({','.join('?' * len(f.types))})")
+        params.extend(sorted(f.types))
+    if f.tag:
+        parts.append("EXISTS (SELECT 1 FROM json_each(catalog.tags) WHERE value=?)")
+        params.append(f.tag)
+    if f.scope:
+        parts.append("scope=?")
+        params.append(f.scope)
+    return " AND ".join(parts), params
+
+
+def records(conn: sqlite3.Connection, f: RecordFilter, limit: int, offset: int) -> dict[str, Any]:
+    if not 1 <= limit <= 1000:
+        raise QueryError("limit must be between 1 and 1000")
+    if offset < 0:
+        raise QueryError("offset must not be negative")
+    where, params = where_clause(f)
+    total = conn.execute(f"SELECT count(*) FROM catalog WHERE {where}", params).fetchone()[0]
+    rows = conn.execute(
+        catalog_projection.select_sql(where, "title COLLATE NOCASE, path") + " LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    ).fetchall()
+    items = [inventory_item(catalog_projection.row_dict(r)) for r in rows]
+    next_offset = offset + len(items) if offset + len(items) < total else None
+    return {"items": items, "total": total, "nextOffset": next_offset}
+
+
+def inventory_item(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "kind": row["kind"],
+        "type": row["type"],
+        "title": row["title"],
+        "path": row["path"],
+        "revision": row["revision"],
+        "lifecycle": row["lifecycle"],
+        "scope": row["scope"],
+        "valid": row["valid"],
+    }
+
+
+def find(conn: sqlite3.Connection, id_or_path: str) -> list[dict[str, Any]]:
+    """Catalog rows for a vault-relative path, else for an id (any partition)."""
+    path = id_or_path.replace("\\", "/").strip("/")
+    rows = conn.execute(catalog_projection.select_sql("path=?"), (path,)).fetchall()
+    if not rows:
+        rows = conn.execute(catalog_projection.select_sql("id=?"), (id_or_path,)).fetchall()
+    return [catalog_projection.row_dict(r) for r in rows]
+
+
+def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """One record in full: frontmatter, body from disk, references, backlinks, diagnostics."""
+    path = row["path"]
+    node_json = conn.execute("SELECT node FROM files WHERE path=?", (path,)).fetchone()
+    node = json.loads(node_json[0]) if node_json and node_json[0] else {}
+    body = read_body(root / path, int(node.get("body_line", 1)))
+    references = [
+        {
+            "kind": kind,
+            "target": text,
+            "label": label,
+            "line": line,
+            "status": status,
+            "id": tid,
+            "path": tpath,
+        }
+        for kind, text, label, line, status, tid, tpath in conn.execute(
+            "SELECT link_kind, target_text, label, line, status, target_id, target_path"
+            " FROM links WHERE src_path=? ORDER BY line",
+            (path,),
+        )
+    ]
+    typed = [
+        {"field": field, "target": target, "id": resolved, "status": status}
+        for field, target, resolved, status in conn.execute(
+            "SELECT field, target_id, resolved_id, status FROM refs WHERE src_path=?", (path,)
+        )
+    ]
+    backlinks: list[dict[str, Any]] = []
+    if row["id"]:
+        for src, line, title, src_id in conn.execute(
+            "SELECT l.src_path, l.line, c.title, c.id FROM links l JOIN catalog c"
+            " ON c.path=l.src_path WHERE l.scope=? AND l.target_id=? AND l.status='resolved'"
+            " ORDER BY c.title COLLATE NOCASE, l.line",
+            (row["scope"], row["id"]),
+        ):
+            backlinks.append({"id": src_id, "path": src, "title": title, "line": line, "via": "link"})
+        for src, field, title, src_id, kind, type_ in conn.execute(
+            "SELECT r.src_path, r.field, c.title, c.id, c.kind, c.type FROM refs r JOIN catalog c"
+            " ON c.path=r.src_path WHERE r.scope=? AND r.resolved_id=? AND r.status='resolved'"
+            " ORDER BY r.field, c.title COLLATE NOCASE",
+            (row["scope"], row["id"]),
+        ):
+            backlinks.append(
+                {
+                    "id": src_id,
+                    "path": src,
+                    "title": title,
+                    "line": None,
+                    "via": field,
+                    "kind": kind,
+                    "type": type_,
+                }
+            )
+    diagnostics = [
+        dg.Diagnostic(code, dg.Severity(sev), p, line, rid, msg).as_json()
+        for p, code, sev, line, rid, msg in conn.execute(
+            "SELECT path, code, severity, line, record_id, message FROM diagnostics"
+            " WHERE path=? ORDER BY line",
+            (path,),
+        )
+    ]
+    saved_by = None
+    if row["id"] and row["revision"] is not None:
+        found = conn.execute(
+            "SELECT agent_id FROM provenance WHERE scope=? AND record_id=? AND revision=?",
+            (row["scope"], row["id"], row["revision"]),
+        ).fetchone()
+        saved_by = found[0] if found else None
+    result: dict[str, Any] = {
+        **inventory_item(row),
+        "status": row["status"],
+        "eligible": row["eligible"],
+        "duplicate": row["duplicate"],
+        "dependenciesAvailable": row["deps_ok"],
+        "hash": row["sha256"],
+        "frontmatter": node.get("data"),
+        "body": body,
+        "bodyLine": node.get("body_line", 1),
+        "references": references,
+        "typedReferences": typed,
+        "backlinks": backlinks,
+        "diagnostics": diagnostics,
+    }
+    if saved_by:
+        result["writtenByAgentId"] = saved_by
+    return result
+
+
+def read_body(path: Path, body_line: int) -> str | None:
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+    except OSError:
+        return None
+    if body_line <= 1:
+        return text
+    parts = text.split("\n", body_line - 1)
+    return parts[-1] if len(parts) == body_line else ""
+
+
+def diagnostics(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> list[dg.Diagnostic]:
+    found = [
+        dg.Diagnostic(code, dg.Severity(sev), path, line, rid, msg)
+        for path, code, sev, line, rid, msg in conn.execute(
+            "SELECT path, code, severity, line, record_id, message FROM diagnostics"
+        )
+    ]
+    found.extend(extra)
+    found.sort(key=dg.Diagnostic.sort_key)
+    return found
+
+
+def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, Any]:
+    now = now_text()
+    row = conn.execute(
+        "SELECT count(*), sum(status='record'), sum(status='record' AND valid=1),"
+        " sum(status='record' AND valid=0), sum(status='unrecognized'),"
+        f" sum(eligible AND {CURRENT_AT}), sum(duplicate) FROM catalog",
+        (now, now),
+    ).fetchone()
+    total, records_, valid, invalid, unrecognized, eligible, duplicates = (v or 0 for v in row)
+    severity = {s.value: 0 for s in dg.Severity}
+    for sev, n in conn.execute("SELECT severity, count(*) FROM diagnostics GROUP BY severity"):
+        severity[sev] = n
+    for d in extra:
+        severity[d.severity.value] += 1
+    scopes = [
+        s
+        for (s,) in conn.execute("SELECT DISTINCT scope FROM catalog WHERE scope IS NOT NULL ORDER BY scope")
+    ]
+    by_kind = dict(
+        conn.execute("SELECT kind, count(*) FROM catalog WHERE status='record' GROUP BY kind").fetchall()
+    )
+    return {
+        "files": total,
+        "records": records_,
+        "valid": valid,
+        "invalid": invalid,
+        "unrecognized": unrecognized,
+        "eligible": eligible,
+        "duplicateIds": duplicates,
+        "byKind": by_kind,
+        "diagnostics": severity,
+        "scopes": scopes,
+    }

@@ -1,0 +1,465 @@
+"""The one way data enters the projections.
+
+A full scan, a watcher event and a query's freshness check all call
+`Reconciler.run` with candidate paths (None meaning "everything"). It stats
+them, skips files whose (size, mtime, inode) are unchanged, reads and hashes
+the rest, parses only those whose hash changed (in worker processes when
+there are many), recomposes the ontology of partitions whose manifests
+changed, derives what depends on the changes, and writes every projection in
+one transaction. Reopening an unchanged vault therefore parses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.derive import Catalog
+from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.ontology.compose import (
+    ACTIVE_FILE,
+    SHIPPED_PATH,
+    Activation,
+    ManifestSource,
+    activate,
+    shipped_default_path,
+)
+from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
+from knowledge_desktop.engine.store import codec
+from knowledge_desktop.engine.store.db import Store, Tx
+from knowledge_desktop.engine.store.projections import catalog as catalog_projection
+from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
+from knowledge_desktop.engine.store.projections import links as links_projection
+
+PARALLEL_THRESHOLD = 300
+BATCH = 64
+
+Source = Literal["scan", "watcher", "query"]
+
+
+@dataclass(slots=True)
+class ChangeSet:
+    """What one reconcile changed, for panes and callers to act on."""
+
+    source: Source
+    paths: list[str] = field(default_factory=list)
+    """Files whose bytes changed, appeared or disappeared."""
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    """Record ids (added/removed by file, changed when content or derived state moved)."""
+    affected_paths: list[str] = field(default_factory=list)
+    """Every file whose projection rows were rewritten."""
+    ontology_changed: list[str] = field(default_factory=list)
+    stat_checked: int = 0
+    read: int = 0
+    parsed: int = 0
+    elapsed_ms: float = 0.0
+
+    @property
+    def empty(self) -> bool:
+        return not (self.paths or self.affected_paths or self.ontology_changed)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "paths": self.paths,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "ontologyChanged": self.ontology_changed,
+            "statChecked": self.stat_checked,
+            "read": self.read,
+            "parsed": self.parsed,
+            "elapsedMs": round(self.elapsed_ms, 1),
+        }
+
+
+@dataclass(slots=True)
+class _Known:
+    stat: tuple[int, int, int]
+    sha256: str
+    entry_kind: str
+    scope: str | None
+
+
+@dataclass(slots=True)
+class _ReadResult:
+    entry: FileEntry
+    sha256: str
+    parsed: ParsedFile | None
+    """None when the bytes are unchanged (only the stat moved) or for manifests."""
+
+
+class Reconciler:
+    def __init__(self, root: Path, store: Store) -> None:
+        self.root = root
+        self.store = store
+        self._catalog: Catalog | None = None
+        self._known: dict[str, _Known] = {}
+        rows = store.reader().execute(
+            "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
+        )
+        for path, size, mtime, inode, sha, kind, scope in rows:
+            self._known[path] = _Known((size, mtime, inode), sha, kind, scope)
+
+    # -- public --------------------------------------------------------------
+    def run(self, paths: Iterable[str] | None = None, source: Source = "scan") -> ChangeSet:
+        started = time.perf_counter()
+        change = ChangeSet(source)
+        entries, gone = self._candidates(paths)
+        change.stat_checked = len(entries) + len(gone)
+        stale = [e for e in entries.values() if self._stale(e)]
+        results = self._read(stale)
+        change.read = len(results)
+        # Files whose bytes really changed, appeared, or went away.
+        parsed: dict[str, ParsedFile | None] = {}
+        manifest_scopes: set[str] = set()
+        content_rows: list[_ReadResult] = []
+        stat_rows: list[_ReadResult] = []
+        for result in results:
+            known = self._known.get(result.entry.path)
+            if known is not None and known.sha256 == result.sha256:
+                stat_rows.append(result)  # touched, not changed: no parse, no derive
+                continue
+            content_rows.append(result)
+            if result.entry.kind == "manifest":
+                manifest_scopes.add(result.entry.scope or "")
+            elif result.parsed is not None:
+                parsed[result.entry.path] = result.parsed
+        change.parsed = len(parsed)
+        for path in gone:
+            known = self._known[path]
+            if known.entry_kind == "manifest":
+                manifest_scopes.add(known.scope or "")
+            else:
+                parsed[path] = None
+        new_scopes = {e.scope for e in entries.values() if e.scope} - self._scopes()
+        manifest_scopes |= new_scopes
+        if stat_rows:
+            self._write_stats(stat_rows)
+        if not parsed and not manifest_scopes and not content_rows and not gone:
+            change.elapsed_ms = (time.perf_counter() - started) * 1000
+            return change
+        catalog = self.catalog()
+        before_ids = {p: catalog.nodes[p].id for p in parsed if p in catalog.nodes}
+        activations = {s: self._activate(s) for s in manifest_scopes}
+        changed_scopes = [
+            s
+            for s, a in activations.items()
+            if _fingerprint(catalog.ontologies.get(s)) != _fingerprint(a) or s not in catalog.ontologies
+        ]
+        catalog.ontologies.update(activations)
+        recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
+        self._write(content_rows, gone, recomputed, activations)
+        self._describe(change, parsed, before_ids, recomputed, changed_scopes)
+        change.elapsed_ms = (time.perf_counter() - started) * 1000
+        return change
+
+    def catalog(self) -> Catalog:
+        """The in-memory catalog, loaded from the parse cache on first need."""
+        if self._catalog is None:
+            catalog = Catalog()
+            catalog.probe = self._probe
+            files = (
+                self.store.reader()
+                .execute("SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'")
+                .fetchall()
+            )
+            nodes: dict[str, ParsedFile | None] = {
+                p: codec.decode(p, scope, sha, size, node) for p, scope, sha, size, node in files
+            }
+            catalog.ontologies = {s: self._activate(s) for s in self._scopes()}
+            catalog.apply(nodes, ())  # derived state is not stored; rebuild it in memory
+            self._catalog = catalog
+        return self._catalog
+
+    def _probe(self, rel: str) -> bytes | None:
+        """Bytes of a vault file for evidence checks; never follows links out of the vault."""
+        path = self.root / rel
+        try:
+            if path.is_symlink() or not path.is_file():
+                return None
+            if path.stat().st_size > 64 * 1024 * 1024:
+                return None
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    # -- steps ---------------------------------------------------------------
+    def _scopes(self) -> set[str]:
+        return {k.scope for k in self._known.values() if k.scope}
+
+    def _candidates(self, paths: Iterable[str] | None) -> tuple[dict[str, FileEntry], list[str]]:
+        found: dict[str, FileEntry] = {}
+        if paths is None:
+            found = {e.path: e for e in walk(self.root)}
+            return found, [p for p in self._known if p not in found]
+        gone: list[str] = []
+        for rel in {p.strip("/") for p in paths}:
+            if not rel:
+                continue
+            full = self.root / rel
+            if full.is_dir() and not full.is_symlink():
+                for entry in walk(full):
+                    sub = FileEntry(
+                        f"{rel}/{entry.path}",
+                        *_scope_kind(f"{rel}/{entry.path}"),
+                        entry.size,
+                        entry.mtime_ns,
+                        entry.inode,
+                        entry.outside_link,
+                    )
+                    found[sub.path] = sub
+                prefix = rel + "/"
+                gone.extend(
+                    p
+                    for p in self._known
+                    if p.startswith(prefix) and p not in found and not (self.root / p).exists()
+                )
+                continue
+            single = stat_one(self.root, rel)
+            if single is not None:
+                found[rel] = single
+            else:
+                if rel in self._known:
+                    gone.append(rel)
+                prefix = rel + "/"
+                gone.extend(p for p in self._known if p.startswith(prefix))
+        return found, sorted(set(gone))
+
+    def _stale(self, entry: FileEntry) -> bool:
+        known = self._known.get(entry.path)
+        return known is None or known.stat != entry.stat_key
+
+    def _read(self, entries: list[FileEntry]) -> list[_ReadResult]:
+        jobs = [(e, self._known[e.path].sha256 if e.path in self._known else None) for e in entries]
+        if len(jobs) < PARALLEL_THRESHOLD:
+            return read_batch(str(self.root), jobs)
+        batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["knowledge_desktop.engine.reconcile"])
+        workers = max(1, min(os.cpu_count() or 1, 8))
+        out: list[_ReadResult] = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for chunk in pool.map(read_batch, [str(self.root)] * len(batches), batches):
+                out.extend(chunk)
+        return out
+
+    def _activate(self, scope: str) -> Activation:
+        partition = self.root / scope
+        shipped = ManifestSource(SHIPPED_PATH, shipped_default_path().read_text("utf-8"))
+        library = [shipped]
+        folder = partition / "ontologies"
+        if folder.is_dir():
+            for item in sorted(folder.iterdir()):
+                if item.suffix in (".yaml", ".yml") and item.is_file() and not item.is_symlink():
+                    library.append(ManifestSource(f"{scope}/ontologies/{item.name}", _read_text(item)))
+        active_file = partition / ACTIVE_FILE
+        active = None
+        if active_file.is_file() and not active_file.is_symlink():
+            active = ManifestSource(f"{scope}/{ACTIVE_FILE}", _read_text(active_file))
+        return activate(active, library)
+
+    def _write_stats(self, rows: list[_ReadResult]) -> None:
+        with self.store.write() as tx:
+            tx.executemany(
+                "UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
+                [(r.entry.size, r.entry.mtime_ns, r.entry.inode, r.entry.path) for r in rows],
+            )
+        for r in rows:
+            self._known[r.entry.path].stat = r.entry.stat_key
+
+    def _write(
+        self,
+        rows: list[_ReadResult],
+        gone: list[str],
+        recomputed: set[str],
+        activations: dict[str, Activation],
+    ) -> None:
+        catalog = self.catalog()
+        with self.store.write() as tx:
+            file_rows: list[tuple[object, ...]] = []
+            for result in rows:
+                entry = result.entry
+                node = catalog.nodes.get(entry.path)
+                encoded = codec.encode(node.parsed) if node is not None else None
+                file_rows.append(
+                    (
+                        entry.path,
+                        entry.scope,
+                        entry.kind,
+                        entry.size,
+                        entry.mtime_ns,
+                        entry.inode,
+                        result.sha256,
+                        encoded,
+                    )
+                )
+            tx.executemany(
+                "INSERT OR REPLACE INTO files(path, scope, entry_kind, size, mtime_ns, inode,"
+                " sha256, node) VALUES (?,?,?,?,?,?,?,?)",
+                file_rows,
+            )
+            tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
+            catalog_projection.index(tx, catalog, recomputed)
+            links_projection.index(tx, catalog, recomputed)
+            diagnostics_projection.index(tx, catalog, recomputed)
+            for scope, activation in activations.items():
+                self._write_ontology(tx, scope, activation)
+        for result in rows:
+            e = result.entry
+            self._known[e.path] = _Known(e.stat_key, result.sha256, e.kind, e.scope)
+        for path in gone:
+            self._known.pop(path, None)
+
+    def _write_ontology(self, tx: Tx, scope: str, activation: Activation) -> None:
+        ontology = activation.ontology
+        tx.execute(
+            "DELETE FROM diagnostics WHERE code IN "
+            "('ontology-activation-failed','ontology-manifest-invalid') AND "
+            "(path = ? OR path LIKE ?)",
+            (f"{scope}/{ACTIVE_FILE}", f"{scope}/ontologies/%"),
+        )
+        found: list[dg.Diagnostic] = []
+        failure = activation.failure
+        if failure is not None:
+            path = failure.path if not failure.path.startswith("<") else f"{scope}/{ACTIVE_FILE}"
+            found.append(
+                dg.make(
+                    "ontology-activation-failed",
+                    path,
+                    f"ontology not activated: {failure.message}",
+                    line=failure.line,
+                )
+            )
+        for problem in activation.problems:
+            if not problem.path.startswith("<"):
+                found.append(
+                    dg.make("ontology-manifest-invalid", problem.path, problem.message, line=problem.line)
+                )
+        tx.executemany(
+            "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
+            [(d.path, d.code, d.severity.value, d.line, d.record_id, d.message) for d in found],
+        )
+        tx.execute(
+            "INSERT OR REPLACE INTO ontology_state(scope, name, version, fingerprint, chain,"
+            " failure, sources) VALUES (?,?,?,?,?,?,?)",
+            (
+                scope,
+                ontology.name if ontology else None,
+                ontology.version if ontology else None,
+                ontology.fingerprint if ontology else None,
+                json.dumps(ontology.chain if ontology else []),
+                json.dumps({"path": failure.path, "line": failure.line, "message": failure.message})
+                if failure
+                else None,
+                "{}",
+            ),
+        )
+
+    def _describe(
+        self,
+        change: ChangeSet,
+        parsed: dict[str, ParsedFile | None],
+        before_ids: dict[str, str | None],
+        recomputed: set[str],
+        changed_scopes: list[str],
+    ) -> None:
+        catalog = self.catalog()
+        change.paths = sorted(parsed)
+        change.affected_paths = sorted(recomputed)
+        change.ontology_changed = sorted(changed_scopes)
+        added: set[str] = set()
+        removed: set[str] = set()
+        for path in parsed:
+            old = before_ids.get(path)
+            node = catalog.nodes.get(path)
+            new = node.id if node else None
+            if old != new:
+                if old:
+                    removed.add(old)
+                if new:
+                    added.add(new)
+        # An id moved between files (rename) is a change, not a removal and an addition.
+        still = {catalog.nodes[p].id for p in recomputed if p in catalog.nodes}
+        moved = removed & still
+        removed -= moved
+        added -= moved
+        changed = {catalog.nodes[p].id for p in recomputed if p in catalog.nodes} - added
+        change.added = sorted(added)
+        change.removed = sorted(removed - added)
+        change.changed = sorted(i for i in changed | moved if i)
+
+
+def _fingerprint(activation: Activation | None) -> str | None:
+    if activation is None:
+        return None
+    if activation.ontology is None:
+        return "failed:" + (activation.failure.message if activation.failure else "")
+    return activation.ontology.fingerprint
+
+
+def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]:
+    where = classify_path(path)
+    return where if where is not None else (path.split("/", 1)[0], "markdown")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        return f"# unreadable: {exc}\n"
+
+
+def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_ReadResult]:
+    """Read, hash and (when the hash moved) parse files. Runs in worker processes."""
+    out: list[_ReadResult] = []
+    for entry, known_sha in jobs:
+        if entry.outside_link:
+            parsed = ParsedFile(entry.path, entry.scope, "", 0, "unrecognized")
+            parsed.diagnostics.append(
+                dg.make(
+                    "symlink-outside-vault",
+                    entry.path,
+                    "this symbolic link points outside the vault and is not followed",
+                )
+            )
+            out.append(_ReadResult(entry, "link:" + str(entry.inode), parsed))
+            continue
+        try:
+            with open(os.path.join(root, entry.path), "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            parsed = ParsedFile(entry.path, entry.scope, "", 0, "unrecognized")
+            parsed.diagnostics.append(
+                dg.make("file-unreadable", entry.path, f"cannot read: {exc.strerror or exc}")
+            )
+            out.append(_ReadResult(entry, "unreadable:" + str(entry.mtime_ns), parsed))
+            continue
+        sha = sha256_hex(data)
+        if entry.kind == "manifest" or sha == known_sha:
+            out.append(_ReadResult(entry, sha, None))
+            continue
+        if entry.scope is None:
+            parsed = parse_bytes(entry.path, None, data)
+            parsed.diagnostics.insert(
+                0,
+                dg.make(
+                    "outside-partition",
+                    entry.path,
+                    "Markdown at the vault root belongs to no partition; move it into a folder",
+                ),
+            )
+            out.append(_ReadResult(entry, sha, parsed))
+            continue
+        out.append(_ReadResult(entry, sha, parse_bytes(entry.path, entry.scope, data)))
+    return out

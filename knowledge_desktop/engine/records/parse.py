@@ -1,0 +1,343 @@
+"""From a file's bytes to a `ParsedFile`: everything that depends on that file alone.
+
+This is the pure, per-file half of reconcile. It runs in worker processes, so
+its input and output are plain picklable data, and it never raises on user
+content: every problem becomes a diagnostic. What needs the rest of the vault
+(ontology, other records, link targets) is decided later, in `derive`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.links.extract import RawLink, extract
+from knowledge_desktop.engine.records import dates, frontmatter, models, yaml12
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+FileStatus = Literal["record", "unrecognized"]
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    path: str
+    scope: str | None
+    sha256: str
+    size: int
+    status: FileStatus
+    data: dict[str, Any] | None = None
+    """The frontmatter mapping as plain data (unknown keys included)."""
+    key_lines: dict[str, int] = field(default_factory=dict)
+    """Dotted key path -> 1-based file line."""
+    body_line: int = 1
+    body_chars: int = 0
+    body_blank: bool = True
+    links: list[RawLink] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    structurally_valid: bool = False
+    """Envelope and kind fields valid, before ontology and references are checked."""
+
+    @property
+    def record_id(self) -> str | None:
+        if self.status != "record" or self.data is None:
+            return None
+        value = self.data.get("id")
+        return value if isinstance(value, str) else None
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_bytes(path: str, scope: str | None, data: bytes) -> ParsedFile:
+    """Parse one vault file. `path` is vault-relative with `/`; `scope` its partition."""
+    parsed = ParsedFile(path, scope, sha256_hex(data), len(data), "unrecognized")
+    try:
+        _parse_into(parsed, data)
+    except Exception as exc:  # a bug must not stop a scan; it is reported with the file
+        parsed.status = "unrecognized"
+        parsed.structurally_valid = False
+        parsed.diagnostics.append(dg.make("file-unreadable", path, f"internal error while parsing: {exc!r}"))
+    return parsed
+
+
+def _parse_into(parsed: ParsedFile, data: bytes) -> None:
+    path = parsed.path
+    diags = parsed.diagnostics
+    if len(data) > MAX_FILE_BYTES:
+        diags.append(
+            dg.make(
+                "file-too-large", path, f"{len(data)} bytes; files over {MAX_FILE_BYTES} bytes are not read"
+            )
+        )
+        return
+    if b"\x00" in data:
+        diags.append(
+            dg.make(
+                "file-binary",
+                path,
+                "the file contains NUL bytes",
+                line=data.count(b"\n", 0, data.index(b"\x00")) + 1,
+            )
+        )
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        diags.append(
+            dg.make(
+                "file-not-utf8",
+                path,
+                f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8",
+                line=line,
+            )
+        )
+        return
+    text = text.removeprefix("\ufeff")
+    try:
+        split = frontmatter.split(text)
+    except frontmatter.FrontmatterError as exc:
+        diags.append(dg.make(exc.code, path, exc.message, line=exc.line))
+        return
+    if split is None:
+        if parsed.scope is not None:
+            diags.append(dg.make("not-a-record", path, "no frontmatter: not a knowledge record"))
+        return
+    parsed.body_line = split.body_first_line
+    parsed.body_chars = len(split.body)
+    parsed.body_blank = not split.body.strip()
+    offset = split.yaml_first_line
+    try:
+        loaded = yaml12.load(split.yaml_text)
+    except yaml12.YamlError as exc:
+        line = exc.line + offset if exc.line is not None else 1
+        diags.append(dg.make(exc.code, path, exc.message, line=line))
+        return
+    if not isinstance(loaded.data, dict):
+        diags.append(
+            dg.make(
+                "frontmatter-not-mapping",
+                path,
+                "the frontmatter must be a mapping of keys to values",
+                line=offset,
+            )
+        )
+        return
+    fm: dict[str, Any] = loaded.data
+    parsed.data = fm
+    parsed.key_lines = {key: line + offset for key, line in loaded.key_lines.items()}
+    if fm.get("format") != models.FORMAT:
+        if parsed.scope is not None:
+            found = fm.get("format")
+            diags.append(
+                dg.make(
+                    "not-a-record",
+                    path,
+                    "frontmatter has no format: knowledge-record-v1"
+                    + (f" (format is {found!r})" if found is not None else ""),
+                    line=parsed.key_lines.get("format", offset),
+                )
+            )
+        return
+    validate_record(parsed, fm)
+    if parsed.status == "record":
+        parsed.links = extract(split.body)
+
+
+def validate_record(parsed: ParsedFile, fm: dict[str, Any]) -> None:
+    """Judge the envelope, the kind's own fields, lifecycle metadata and recall."""
+    path, lines = parsed.path, parsed.key_lines
+    record_id = fm.get("id") if isinstance(fm.get("id"), str) else None
+    before = len(parsed.diagnostics)
+    empty = _empty_fields(fm)
+    for key in empty:
+        parsed.diagnostics.append(
+            dg.make(
+                "empty-value",
+                path,
+                f"{key} is empty; omit a field whose value is unknown",
+                line=lines.get(key),
+                record_id=record_id,
+            )
+        )
+    present = {k: v for k, v in fm.items() if k not in empty}
+    envelope_errors = _errors(models.Envelope, present, "envelope-invalid", parsed, record_id)
+    if envelope_errors:
+        parsed.status = "unrecognized"
+        return
+    parsed.status = "record"
+    kind = str(fm["kind"])
+    _errors(models.KIND_MODELS[kind], present, f"{kind}-invalid", parsed, record_id)
+    _errors(models.LifecycleFields, present, "lifecycle-metadata-invalid", parsed, record_id)
+    _lifecycle_consistency(parsed, fm, kind, record_id)
+    if kind == "claim" and parsed.body_blank:
+        parsed.diagnostics.append(
+            dg.make(
+                "claim-invalid",
+                path,
+                "a claim's text is its body, and the body is empty",
+                line=parsed.body_line,
+                record_id=record_id,
+            )
+        )
+    for key, kinds in models.FIELD_KINDS.items():
+        if key in fm and kind not in kinds:
+            parsed.diagnostics.append(
+                dg.make(
+                    "field-not-applicable",
+                    path,
+                    f"{key} applies to {' and '.join(kinds)} records, not to a {kind}",
+                    line=lines.get(key),
+                    record_id=record_id,
+                )
+            )
+    if kind == "claim" and fm.get("claim_kind") != "commitment":
+        for key in ("owner", "due_at"):
+            if key in fm:
+                parsed.diagnostics.append(
+                    dg.make(
+                        "field-not-applicable",
+                        path,
+                        f"{key} applies only to commitment claims",
+                        line=lines.get(key),
+                        record_id=record_id,
+                    )
+                )
+    _check_validity_interval(parsed, fm, record_id)
+    if scope_mismatch := (parsed.scope is not None and fm.get("scope") != parsed.scope):
+        parsed.diagnostics.append(
+            dg.make(
+                "scope-mismatch",
+                path,
+                f"scope is {fm.get('scope')!r} but the file is in partition {parsed.scope!r}",
+                line=lines.get("scope"),
+                record_id=record_id,
+            )
+        )
+    if "recall" in present:
+        _errors(models.Recall, present["recall"], "invalid-recall", parsed, record_id, prefix="recall")
+    new = parsed.diagnostics[before:]
+    parsed.structurally_valid = not scope_mismatch and not any(
+        d.severity is dg.Severity.ERROR and d.code != "invalid-recall" for d in new
+    )
+
+
+def _empty_fields(fm: dict[str, Any]) -> list[str]:
+    out = []
+    for key in models.OPTIONAL_FIELDS:
+        if key in fm:
+            value = fm[key]
+            if value is None or (isinstance(value, str) and not value.strip()):
+                out.append(key)
+    return out
+
+
+def _errors(
+    model: type[models._Open],
+    value: Any,
+    code: str,
+    parsed: ParsedFile,
+    record_id: str | None,
+    prefix: str = "",
+) -> int:
+    try:
+        model.model_validate(value)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            loc = ".".join(str(part) for part in error["loc"])
+            key = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
+            line = _line_for(parsed.key_lines, key) or 1  # a missing key: the block's start
+            this_code = code
+            if code == "invalid-recall":
+                pass  # any flaw in the block is the one recall diagnostic
+            elif error["type"] == "date_invalid":
+                this_code = "date-invalid"
+            elif error["type"] == "empty_value":
+                this_code = "empty-value"
+            message = _message(key, error)
+            parsed.diagnostics.append(
+                dg.make(this_code, parsed.path, message, line=line, record_id=record_id)
+            )
+        return len(exc.errors())
+    return 0
+
+
+def _message(key: str, error: Any) -> str:
+    kind, msg = error["type"], error["msg"]
+    if kind == "missing":
+        return f"{key} is required"
+    if kind == "too_short":
+        return f"{key} must not be empty"
+    if kind == "literal_error":
+        return f"{key}: {msg[0].lower()}{msg[1:]}"
+    if kind == "extra_forbidden":
+        return f"{key} is not allowed here"
+    return f"{key}: {msg}" if key else str(msg)
+
+
+def _line_for(key_lines: dict[str, int], key: str) -> int | None:
+    while key:
+        if key in key_lines:
+            return key_lines[key]
+        key = key.rpartition(".")[0]
+    return None
+
+
+def _lifecycle_consistency(parsed: ParsedFile, fm: dict[str, Any], kind: str, record_id: str | None) -> None:
+    lines, path = parsed.key_lines, parsed.path
+    lifecycle = fm.get("lifecycle")
+
+    def flag(key: str, message: str) -> None:
+        parsed.diagnostics.append(
+            dg.make(
+                "lifecycle-metadata-invalid",
+                path,
+                message,
+                line=lines.get(key, lines.get("lifecycle")),
+                record_id=record_id,
+            )
+        )
+
+    if lifecycle == "superseded" and not fm.get("superseded_by"):
+        flag("lifecycle", "a superseded record names its replacement in superseded_by")
+    if fm.get("superseded_by") and lifecycle not in ("superseded", "withdrawn"):
+        flag("superseded_by", f"superseded_by is set but lifecycle is {lifecycle!r}")
+    if lifecycle == "merged":
+        if kind != "page":
+            flag("lifecycle", "only pages can be merged")
+        if not fm.get("merged_into"):
+            flag("lifecycle", "a merged page names its survivor in merged_into")
+    if fm.get("merged_into") and lifecycle != "merged":
+        flag("merged_into", f"merged_into is set but lifecycle is {lifecycle!r}")
+    if fm.get("merged_into") and fm.get("merged_into") == fm.get("id"):
+        flag("merged_into", "a page cannot be merged into itself")
+    if fm.get("superseded_by") and fm.get("superseded_by") == fm.get("id"):
+        flag("superseded_by", "a record cannot supersede itself")
+    if lifecycle in ("superseded", "withdrawn") and "lifecycle_change" not in fm:
+        flag("lifecycle", f"a {lifecycle} record carries lifecycle_change with its reason")
+
+
+def _check_validity_interval(parsed: ParsedFile, fm: dict[str, Any], record_id: str | None) -> None:
+    start, end = fm.get("valid_from"), fm.get("valid_until")
+    if not (isinstance(start, str) and isinstance(end, str)):
+        return
+    try:
+        if dates.parse_timestamp(end, utc_only=True) <= dates.parse_timestamp(start, utc_only=True):
+            parsed.diagnostics.append(
+                dg.make(
+                    "date-invalid",
+                    parsed.path,
+                    "valid_until must be later than valid_from",
+                    line=parsed.key_lines.get("valid_until"),
+                    record_id=record_id,
+                )
+            )
+    except dates.DateFormatError:
+        return  # already reported by the model

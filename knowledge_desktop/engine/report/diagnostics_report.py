@@ -1,0 +1,159 @@
+"""Diagnostics reports a person can read and a CI job can parse.
+
+All four formats carry the same content: every diagnostic (code, severity,
+path, line, record id, message) and the counts by severity and by code.
+The HTML report is one self-contained file (inline CSS, no scripts, no
+remote resources) and escapes every piece of vault content, so a hostile
+file name or message cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from knowledge_desktop.engine.diagnostics import CODES, Diagnostic, Severity
+
+FORMATS = ("json", "csv", "md", "html")
+FIELDS = ("code", "severity", "path", "line", "recordId", "message")
+
+
+def counts(items: Sequence[Diagnostic]) -> dict[str, Any]:
+    by_severity = {s.value: 0 for s in Severity}
+    for item in items:
+        by_severity[item.severity.value] += 1
+    return {
+        "total": len(items),
+        "bySeverity": by_severity,
+        "byCode": dict(sorted(Counter(d.code for d in items).items())),
+    }
+
+
+def render(items: Sequence[Diagnostic], fmt: str, *, vault: str = "", generated_at: str = "") -> str:
+    if fmt == "json":
+        return as_json(items, vault=vault, generated_at=generated_at)
+    if fmt == "csv":
+        return as_csv(items)
+    if fmt == "md":
+        return as_markdown(items, vault=vault, generated_at=generated_at)
+    if fmt == "html":
+        return as_html(items, vault=vault, generated_at=generated_at)
+    raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def as_json(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
+    payload: dict[str, Any] = {"items": [d.as_json() for d in items], "counts": counts(items)}
+    if vault:
+        payload["vault"] = vault
+    if generated_at:
+        payload["generatedAt"] = generated_at
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def as_csv(items: Sequence[Diagnostic]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(FIELDS)
+    for d in items:
+        row = d.as_json()
+        writer.writerow(["" if row[f] is None else _csv_safe(str(row[f])) for f in FIELDS])
+    return out.getvalue()
+
+
+def _csv_safe(value: str) -> str:
+    """Keep spreadsheet programs from running a cell as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def _md_cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+
+
+def as_markdown(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
+    c = counts(items)
+    lines = ["# Diagnostics report", ""]
+    if vault:
+        lines.append(f"Vault: `{_md_cell(vault)}`  ")
+    if generated_at:
+        lines.append(f"Generated: {generated_at}  ")
+    sev = c["bySeverity"]
+    lines += [
+        f"Total: **{c['total']}** — {sev['error']} errors, {sev['warning']} warnings, {sev['info']} info",
+        "",
+    ]
+    if c["byCode"]:
+        lines += ["| Code | Count | Meaning |", "| --- | ---: | --- |"]
+        lines += [
+            f"| `{code}` | {n} | {_md_cell(CODES.get(code, (None, ''))[1])} |"
+            for code, n in c["byCode"].items()
+        ]
+        lines.append("")
+    lines += [
+        "| Severity | Code | Path | Line | Record | Message |",
+        "| --- | --- | --- | ---: | --- | --- |",
+    ]
+    for d in items:
+        lines.append(
+            f"| {d.severity.value} | `{d.code}` | {_md_cell(d.path)} | "
+            f"{'' if d.line is None else d.line} | {_md_cell(d.record_id)} | "
+            f"{_md_cell(d.message)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#1d1d1f}
+h1{font-size:1.5rem;margin:0 0 .25rem}.meta{color:#555;margin-bottom:1rem}
+.pill{display:inline-block;padding:.15rem .6rem;border-radius:1rem;margin-right:.5rem;font-weight:600}
+.error{background:#fde8e8;color:#9b1c1c}.warning{background:#fdf6b2;color:#723b13}
+.info{background:#e1effe;color:#1e429f}
+table{border-collapse:collapse;width:100%;margin-top:1rem}
+th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f4f6;position:sticky;top:0}td.num{text-align:right}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92em}
+@media print{th{position:static}body{margin:0}}
+@media (prefers-color-scheme:dark){body{background:#111;color:#eee}th{background:#222}
+th,td{border-color:#333}.meta{color:#aaa}}
+"""
+
+
+def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
+    e = html.escape
+    c = counts(items)
+    sev = c["bySeverity"]
+    rows = "\n".join(
+        f"<tr><td><span class='pill {d.severity.value}'>{e(d.severity.value)}</span></td>"
+        f"<td><code>{e(d.code)}</code></td><td><code>{e(d.path)}</code></td>"
+        f"<td class='num'>{'' if d.line is None else d.line}</td>"
+        f"<td><code>{e(d.record_id or '')}</code></td><td>{e(d.message)}</td></tr>"
+        for d in items
+    )
+    code_rows = "\n".join(
+        f"<tr><td><code>{e(code)}</code></td><td class='num'>{n}</td>"
+        f"<td>{e(CODES.get(code, (None, ''))[1])}</td></tr>"
+        for code, n in c["byCode"].items()
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>Diagnostics report</title><style>{_CSS}</style></head>
+<body>
+<h1>Diagnostics report</h1>
+<div class="meta">{("Vault: <code>" + e(vault) + "</code> · ") if vault else ""}{e(generated_at)}</div>
+<p><span class="pill error">{sev["error"]} errors</span>
+<span class="pill warning">{sev["warning"]} warnings</span>
+<span class="pill info">{sev["info"]} info</span> {c["total"]} in all</p>
+<table><thead><tr><th>Code</th><th>Count</th><th>Meaning</th></tr></thead><tbody>
+{code_rows}
+</tbody></table>
+<table><thead><tr><th>Severity</th><th>Code</th><th>Path</th><th>Line</th><th>Record</th><th>Message</th></tr></thead><tbody>
+{rows}
+</tbody></table>
+</body></html>
+"""

@@ -1,0 +1,120 @@
+"""Opening `state.sqlite`: WAL mode, one serialised writer, readers on their own connections."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from knowledge_desktop.engine.store import schema
+
+
+class Store:
+    """The vault's SQLite database.
+
+    Every write goes through `write()`, which holds the writer lock and wraps
+    the work in `BEGIN IMMEDIATE … COMMIT`, so there is one writer whatever
+    thread calls it. Reads use a connection per thread (`reader()`), which
+    WAL lets run beside the writer.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._writer = self._connect()
+        self._writer.execute("PRAGMA journal_mode=WAL")
+        self._writer.executescript(schema.DURABLE_SQL)
+        self.rebuilt = self._ensure_projections()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    def _ensure_projections(self) -> bool:
+        """Create projections; drop and recreate them when their version differs."""
+        conn = self._writer
+        version = None
+        try:
+            row = conn.execute("SELECT value FROM projection_meta WHERE key='version'").fetchone()
+            version = row[0] if row else None
+        except sqlite3.DatabaseError:
+            version = None
+        if version == schema.PROJECTION_VERSION and self._projections_intact(conn):
+            return False
+        with self.write() as w:
+            for table in schema.PROJECTION_TABLES:
+                w.execute(f"DROP TABLE IF EXISTS {table}")
+            w.executescript_in_tx(schema.PROJECTIONS_SQL)
+            w.execute(
+                "INSERT INTO projection_meta(key, value) VALUES ('version', ?)",
+                (schema.PROJECTION_VERSION,),
+            )
+        return True
+
+    @staticmethod
+    def _projections_intact(conn: sqlite3.Connection) -> bool:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return all(t in names for t in schema.PROJECTION_TABLES)
+
+    @contextmanager
+    def write(self) -> Iterator[Tx]:
+        with self._write_lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield Tx(self._writer)
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    def reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only=ON")
+            self._local.conn = conn
+        return conn
+
+    def identity(self, key: str) -> str | None:
+        row = self.reader().execute("SELECT value FROM store_identity WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_identity(self, key: str, value: str) -> None:
+        with self.write() as w:
+            w.execute(
+                "INSERT INTO store_identity(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+        with self._write_lock:
+            self._writer.close()
+
+
+class Tx:
+    """The writer connection inside an open transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def executescript_in_tx(self, script: str) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                self.conn.execute(statement)

@@ -1,0 +1,248 @@
+"""The tables of `state.sqlite`, in two families kept strictly apart.
+
+*Projections* are rebuildable from the Markdown: they carry
+`PROJECTION_VERSION`, and a database whose version differs has all of them
+dropped and rebuilt (Zim's disposable index). *Durable* tables hold what the
+Markdown cannot tell — store identity, the operation journal and receipts,
+lifecycle guards, the Git outbox, history — and no rebuild ever drops them
+(spec: retrieval-and-dates, "Do not drop state.sqlite").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_SCHEMA_GENERATION = "catalog-5"
+
+# Code whose output the projections store: when any of it changes (an
+# upgrade, a fix in a validator), every projection is rebuilt from the
+# Markdown instead of trusting rows the old code wrote.
+_PROJECTION_SOURCES = (
+    "records",
+    "links",
+    "ontology",
+    "derive.py",
+    "evidence.py",
+    "diagnostics.py",
+    "store/projections",
+    "store/schema.py",
+    "store/codec.py",
+)
+
+
+def _code_fingerprint() -> str:
+    engine = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    files: list[Path] = []
+    for name in _PROJECTION_SOURCES:
+        target = engine / name
+        files.extend(sorted(target.rglob("*.py")) if target.is_dir() else [target])
+    for path in files:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # a frozen bundle without sources: its version pins the code
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                return "release-" + version("knowledge-desktop")
+            except PackageNotFoundError:
+                return "release-unknown"
+    default = engine.parent.parent / "resources" / "ontology" / "knowledge-default.yaml"
+    if default.is_file():
+        digest.update(default.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+PROJECTION_VERSION = f"{_SCHEMA_GENERATION}:{_code_fingerprint()}"
+
+PROJECTION_TABLES = (
+    "files",
+    "catalog",
+    "links",
+    "refs",
+    "evidence",
+    "diagnostics",
+    "ontology_state",
+    "projection_meta",
+)
+
+PROJECTIONS_SQL = """
+CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+-- parse cache: what each file looked like when last read, and what parse made of it
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    scope TEXT,
+    entry_kind TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    node TEXT
+);
+
+CREATE TABLE IF NOT EXISTS catalog (
+    path TEXT PRIMARY KEY,
+    scope TEXT,
+    status TEXT NOT NULL,          -- record | unrecognized
+    id TEXT,
+    kind TEXT,
+    type TEXT,
+    title TEXT,
+    revision INTEGER,
+    lifecycle TEXT,
+    valid INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    deps_ok INTEGER NOT NULL,
+    eligible INTEGER NOT NULL,     -- valid, unique, active, dependencies available
+    active_from TEXT,              -- current only from here (inclusive), own or a dependency's
+    active_until TEXT,             -- current only before this (exclusive)
+    recorded_at TEXT,
+    updated_at TEXT,
+    aliases TEXT NOT NULL,         -- JSON list
+    tags TEXT NOT NULL,            -- JSON list
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    warnings INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS catalog_id ON catalog(scope, id);
+CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
+
+CREATE TABLE IF NOT EXISTS links (
+    src_path TEXT NOT NULL,
+    scope TEXT,
+    line INTEGER NOT NULL,
+    link_kind TEXT NOT NULL,       -- wiki | markdown
+    target_text TEXT NOT NULL,
+    label TEXT,
+    status TEXT NOT NULL,          -- resolved | missing | ambiguous | outside | broken-merge
+    target_id TEXT,
+    target_path TEXT
+);
+CREATE INDEX IF NOT EXISTS links_src ON links(src_path);
+CREATE INDEX IF NOT EXISTS links_target ON links(scope, target_id);
+
+CREATE TABLE IF NOT EXISTS refs (
+    src_path TEXT NOT NULL,
+    scope TEXT,
+    field TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    resolved_id TEXT,
+    status TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_src ON refs(src_path);
+CREATE INDEX IF NOT EXISTS refs_target ON refs(scope, resolved_id);
+
+CREATE TABLE IF NOT EXISTS evidence (
+    src_path TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    source TEXT,
+    path TEXT,
+    url TEXT,
+    line_start INTEGER,
+    line_end INTEGER,
+    status TEXT NOT NULL,          -- verified | unverified | offline
+    reason TEXT
+);
+CREATE INDEX IF NOT EXISTS evidence_src ON evidence(src_path);
+
+CREATE TABLE IF NOT EXISTS diagnostics (
+    path TEXT NOT NULL,
+    code TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    line INTEGER,
+    record_id TEXT,
+    message TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
+
+CREATE TABLE IF NOT EXISTS ontology_state (
+    scope TEXT PRIMARY KEY,
+    name TEXT,
+    version TEXT,
+    fingerprint TEXT,
+    chain TEXT NOT NULL,           -- JSON [[name, path], ...]
+    failure TEXT,                  -- JSON {path, line, message} or NULL
+    sources TEXT NOT NULL          -- JSON {path: sha256} of the manifests read
+);
+"""
+
+DURABLE_SQL = """
+CREATE TABLE IF NOT EXISTS store_identity (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    scope TEXT,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS receipts (
+    request_id TEXT PRIMARY KEY,
+    payload_sha256 TEXT NOT NULL,
+    receipt TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS provenance (
+    scope TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    agent_id TEXT NOT NULL,
+    journal_seq INTEGER,
+    PRIMARY KEY (scope, record_id, revision)
+);
+
+CREATE TABLE IF NOT EXISTS keyword_withdrawals_v1 (
+    scope TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    withdrawn_at TEXT NOT NULL,
+    PRIMARY KEY (scope, record_id)
+);
+
+CREATE TABLE IF NOT EXISTS lifecycle_guards_v1 (
+    scope TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    guard TEXT NOT NULL,            -- superseded | withdrawn
+    by_id TEXT,
+    request_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, record_id, guard)
+);
+
+CREATE TABLE IF NOT EXISTS git_outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    journal_seq INTEGER NOT NULL,
+    state TEXT NOT NULL,            -- pending | committed | failed
+    commit_id TEXT,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS history (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope TEXT,
+    record_id TEXT NOT NULL,
+    revision INTEGER,
+    sha256 TEXT,
+    event TEXT NOT NULL,
+    journal_seq INTEGER,
+    at TEXT NOT NULL
+);
+"""
+
+DURABLE_TABLES = (
+    "store_identity",
+    "journal",
+    "receipts",
+    "provenance",
+    "keyword_withdrawals_v1",
+    "lifecycle_guards_v1",
+    "git_outbox",
+    "history",
+)

@@ -1,0 +1,241 @@
+"""The `Vault` facade: the one object the CLI and the window talk to.
+
+`Vault.open(path)` finds or creates `.knowledge/` (manifest and
+`state.sqlite`), and every read goes through `reconcile` first when the
+caller asks for freshness. Errors a user can act on (no such folder, not a
+vault, no permission) are `VaultError`s with a one-line message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.fs.atomic import write_atomic
+from knowledge_desktop.engine.fs.walk import is_hidden
+from knowledge_desktop.engine.ontology.view import ontology_view
+from knowledge_desktop.engine.query import inventory
+from knowledge_desktop.engine.reconcile import ChangeSet, Reconciler, Source
+from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.store.db import Store
+
+STATE_DIR = ".knowledge"
+MANIFEST = "manifest.json"
+STATE_DB = "state.sqlite"
+VAULT_FORMAT = "knowledge-vault-v1"
+
+
+class VaultError(Exception):
+    """A problem with the vault the user can act on; the message is one line."""
+
+
+class VaultNotFound(VaultError):
+    pass
+
+
+class NotAVault(VaultError):
+    pass
+
+
+def _looks_like_vault(root: Path) -> bool:
+    """A folder with `.knowledge/`, or with a partition holding Markdown or an ontology."""
+    if (root / STATE_DIR).is_dir():
+        return True
+    try:
+        partitions = [p for p in root.iterdir() if p.is_dir() and not is_hidden(p.name)]
+    except OSError:
+        return False
+    for partition in partitions:
+        if (partition / "ontology.yaml").is_file():
+            return True
+        for _dirpath, dirnames, filenames in os.walk(partition):
+            dirnames[:] = [d for d in dirnames if not is_hidden(d)]
+            if any(f.lower().endswith(".md") for f in filenames):
+                return True
+    return False
+
+
+class Vault:
+    def __init__(self, root: Path, state_dir: Path, store: Store, read_only: bool, vault_id: str) -> None:
+        self.root = root
+        self.state_dir = state_dir
+        self.store = store
+        self.read_only = read_only
+        self.vault_id = vault_id
+        self._lock = threading.RLock()
+        self.reconciler = Reconciler(root, store)
+        self.last_scan: ChangeSet | None = None
+
+    # -- opening -------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Vault:
+        root = Path(path).expanduser()
+        if not root.exists():
+            raise VaultNotFound(f"no such folder: {root}")
+        if not root.is_dir():
+            raise NotAVault(f"not a folder: {root}")
+        if not os.access(root, os.R_OK | os.X_OK):
+            raise VaultError(f"no permission to read {root}")
+        root = root.resolve()
+        if not _looks_like_vault(root):
+            raise NotAVault(
+                f"{root} is not a vault: it has no .knowledge/ folder and no partition folder "
+                "with Markdown records"
+            )
+        state_dir = root / STATE_DIR
+        read_only = False
+        manifest_existed = (state_dir / MANIFEST).is_file()
+        try:
+            state_dir.mkdir(exist_ok=True)
+            if not os.access(state_dir, os.W_OK):
+                raise PermissionError(state_dir)
+        except OSError:
+            read_only = True
+            state_dir = _cache_state_dir(root)
+            manifest_existed = (state_dir / MANIFEST).is_file() or manifest_existed
+        vault_id = _ensure_manifest(state_dir, root, read_only)
+        db_path = state_dir / STATE_DB
+        state_lost = manifest_existed and not db_path.exists()
+        try:
+            store = Store(db_path)
+        except Exception as exc:  # sqlite3.DatabaseError, OSError
+            raise VaultError(f"cannot open {db_path}: {exc}") from None
+        if store.identity("vault_id") is None:
+            store.set_identity("vault_id", vault_id)
+            store.set_identity("created_at", utc_now_text())
+        if state_lost:
+            store.set_identity("state_lost_at", utc_now_text())
+        return cls(root, state_dir, store, read_only, vault_id)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the one reconcile path ------------------------------------------------
+    def reconcile(self, paths: Iterable[str] | None = None, source: Source = "scan") -> ChangeSet:
+        with self._lock:
+            change = self.reconciler.run(paths, source)
+            if paths is None:
+                self.last_scan = change
+            return change
+
+    # -- reads ---------------------------------------------------------------------
+    def records(
+        self, f: inventory.RecordFilter | None = None, *, limit: int = 100, offset: int = 0
+    ) -> dict[str, Any]:
+        f = f or inventory.RecordFilter()
+        if f.types is not None:
+            f = replace(f, types=self.expand_types(f.types, f.scope))
+        return inventory.records(self.store.reader(), f, limit, offset)
+
+    def expand_types(self, types: Iterable[str], scope: str | None = None) -> frozenset[str]:
+        """Type names plus their alias groups in the relevant partitions' ontologies."""
+        out = set(types)
+        catalog = self.reconciler.catalog()
+        for name, activation in catalog.ontologies.items():
+            if activation.ontology is not None and (scope is None or scope == name):
+                for t in list(types):
+                    out |= activation.ontology.expand(t)
+        return frozenset(out)
+
+    def find(self, id_or_path: str) -> list[dict[str, Any]]:
+        return inventory.find(self.store.reader(), id_or_path)
+
+    def show(self, id_or_path: str) -> dict[str, Any]:
+        rows = self.find(id_or_path)
+        if not rows:
+            raise inventory.QueryError(f"no record or file {id_or_path!r} in this vault")
+        if len(rows) > 1:
+            paths = ", ".join(r["path"] for r in rows)
+            raise inventory.QueryError(
+                f"id {id_or_path!r} is used by several files ({paths}); show one by path"
+            )
+        return inventory.show(self.store.reader(), self.root, rows[0])
+
+    def diagnostics(self) -> list[dg.Diagnostic]:
+        return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
+
+    def counts(self) -> dict[str, Any]:
+        return inventory.counts(self.store.reader(), self.vault_diagnostics())
+
+    def ontology(self, scope: str | None = None) -> list[dict[str, Any]]:
+        catalog = self.reconciler.catalog()
+        return [
+            ontology_view(name, catalog.ontologies[name])
+            for name in sorted(catalog.ontologies)
+            if scope in (None, name)
+        ]
+
+    # -- vault-level findings ----------------------------------------------------
+    def vault_diagnostics(self) -> list[dg.Diagnostic]:
+        out = []
+        lost = self.store.identity("state_lost_at")
+        if lost:
+            out.append(
+                dg.make(
+                    "state-missing",
+                    f"{STATE_DIR}/{STATE_DB}",
+                    f"state.sqlite was missing and was recreated empty at {lost}; withdrawal and "
+                    "supersession guards, receipts and history from before are lost — restore it "
+                    "from a backup if you have one",
+                )
+            )
+        return out
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "root": str(self.root),
+            "vaultId": self.vault_id,
+            "stateDir": str(self.state_dir),
+            "readOnly": self.read_only,
+        }
+
+
+def _cache_state_dir(root: Path) -> Path:
+    from platformdirs import user_cache_dir
+
+    key = hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:24]
+    folder = Path(user_cache_dir("knowledge-desktop")) / "vaults" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _ensure_manifest(state_dir: Path, root: Path, read_only: bool) -> str:
+    path = state_dir / MANIFEST
+    if path.is_file():
+        try:
+            data: Any = json.loads(path.read_text("utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("expectedVaultId"), str):
+                return str(data["expectedVaultId"])
+        except (OSError, ValueError):
+            pass
+    if read_only:
+        original = root / STATE_DIR / MANIFEST
+        try:
+            data = json.loads(original.read_text("utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("expectedVaultId"), str):
+                return str(data["expectedVaultId"])
+        except (OSError, ValueError):
+            pass
+    vault_id = f"vlt_{uuid.uuid4().hex}"
+    manifest = {
+        "expectedVaultId": vault_id,
+        "format": VAULT_FORMAT,
+        "formatVersion": 1,
+        "created_at": utc_now_text(),
+    }
+    write_atomic(path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
+    return vault_id

@@ -1,0 +1,323 @@
+"""The one reconcile path: skipping unchanged files, incremental updates equal to a
+full rebuild, the two table families of state.sqlite, and hostile files.
+(ARCHITECTURE.md: state.sqlite, Data flow; spec: retrieval-and-dates, What is
+rebuildable.)"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from knowledge_desktop.engine import reconcile as reconcile_module
+from knowledge_desktop.engine.records import parse as parse_module
+from knowledge_desktop.engine.store import schema
+from knowledge_desktop.engine.vault import NotAVault, Vault, VaultNotFound
+from tests.vaultkit import VaultKit
+
+TABLES = ("catalog", "links", "refs", "diagnostics")
+
+
+def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
+    conn = vault.store.reader()
+    return {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
+
+
+def small_vault(kit: VaultKit) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", aliases=["Ada"])
+    kit.page("private/people/bob.md", "pg_bob", "Bob", type="person", body="Knows [[Ada]].\n")
+    kit.page(
+        "private/projects/engine.md",
+        "pg_eng",
+        "Engine",
+        type="project",
+        body="Led by [[people/ada|Ada]] with [Bob](../people/bob.md).\n",
+    )
+    kit.claim("private/claims/c1.md", "cl_1", "Ada leads", entities=["pg_ada", "pg_eng"])
+    kit.relationship("private/relationships/r1.md", "rl_1", "pg_ada", "pg_eng", "leads")
+
+
+def test_reopening_an_unchanged_vault_parses_nothing(kit: VaultKit) -> None:
+    """Reconcile: unchanged stat means no read, no parse, no write."""
+    small_vault(kit)
+    first = kit.open().reconcile()
+    assert first.parsed == 6 - 1  # five records... plus nothing else
+    kit.close()
+    again = kit.open().reconcile()
+    assert (again.read, again.parsed) == (0, 0)
+    assert again.empty
+
+
+def test_a_touched_but_unchanged_file_is_read_not_parsed(kit: VaultKit) -> None:
+    """Reconcile: a new mtime with the same bytes is settled by the hash alone."""
+    small_vault(kit)
+    vault = kit.scan()
+    path = kit.root / "private/people/ada.md"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10_000_000))
+    change = vault.reconcile()
+    assert (change.read, change.parsed) == (1, 0)
+    assert change.empty
+
+
+def test_a_changed_title_updates_the_records_linking_to_it(kit: VaultKit) -> None:
+    """Reconcile: dependents are recomputed — a renamed title breaks a link elsewhere."""
+    small_vault(kit)
+    vault = kit.scan()
+    kit.page("private/people/ada.md", "pg_ada", "Augusta", type="person")
+    change = vault.reconcile(["private/people/ada.md"], "watcher")
+    assert change.changed == ["pg_ada", "pg_bob"]
+    assert "link-missing" in kit.codes("private/people/bob.md")
+
+
+def test_a_rename_keeps_identity(kit: VaultKit) -> None:
+    """Filenames: an outside rename keeps the record's identity (it is in the file)."""
+    small_vault(kit)
+    vault = kit.scan()
+    old = kit.root / "private/people/bob.md"
+    old.rename(kit.root / "private/people/robert.md")
+    change = vault.reconcile(["private/people/bob.md", "private/people/robert.md"], "watcher")
+    assert change.added == []
+    assert change.removed == []
+    assert "pg_bob" in change.changed
+    assert kit.row("pg_bob")["path"] == "private/people/robert.md"
+
+
+def test_deleting_a_file_removes_its_rows(kit: VaultKit) -> None:
+    """Reconcile: a deleted file's rows go; links to it become missing."""
+    small_vault(kit)
+    vault = kit.scan()
+    (kit.root / "private/people/bob.md").unlink()
+    change = vault.reconcile(["private/people/bob.md"], "watcher")
+    assert change.removed == ["pg_bob"]
+    assert vault.find("pg_bob") == []
+    assert "link-missing" in kit.codes("private/projects/engine.md")
+
+
+def test_a_removed_folder_removes_everything_below_it(kit: VaultKit) -> None:
+    """Reconcile: a path that was a folder removes every known file under it."""
+    small_vault(kit)
+    vault = kit.scan()
+    for f in (kit.root / "private/people").iterdir():
+        f.unlink()
+    (kit.root / "private/people").rmdir()
+    change = vault.reconcile(["private/people"], "watcher")
+    assert change.removed == ["pg_ada", "pg_bob"]
+
+
+def _random_edit(kit: VaultKit, rng: random.Random, step: int) -> list[str]:
+    names = [f"p{i}" for i in range(12)]
+    name = rng.choice(names)
+    folder = rng.choice(["people", "notes", "projects"])
+    path = f"private/{folder}/{name}.md"
+    full = kit.root / path
+    action = rng.random()
+    if action < 0.2 and full.exists():
+        full.unlink()
+        return [path]
+    if action < 0.3:
+        existing = sorted(p for p in (kit.root / "private").rglob("*.md"))
+        if existing:
+            src = rng.choice(existing)
+            dest = kit.root / "private" / rng.choice(["people", "notes"]) / f"m{step}.md"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            src.rename(dest)
+            return [str(src.relative_to(kit.root)), str(dest.relative_to(kit.root))]
+    if action < 0.45:
+        claim_path = f"private/claims/{name}.md"
+        extra_claim: dict[str, object] = {
+            "entities": [rng.choice(names)],
+            "evidence": [{"path": f"{rng.choice(['people', 'notes'])}/{rng.choice(names)}.md"}],
+        }
+        if rng.random() < 0.4:
+            extra_claim["dependencies"] = [rng.choice(names)]
+        if rng.random() < 0.2:
+            extra_claim["valid_until"] = rng.choice(["2001-01-01T00:00:00Z", "2999-01-01T00:00:00Z"])
+        kit.claim(claim_path, rng.choice(names), "Claim", **extra_claim)
+        return [claim_path]
+    title = rng.choice(["Ada", "Bob", "Carol", "Dan", "Eve"])
+    body = " ".join(f"[[{rng.choice(['Ada', 'Bob', 'Carol', 'x', 'p1'])}]]" for _ in range(3))
+    extra: dict[str, object] = {}
+    if rng.random() < 0.3:
+        extra["aliases"] = [rng.choice(["Ada", "Zed"])]
+    if rng.random() < 0.2:
+        extra["lifecycle"] = "merged"
+        extra["merged_into"] = rng.choice(names)
+    kit.page(path, rng.choice(names), title, body=body + "\n", **extra)
+    return [path]
+
+
+def test_incremental_updates_equal_a_full_rebuild(kit: VaultKit, tmp_path: Path) -> None:
+    """Reconcile: after many random edits applied path by path, the projections equal
+    those a fresh full scan builds (nothing missed, nothing invented)."""
+    rng = random.Random(7)
+    kit.page("private/people/seed.md", "pg_seed", "Seed", body="[[Ada]]\n")
+    vault = kit.scan()
+    for step in range(400):
+        touched = _random_edit(kit, rng, step)
+        vault.reconcile(touched, "watcher")
+    incremental = snapshot(vault)
+    kit.close()
+    fresh = Vault.open(kit.root)
+    fresh.store.close()
+    (kit.root / ".knowledge/state.sqlite").unlink()
+    for suffix in ("-wal", "-shm"):
+        (kit.root / f".knowledge/state.sqlite{suffix}").unlink(missing_ok=True)
+    rebuilt = Vault.open(kit.root)
+    rebuilt.reconcile()
+    assert snapshot(rebuilt) == incremental
+    rebuilt.close()
+
+
+def test_parallel_parsing_gives_the_same_projections(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reconcile: worker processes parse exactly as the calling process does."""
+    small_vault(kit)
+    for i in range(20):
+        kit.page(
+            f"private/notes/n{i}.md",
+            f"pg_n{i}",
+            f"Note {i}",
+            type="note",
+            body=f"See [[Ada]] and [[Note {i + 1}]].\n",
+        )
+    serial = snapshot(kit.scan())
+    kit.close()
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    monkeypatch.setattr(reconcile_module, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(reconcile_module, "BATCH", 4)
+    vault = kit.open()
+    assert vault.reconcile().parsed == 25
+    assert snapshot(vault) == serial
+
+
+def test_a_projection_rebuild_keeps_durable_tables(kit: VaultKit) -> None:
+    """state.sqlite: projections are rebuilt on a version change; guards and receipts stay."""
+    small_vault(kit)
+    vault = kit.scan()
+    with vault.store.write() as tx:
+        tx.execute("INSERT INTO keyword_withdrawals_v1 VALUES ('private','cl_1','req','r','t')")
+        tx.execute("INSERT INTO receipts VALUES ('req','h','{}','t')")
+        tx.execute("UPDATE projection_meta SET value='old' WHERE key='version'")
+    kit.close()
+    vault = kit.open()
+    assert vault.store.rebuilt
+    assert vault.reconcile().parsed == 5
+    conn = vault.store.reader()
+    assert conn.execute("SELECT count(*) FROM keyword_withdrawals_v1").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM receipts").fetchone()[0] == 1
+    assert conn.execute("SELECT value FROM projection_meta WHERE key='version'").fetchone()[0] == (
+        schema.PROJECTION_VERSION
+    )
+
+
+def test_a_lost_state_database_is_reported(kit: VaultKit) -> None:
+    """state.sqlite: losing it after .knowledge/ existed is reported, not silently redone."""
+    small_vault(kit)
+    kit.scan()
+    kit.close()
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    assert "state-missing" in kit.codes()
+
+
+def test_a_corrupt_state_database_is_a_clear_error(kit: VaultKit) -> None:
+    """Errors of the environment become a message, never a traceback."""
+    small_vault(kit)
+    kit.scan()
+    kit.close()
+    (kit.root / ".knowledge/state.sqlite").write_bytes(b"not a database" * 100)
+    for name in ("state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    with pytest.raises(Exception, match=r"state\.sqlite"):
+        kit.open()
+
+
+def test_the_vault_manifest_holds_a_stable_id(kit: VaultKit) -> None:
+    """Vault layout: .knowledge/manifest.json names the vault once and keeps it."""
+    small_vault(kit)
+    first = kit.open().vault_id
+    kit.close()
+    assert kit.open().vault_id == first
+    assert first.startswith("vlt_")
+
+
+def test_hostile_files_are_diagnosed_and_the_scan_goes_on(
+    kit: VaultKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bad input: binary, non-UTF-8, huge and out-of-vault symlinked files never stop a scan."""
+    small_vault(kit)
+    monkeypatch.setattr(parse_module, "MAX_FILE_BYTES", 10_000)
+    kit.write("private/notes/binary.md", b"\x89PNG\x00\x00data")
+    kit.write("private/notes/latin.md", "caf\xe9".encode("latin-1"))
+    kit.write("private/notes/huge.md", "x" * 20_000)
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside")
+    os.symlink(secret, kit.root / "private/notes/link.md")
+    os.symlink(tmp_path, kit.root / "private/linked-folder")
+    found = dict(kit.diagnostics())
+    assert found["file-binary"] == 1
+    assert found["file-not-utf8"] == 1
+    assert "file-too-large" in found
+    assert "symlink-outside-vault" in found
+    assert kit.scan().counts()["eligible"] == 5
+
+
+def test_an_unreadable_file_is_diagnosed(kit: VaultKit) -> None:
+    """Bad input: a file the user cannot read is named, not fatal."""
+    if os.geteuid() == 0:
+        # root reads everything; simulate the I/O failure instead
+        small_vault(kit)
+        path = kit.write("private/notes/locked.md", "---\n---\n")
+        path.unlink()
+        os.mkfifo(path)  # not a regular file: ignored rather than read
+        assert "file-unreadable" not in kit.codes()
+        return
+    path = kit.write("private/notes/locked.md", "---\n---\n")
+    path.chmod(0)
+    assert "file-unreadable" in kit.codes()
+
+
+def test_opening_bad_paths_raises_clear_errors(tmp_path: Path) -> None:
+    """Vault: missing folders, files and folders without records are named clearly."""
+    with pytest.raises(VaultNotFound):
+        Vault.open(tmp_path / "missing")
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(NotAVault):
+        Vault.open(tmp_path / "file.txt")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(NotAVault):
+        Vault.open(tmp_path / "empty")
+
+
+def test_a_read_only_vault_keeps_state_in_the_cache(
+    kit: VaultKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vault layout: without write access, state lives in the user's cache folder."""
+    small_vault(kit)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real_access = os.access
+
+    def no_write(path: object, mode: int, **kw: object) -> bool:
+        if mode & os.W_OK and str(path).startswith(str(kit.root)):
+            return False
+        return real_access(path, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", no_write)
+    vault = Vault.open(kit.root)
+    assert vault.read_only
+    assert str(vault.state_dir).startswith(str(tmp_path / "cache"))
+    vault.reconcile()
+    assert vault.counts()["eligible"] == 5
+    vault.close()
+
+
+def test_the_database_uses_wal(kit: VaultKit) -> None:
+    """state.sqlite: write-ahead logging so readers never block on the writer."""
+    small_vault(kit)
+    kit.scan()
+    conn = sqlite3.connect(kit.root / ".knowledge/state.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
