@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -45,6 +46,7 @@ REFERENCE_FIELDS = ("from", "to", "entities", "owner", "dependencies")
 HISTORY_FIELDS = ("supersedes", "superseded_by", "merged_into", "merged_from")
 
 
+@lru_cache(maxsize=65536)
 def normalise_name(text: str) -> str:
     """NFKC, lowercase, trimmed, inner whitespace collapsed (spec: retrieval, lookup)."""
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
@@ -94,48 +96,22 @@ class Derived:
         return self.valid and not self.duplicate and lifecycle == "active"
 
 
-@dataclass(slots=True)
 class Node:
-    """One candidate file as parse left it, with shortcuts derive reads often."""
+    """One candidate file as parse left it, with the facts derive reads most, computed once."""
 
-    parsed: ParsedFile
+    __slots__ = ("data", "id", "is_record", "kind", "lifecycle", "names", "parsed", "path", "scope")
 
-    @property
-    def path(self) -> str:
-        return self.parsed.path
-
-    @property
-    def scope(self) -> str | None:
-        return self.parsed.scope
-
-    @property
-    def is_record(self) -> bool:
-        return self.parsed.status == "record" and self.parsed.scope is not None
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.parsed.data or {}
-
-    @property
-    def id(self) -> str | None:
-        return self.parsed.record_id if self.is_record else None
-
-    @property
-    def kind(self) -> str | None:
-        return str(self.data["kind"]) if self.is_record else None
-
-    @property
-    def lifecycle(self) -> str:
-        return str(self.data.get("lifecycle", "active")) if self.is_record else "active"
-
-    def names(self) -> list[str]:
-        if not self.is_record:
-            return []
-        out = [self.data.get("title")]
-        aliases = self.data.get("aliases")
-        if isinstance(aliases, list):
-            out.extend(aliases)
-        return [normalise_name(n) for n in out if isinstance(n, str) and n.strip()]
+    def __init__(self, parsed: ParsedFile) -> None:
+        self.parsed = parsed
+        self.path = parsed.path
+        self.scope = parsed.scope
+        self.is_record = parsed.status == "record" and parsed.scope is not None
+        self.data: dict[str, Any] = parsed.data or {}
+        data = self.data
+        self.id: str | None = parsed.record_id if self.is_record else None
+        self.kind: str | None = str(data["kind"]) if self.is_record else None
+        self.lifecycle: str = str(data.get("lifecycle", "active")) if self.is_record else "active"
+        self.names: list[str] = _names(data) if self.is_record else []
 
     def identity_signature(self) -> tuple[object, ...]:
         """What records referring to this id by id may read of it."""
@@ -154,10 +130,18 @@ class Node:
         scope = self.scope or ""
         keys: set[Key] = {("p", scope, partition_path(self.path))}
         if self.is_record:
-            keys.update(("n", scope, name) for name in self.names())
+            keys.update(("n", scope, name) for name in self.names)
             if self.id:
                 keys.add(("i", scope, self.id))
         return keys
+
+
+def _names(data: dict[str, Any]) -> list[str]:
+    out = [data.get("title")]
+    aliases = data.get("aliases")
+    if isinstance(aliases, list):
+        out.extend(aliases)
+    return [normalise_name(n) for n in out if isinstance(n, str) and n.strip()]
 
 
 def ref_targets(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -194,7 +178,7 @@ class Catalog:
             del self.paths[pkey]
         if node.id:
             _toggle(self.ids, (scope, node.id), node.path, add)
-        for name in node.names():
+        for name in node.names:
             _toggle(self.names, (scope, name), node.path, add)
 
     def _set_derived(self, path: str, derived: Derived | None) -> None:
@@ -607,18 +591,9 @@ class Catalog:
 
     def _resolve_link(self, node: Node, raw: RawLink, watch: set[Key]) -> ResolvedLink:
         scope = node.scope or ""
-        rel = partition_path(node.path)
-        if raw.kind == "wiki":
-            target = raw.target.strip()
-            candidate = posixpath.normpath(target.lstrip("/")) if target else ""
-            name = normalise_name(target)
-        else:
-            candidate = posixpath.normpath(posixpath.join(posixpath.dirname(rel), raw.target))
-            name = ""
-        if candidate == ".." or candidate.startswith("../"):
+        candidate, name = _link_keys(partition_path(node.path), raw.kind, raw.target)
+        if candidate is None:
             return ResolvedLink(raw, "outside")
-        if candidate and not candidate.lower().endswith(".md"):
-            candidate += ".md"
         matches: set[str] = set()
         if candidate:
             watch.add(("p", scope, candidate))
@@ -627,21 +602,45 @@ class Catalog:
                 matches.add(hit)
         if name:
             watch.add(("n", scope, name))
-            matches |= self.names.get((scope, name), set())
+            named_paths = self.names.get((scope, name))
+            if named_paths:
+                matches = matches | named_paths if matches else named_paths
         if not matches:
             return ResolvedLink(raw, "missing")
         # Names that reach one page through merges are one target: the survivor
         # gains the absorbed page's title and aliases, so both match.
-        outcomes = {self.follow_merges(scope, self.nodes[p].id or "", watch) for p in matches}
-        if len(outcomes) > 1:
-            return ResolvedLink(raw, "ambiguous")
-        ((final, final_path, status),) = outcomes
-        named = min(self.nodes[p].id or "" for p in matches)
+        if len(matches) == 1:
+            only = self.nodes[next(iter(matches))].id or ""
+            final, final_path, status = self.follow_merges(scope, only, watch)
+            named = only
+        else:
+            outcomes = {self.follow_merges(scope, self.nodes[p].id or "", watch) for p in matches}
+            if len(outcomes) > 1:
+                return ResolvedLink(raw, "ambiguous")
+            ((final, final_path, status),) = outcomes
+            named = min(self.nodes[p].id or "" for p in matches)
         if status == "duplicate":
             return ResolvedLink(raw, "ambiguous", named)
         if status != "resolved":
             return ResolvedLink(raw, "broken-merge", named)
         return ResolvedLink(raw, "resolved", final, final_path)
+
+
+@lru_cache(maxsize=65536)
+def _link_keys(source_rel: str, kind: str, target: str) -> tuple[str | None, str]:
+    """(partition-relative .md path or "" , normalised name); path None when it leaves."""
+    if kind == "wiki":
+        target = target.strip()
+        candidate = posixpath.normpath(target.lstrip("/")) if target else ""
+        name = normalise_name(target)
+    else:
+        candidate = posixpath.normpath(posixpath.join(posixpath.dirname(source_rel), target))
+        name = ""
+    if candidate == ".." or candidate.startswith("../"):
+        return None, name
+    if candidate and not candidate.lower().endswith(".md"):
+        candidate += ".md"
+    return candidate, name
 
 
 def own_window(data: dict[str, Any]) -> Window:

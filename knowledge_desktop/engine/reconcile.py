@@ -97,6 +97,8 @@ class _ReadResult:
     sha256: str
     parsed: ParsedFile | None
     """None when the bytes are unchanged (only the stat moved) or for manifests."""
+    encoded: str | None = None
+    """The parse as cache JSON: how worker processes send it (cheaper than pickling)."""
 
 
 class Reconciler:
@@ -250,7 +252,11 @@ class Reconciler:
         workers = max(1, min(os.cpu_count() or 1, 8))
         out: list[_ReadResult] = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for chunk in pool.map(read_batch, [str(self.root)] * len(batches), batches):
+            for chunk in pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches):
+                for result in chunk:
+                    if result.encoded is not None:
+                        e = result.entry
+                        result.parsed = codec.decode(e.path, e.scope, result.sha256, e.size, result.encoded)
                 out.extend(chunk)
         return out
 
@@ -291,7 +297,9 @@ class Reconciler:
             for result in rows:
                 entry = result.entry
                 node = catalog.nodes.get(entry.path)
-                encoded = codec.encode(node.parsed) if node is not None else None
+                encoded = result.encoded
+                if encoded is None and node is not None:
+                    encoded = codec.encode(node.parsed)
                 file_rows.append(
                     (
                         entry.path,
@@ -418,6 +426,16 @@ def _read_text(path: Path) -> str:
         return path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
         return f"# unreadable: {exc}\n"
+
+
+def read_batch_encoded(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_ReadResult]:
+    """`read_batch` for worker processes: parses travel back as cache JSON."""
+    out = read_batch(root, jobs)
+    for result in out:
+        if result.parsed is not None:
+            result.encoded = codec.encode(result.parsed)
+            result.parsed = None
+    return out
 
 
 def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_ReadResult]:

@@ -96,7 +96,7 @@ def test_extraction_never_raises_on_markdown_punctuation(body: str) -> None:
     extract(body)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(
     st.lists(
         st.sampled_from(
@@ -106,6 +106,20 @@ def test_extraction_never_raises_on_markdown_punctuation(body: str) -> None:
                 "[[people/ada|A]]",
                 "[x](a.md)",
                 "[y](../b.md)",
+                "[a b](c d.md)",
+                "[é](é.md)",
+                "[x](a.md#h)",
+                "[x](%20.md)",
+                "[x](javascript:a.md)",
+                "[[a|b]]",
+                "[[ ]]",
+                "[[#x]]",
+                "![x](a.md)",
+                "\\[",
+                "[x]( a.md )",
+                "[](x.md)",
+                "&#91;",
+                "](",
                 "[",
                 "]",
                 "(",

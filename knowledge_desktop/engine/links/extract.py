@@ -16,8 +16,7 @@ A property test holds the two paths to the same answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -30,8 +29,7 @@ MAX_LINKS = 5_000
 LinkKind = Literal["wiki", "markdown"]
 
 
-@dataclass(frozen=True, slots=True)
-class RawLink:
+class RawLink(NamedTuple):
     kind: LinkKind
     target: str
     """Wikilink: text before `|` without `#anchor`. Markdown: the decoded relative path."""
@@ -90,7 +88,10 @@ def _build() -> MarkdownIt:
 _MD = _build()
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_FAST_BLOCKERS = re.compile(r"[`~<]|\]:|^(?: {0,3}>| {4,}|\t)", re.MULTILINE)
+_FAST_BLOCKERS = re.compile(
+    r"[`~<\t]|\]:|^(?: {0,3}>| {4,}| {0,3}(?:(?:[-+*]|\d{1,9}[.)]) +)*?(?:[-+*]|\d{1,9}[.)]) {5,})",
+    re.MULTILINE,
+)
 _CHUNK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|#{1,6}(?:\s|$)|[-=*_]{3,}\s*$)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
@@ -134,11 +135,28 @@ def _extract_fast(body: str) -> list[RawLink]:
     chunk_start = 0
 
     def flush() -> None:
-        if chunk and any("[" in line for line in chunk):
-            text = "\n".join(line.strip() for line in chunk)
-            children: list[Token] = []
-            _MD.inline.parse(text, _MD, env, children)
-            _collect(children, chunk_start, links)
+        # Without code or HTML (the fast path's precondition) a link needs "[[" or
+        # "](" in its chunk; text before the word holding the first "[" and after
+        # the last "]" or ")" cannot take part in one, so the parser never sees it.
+        if not chunk:
+            return
+        text = "\n".join(line.strip() for line in chunk)
+        if "[[" not in text and "](" not in text:
+            return
+        start = text.find("[")
+        if start < 0:
+            return
+        start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
+        end = max(text.rfind("]"), text.rfind(")")) + 1
+        first_line = chunk_start + text.count("\n", 0, start)
+        text = text[start:end]
+        simple = _simple_links(text, first_line)
+        if simple is not None:
+            links.extend(simple)
+            return
+        children: list[Token] = []
+        _MD.inline.parse(text, _MD, env, children)
+        _collect(children, first_line, links)
 
     for number, line in enumerate(lines):
         if not line.strip():
@@ -159,6 +177,45 @@ def _extract_fast(body: str) -> list[RawLink]:
             chunk_start = number + 1
     flush()
     return links[:MAX_LINKS]
+
+
+_SIMPLE_LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]|\[([^\[\]\n\\]*)\]\(([^()\s\\]+)\)")
+_SPECIAL = re.compile(r"[\[\]\\]")
+
+
+def _simple_links(text: str, first_line: int) -> list[RawLink] | None:
+    """Links of a chunk made only of plain text and one-line links, else None.
+
+    When no bracket or backslash stands outside `[[…]]` and `[label](dest)`
+    matches, markdown-it's inline parser would find exactly these links, so
+    they are read off directly; anything less plain goes to the parser.
+    """
+    out: list[RawLink] = []
+    pos = 0
+    for match in _SIMPLE_LINK.finditer(text):
+        begin = match.start()
+        if _SPECIAL.search(text, pos, begin) or (begin and text[begin - 1] == "!"):
+            return None
+        line = first_line + text.count("\n", 0, begin)
+        inner = match.group(1)
+        if inner is not None:
+            if not inner.strip():
+                return None
+            target, _, label = inner.partition("|")
+            target = target.split("#", 1)[0].strip()
+            if target:
+                out.append(RawLink("wiki", target, label.strip() or None, line))
+        else:
+            href = _MD.normalizeLink(match.group(3))
+            if not _MD.validateLink(href):
+                return None
+            path = _relative_md_target(href)
+            if path is not None:
+                out.append(RawLink("markdown", path, match.group(2) or None, line))
+        pos = match.end()
+    if _SPECIAL.search(text, pos):
+        return None
+    return out
 
 
 _MARKER = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)]|#{1,6})(?=\s|$)")

@@ -1,23 +1,24 @@
 """The read path for frontmatter: libyaml speed with YAML 1.2 core-schema meaning.
 
 ruamel.yaml's round-trip loader keeps comments and order, which writes need,
-but it is pure Python and costs about 4 ms a record; PyYAML's libyaml parser
-costs about 0.2 ms. PyYAML's default resolver speaks YAML 1.1, though
-(`yes`/`on` become booleans, `2026-09-28` becomes a date, `010` is octal), so
-this module pairs the C parser with a resolver for the YAML 1.2 core schema:
-booleans are only true/false, dates and timestamps stay the raw text the
-spec's date validators need, and `<<` is an ordinary key.
+but it is pure Python and costs about 4 ms a record. Here libyaml (PyYAML's C
+parser) produces the event stream and one small loop builds plain data from
+it, in one pass that also notes the line of every key and enforces limits.
 
-It also guards against hostile input: duplicate keys are errors (YAML 1.2
-requires unique keys), and the constructed value is walked with a node
-budget so an alias bomb is refused instead of expanded.
+Meaning follows the YAML 1.2 core schema, not PyYAML's YAML 1.1 default:
+only true/false are booleans (`yes`/`on` stay text), dates and timestamps
+stay the raw text the spec's date rules need, `0o17`/`0x1f` are integers,
+and `<<` is an ordinary key. Duplicate keys are errors (YAML 1.2 requires
+unique keys). Language tags such as `!!python/object` are refused. Aliases
+are counted at the size of what they repeat, so an alias bomb is refused
+before anything is expanded.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Any
 
 import yaml
@@ -37,71 +38,6 @@ class YamlError(Exception):
         self.line = line
 
 
-class _Yaml12Resolver(yaml.resolver.BaseResolver):
-    """Implicit tags of the YAML 1.2 core schema (spec section 10.3)."""
-
-
-_Yaml12Resolver.add_implicit_resolver(
-    "tag:yaml.org,2002:bool",
-    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-    list("tTfF"),
-)
-_Yaml12Resolver.add_implicit_resolver(
-    "tag:yaml.org,2002:int",
-    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-    list("-+0123456789"),
-)
-_Yaml12Resolver.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
-)
-_Yaml12Resolver.add_implicit_resolver(
-    "tag:yaml.org,2002:null",
-    re.compile(r"^(?:~|null|Null|NULL|)$"),
-    ["~", "n", "N", ""],
-)
-
-
-class _Yaml12Constructor(yaml.constructor.SafeConstructor):
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        text = str(self.construct_scalar(node))
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text, 10)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-            except TypeError:
-                continue  # unhashable key: the base class reports it
-            if duplicate:
-                raise YamlError("yaml-duplicate-key", f"duplicate key {key!r}", key_node.start_mark.line)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-_Yaml12Constructor.add_constructor(  # type: ignore[type-var]
-    "tag:yaml.org,2002:int",
-    _Yaml12Constructor.construct_yaml_int,
-)
-
-
-class _Loader(CParser, _Yaml12Constructor, _Yaml12Resolver):
-    def __init__(self, stream: str) -> None:
-        CParser.__init__(self, stream)
-        _Yaml12Constructor.__init__(self)
-        _Yaml12Resolver.__init__(self)
-
-
 @dataclass(slots=True)
 class LoadedYaml:
     data: Any
@@ -109,72 +45,198 @@ class LoadedYaml:
     """Dotted key path (`fields.status`, `evidence.0.path`) -> 0-based line of the key."""
 
 
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_OCT = re.compile(r"^0o[0-7]+$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+_STR_TAGS = ("tag:yaml.org,2002:str", "!")
+_CONTAINER_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", None, "!")
+
+
+def _plain_scalar(value: str) -> Any:
+    """A plain (unquoted) scalar resolved by the YAML 1.2 core schema."""
+    first = value[:1]
+    if first in ("", "~", "n", "N") and _NULL.match(value):
+        return None
+    if first in ("t", "T", "f", "F"):
+        return _BOOL.get(value, value)
+    if first in "-+0123456789.":
+        if _INT.match(value):
+            return int(value, 10)
+        if _OCT.match(value):
+            return int(value[2:], 8)
+        if _HEX.match(value):
+            return int(value[2:], 16)
+        if _FLOAT.match(value):
+            return float(value)
+        if _INF.match(value):
+            return -math.inf if value.startswith("-") else math.inf
+        if _NAN.match(value):
+            return math.nan
+    return value
+
+
+def _tagged_scalar(event: Any) -> Any:
+    tag = event.tag
+    if tag in _STR_TAGS:
+        return event.value
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool" and event.value in _BOOL:
+        return _BOOL[event.value]
+    if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        resolved = _plain_scalar(event.value)
+        if isinstance(resolved, int | float) and not isinstance(resolved, bool):
+            return float(resolved) if tag.endswith("float") else resolved
+    raise YamlError("yaml-syntax", f"unsupported tag {tag} on {event.value!r}", event.start_mark.line)
+
+
+class _Frame:
+    __slots__ = ("container", "is_map", "key", "key_line", "path", "size")
+
+    def __init__(self, container: Any, path: str) -> None:
+        self.container = container
+        self.is_map = isinstance(container, dict)
+        self.key: Any = _NO_KEY
+        self.key_line = 0
+        self.path = path
+        self.size = 1
+
+
+_NO_KEY = object()
+
+
 def load(text: str) -> LoadedYaml:
     """Parse one YAML document as plain JSON-like data, or raise `YamlError`."""
-    loader = _Loader(text)
+    parser = CParser(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return LoadedYaml(None, {})
-        key_lines: dict[str, int] = {}
-        _collect_key_lines(node, "", key_lines, [0])
-        data = loader.construct_document(node)
+        return _build(parser)
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or "invalid YAML"
-        raise YamlError("yaml-syntax", problem, mark.line if mark else None) from None
+        raise YamlError("yaml-syntax", exc.problem or "invalid YAML", mark.line if mark else None) from None
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         raise YamlError("yaml-syntax", str(exc).splitlines()[0] or "invalid YAML", None) from None
     finally:
-        loader.dispose()
-    budget = [MAX_NODES]
-    return LoadedYaml(_plain(data, budget, 0), key_lines)
+        parser.dispose()
 
 
-def _collect_key_lines(node: yaml.Node, prefix: str, out: dict[str, int], count: list[int]) -> None:
-    count[0] += 1
-    if count[0] > MAX_NODES or len(prefix) > 512:
-        raise YamlError("yaml-too-complex", "frontmatter has too many nodes", node.start_mark.line)
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                path = f"{prefix}{key_node.value}"
-                out.setdefault(path, key_node.start_mark.line)
-                _collect_key_lines(value_node, path + ".", out, count)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            path = f"{prefix}{index}"
-            out.setdefault(path, item.start_mark.line)
-            _collect_key_lines(item, path + ".", out, count)
+def _build(parser: Any) -> LoadedYaml:
+    key_lines: dict[str, int] = {}
+    anchors: dict[str, tuple[Any, int]] = {}
+    stack: list[_Frame] = []
+    root: Any = None
+    total = 0
+    documents = 0
+    pending_anchor: list[tuple[str, _Frame]] = []
+
+    def place(value: Any, size: int, line: int) -> None:
+        nonlocal root, total
+        total += size
+        if total > MAX_NODES:
+            raise YamlError("yaml-too-complex", "frontmatter expands past the size limit", line)
+        if not stack:
+            root = value
+            return
+        frame = stack[-1]
+        frame.size += size
+        if not frame.is_map:
+            frame.container.append(value)
+            return
+        if frame.key is _NO_KEY:
+            if isinstance(value, dict | list):
+                raise YamlError("yaml-syntax", "a mapping or list cannot be a key", line)
+            key = _key_text(value)
+            if key in frame.container:
+                raise YamlError("yaml-duplicate-key", f"duplicate key {key!r}", line)
+            frame.key = key
+            frame.key_line = line
+            key_lines.setdefault(f"{frame.path}{key}", line)
+            return
+        frame.container[frame.key] = value
+        frame.key = _NO_KEY
+
+    def child_path() -> str:
+        if not stack:
+            return ""
+        frame = stack[-1]
+        if frame.is_map:
+            return f"{frame.path}{frame.key}."
+        return f"{frame.path}{len(frame.container)}."
+
+    while True:
+        event = parser.get_event()
+        if event is None:
+            break
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            line = event.start_mark.line
+            at_key = bool(stack) and stack[-1].is_map and stack[-1].key is _NO_KEY
+            if at_key and (not event.style or event.implicit[1]):
+                value = event.value  # keys keep their text: `0x10:` is the key "0x10"
+            elif not event.style and event.implicit[0]:  # plain (libyaml gives "" as style)
+                value = _plain_scalar(event.value)
+            elif event.tag is None or event.implicit[1]:
+                value = event.value
+            else:
+                value = _tagged_scalar(event)
+            if stack and not stack[-1].is_map:
+                key_lines.setdefault(f"{stack[-1].path}{len(stack[-1].container)}", line)
+            if event.anchor:
+                anchors[event.anchor] = (value, 1)
+            place(value, 1, line)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.tag not in _CONTAINER_TAGS:
+                raise YamlError("yaml-syntax", f"unsupported tag {event.tag}", event.start_mark.line)
+            if len(stack) >= MAX_DEPTH:
+                raise YamlError("yaml-too-complex", "frontmatter nests too deeply", event.start_mark.line)
+            if stack and not stack[-1].is_map:
+                key_lines.setdefault(f"{stack[-1].path}{len(stack[-1].container)}", event.start_mark.line)
+            if stack and stack[-1].is_map and stack[-1].key is _NO_KEY:
+                raise YamlError("yaml-syntax", "a mapping or list cannot be a key", event.start_mark.line)
+            path = child_path()
+            frame = _Frame({} if kind is yaml.MappingStartEvent else [], path)
+            frame.key_line = event.start_mark.line
+            if event.anchor:
+                pending_anchor.append((event.anchor, frame))
+            stack.append(frame)
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            frame = stack.pop()
+            for name, anchored in list(pending_anchor):
+                if anchored is frame:
+                    anchors[name] = (frame.container, frame.size)
+                    pending_anchor.remove((name, anchored))
+            # The container counts once in the total (its children were counted as
+            # they came) but its parent's size grows by all of it, for aliases.
+            place(frame.container, 1, event.start_mark.line)
+            if stack:
+                stack[-1].size += frame.size - 1
+        elif kind is yaml.AliasEvent:
+            if event.anchor not in anchors:
+                raise YamlError("yaml-syntax", f"unknown alias *{event.anchor}", event.start_mark.line)
+            value, size = anchors[event.anchor]
+            if stack and not stack[-1].is_map:
+                key_lines.setdefault(f"{stack[-1].path}{len(stack[-1].container)}", event.start_mark.line)
+            place(value, size, event.start_mark.line)
+        elif kind is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise YamlError(
+                    "yaml-syntax", "the frontmatter holds more than one YAML document", event.start_mark.line
+                )
+    return LoadedYaml(root, key_lines)
 
 
-def _plain(value: Any, budget: list[int], depth: int) -> Any:
-    """Copy `value` into fresh JSON-like data, refusing anything that expands too far.
-
-    Aliases make a small document describe an enormous tree; counting every
-    visited node (shared ones each time) bounds the work at `MAX_NODES`.
-    """
-    budget[0] -= 1
-    if budget[0] < 0 or depth > MAX_DEPTH:
-        raise YamlError("yaml-too-complex", "frontmatter expands past the size limit", None)
-    if isinstance(value, dict):
-        return {_key(k): _plain(v, budget, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_plain(v, budget, depth + 1) for v in value]
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        raise YamlError("yaml-syntax", "binary (!!binary) values are not accepted", None)
-    return str(value)
-
-
-def _key(key: Any) -> str:
+def _key_text(key: Any) -> str:
     if isinstance(key, bool):
         return "true" if key else "false"
     if key is None:
         return "null"
+    if isinstance(key, float) and key.is_integer():
+        return repr(key)
     return str(key)

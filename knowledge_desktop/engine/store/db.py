@@ -26,6 +26,7 @@ class Store:
         self._local = threading.local()
         self._writer = self._connect()
         self._writer.execute("PRAGMA journal_mode=WAL")
+        self._writer.execute("PRAGMA cache_size=-65536")  # 64 MiB: bulk index builds stay in memory
         self._writer.executescript(schema.DURABLE_SQL)
         self.rebuilt = self._ensure_projections()
 
