@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
-from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
