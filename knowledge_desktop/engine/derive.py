@@ -99,11 +99,12 @@ class Derived:
 class Node:
     """One candidate file as parse left it, with the facts derive reads most, computed once."""
 
-    __slots__ = ("data", "id", "is_record", "kind", "lifecycle", "names", "parsed", "path", "scope")
+    __slots__ = ("data", "id", "is_record", "kind", "lifecycle", "names", "parsed", "path", "rel", "scope")
 
     def __init__(self, parsed: ParsedFile) -> None:
         self.parsed = parsed
         self.path = parsed.path
+        self.rel = partition_path(parsed.path)
         self.scope = parsed.scope
         self.is_record = parsed.status == "record" and parsed.scope is not None
         self.data: dict[str, Any] = parsed.data or {}
@@ -128,7 +129,7 @@ class Node:
     def provided_keys(self) -> set[Key]:
         """Keys whose meaning this file contributes to (what others may watch)."""
         scope = self.scope or ""
-        keys: set[Key] = {("p", scope, partition_path(self.path))}
+        keys: set[Key] = {("p", scope, self.rel)}
         if self.is_record:
             keys.update(("n", scope, name) for name in self.names)
             if self.id:
@@ -171,7 +172,7 @@ class Catalog:
     # -- index maintenance -------------------------------------------------
     def _index(self, node: Node, add: bool) -> None:
         scope = node.scope or ""
-        pkey = (scope, partition_path(node.path))
+        pkey = (scope, node.rel)
         if add:
             self.paths[pkey] = node.path
         elif self.paths.get(pkey) == node.path:
@@ -361,7 +362,7 @@ class Catalog:
             derived.type = declared
             return False
         if declared is None:
-            derived.type = ontology.classify(partition_path(node.path))
+            derived.type = ontology.classify(node.rel)
             if derived.type is None:
                 diags.append(
                     dg.make(
@@ -426,7 +427,7 @@ class Catalog:
         return True
 
     def _check_filing(self, node: Node, directory: str, what: str, derived: Derived) -> None:
-        if not partition_path(node.path).startswith(directory):
+        if not node.rel.startswith(directory):
             derived.diagnostics.append(
                 dg.make(
                     "misfiled", node.path, f"{what} records are filed under {directory}", record_id=node.id
@@ -591,7 +592,10 @@ class Catalog:
 
     def _resolve_link(self, node: Node, raw: RawLink, watch: set[Key]) -> ResolvedLink:
         scope = node.scope or ""
-        candidate, name = _link_keys(partition_path(node.path), raw.kind, raw.target)
+        if raw.kind == "wiki":
+            candidate, name = _wiki_keys(raw.target)
+        else:
+            candidate, name = _markdown_keys(node.rel, raw.target)
         if candidate is None:
             return ResolvedLink(raw, "outside")
         matches: set[str] = set()
@@ -627,20 +631,25 @@ class Catalog:
 
 
 @lru_cache(maxsize=65536)
-def _link_keys(source_rel: str, kind: str, target: str) -> tuple[str | None, str]:
-    """(partition-relative .md path or "" , normalised name); path None when it leaves."""
-    if kind == "wiki":
-        target = target.strip()
-        candidate = posixpath.normpath(target.lstrip("/")) if target else ""
-        name = normalise_name(target)
-    else:
-        candidate = posixpath.normpath(posixpath.join(posixpath.dirname(source_rel), target))
-        name = ""
+def _wiki_keys(target: str) -> tuple[str | None, str]:
+    """(partition-relative .md path or "", normalised name); path None when it leaves."""
+    target = target.strip()
+    candidate = posixpath.normpath(target.lstrip("/")) if target else ""
+    return _md_path(candidate), normalise_name(target)
+
+
+@lru_cache(maxsize=65536)
+def _markdown_keys(source_rel: str, target: str) -> tuple[str | None, str]:
+    candidate = posixpath.normpath(posixpath.join(posixpath.dirname(source_rel), target))
+    return _md_path(candidate), ""
+
+
+def _md_path(candidate: str) -> str | None:
     if candidate == ".." or candidate.startswith("../"):
-        return None, name
+        return None
     if candidate and not candidate.lower().endswith(".md"):
         candidate += ".md"
-    return candidate, name
+    return candidate
 
 
 def own_window(data: dict[str, Any]) -> Window:
