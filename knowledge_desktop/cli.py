@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, QueryError, RecordFilter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
+from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
 from knowledge_desktop.engine.vault import Vault, VaultError
 
 EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 2, 3
@@ -182,6 +184,107 @@ def cmd_ontology(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
+    q = GrepQuery(
+        args.query,
+        mode=args.mode,
+        kind=args.kind,
+        types=frozenset([args.type]) if args.type else None,
+        tag=args.tag,
+        lifecycle=args.lifecycle,
+        time_field=args.time_field,
+        since=args.since,
+        until=args.until,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    result = vault.grep(q, args.scope)
+
+    def human() -> str:
+        out = []
+        for hit in result["hits"]:
+            score = f"{hit['score']:.2f}" if hit["score"] is not None else "via " + hit["via"]["id"]
+            out.append(f"{score:>8}  {hit['title']}  [{hit['type']}]  {hit['path']}")
+            snippet = " ".join(hit["snippet"]["text"].split())[:160]
+            out.append(f"          {snippet}")
+        more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
+        return "\n".join([*out, f"{result['total']} hits{more}"])
+
+    _emit(args, result, human)
+    return EXIT_OK
+
+
+def cmd_lookup(vault: Vault, args: argparse.Namespace) -> int:
+    f = RecordFilter(
+        kind=args.kind,
+        types=frozenset([args.type]) if args.type else None,
+        tag=args.tag,
+        lifecycle=args.lifecycle,
+        scope=args.scope,
+    )
+    result = vault.lookup(args.query, f)
+
+    def human() -> str:
+        if result["status"] == "found":
+            r = result["record"]
+            return f"found: {r['id']}  {r['title']}  ({r['path']})"
+        if result["status"] == "ambiguous":
+            return "ambiguous:\n" + "\n".join(
+                f"  {c['id']}  {c['title']}  ({c['path']})" for c in result["candidates"]
+            )
+        return "missing"
+
+    _emit(args, result, human)
+    return EXIT_OK
+
+
+def _timeline_human(result: dict[str, Any]) -> str:
+    lines = []
+    for item in result["items"]:
+        if "source" in item:
+            lines.append(
+                f"{item['value']:<26} {item['source']['title']} — {item['claims']} claims"
+                f"{': ' + ' '.join((item['summary'] or '').split())[:100] if item['summary'] else ''}"
+            )
+        else:
+            shown = item.get("local") or item["value"]
+            lines.append(
+                f"{shown:<26} {item['type'] or item['kind']:<12} {item.get('title') or item['path']}"
+            )
+    return "\n".join(lines) or "(nothing dated)"
+
+
+def cmd_timeline(vault: Vault, args: argparse.Namespace) -> int:
+    result = vault.timeline(
+        entity=args.entity,
+        kind=args.kind,
+        time_field=args.time_field,
+        since=args.since,
+        until=args.until,
+        order=args.order,
+        eligibility=args.eligibility,
+        include_sources=args.include_sources,
+        group=args.group,
+        scope=args.scope,
+        limit=args.limit,
+        offset=args.offset,
+        tz=args.tz,
+    )
+    _emit(args, result, lambda: _timeline_human(result))
+    return EXIT_OK
+
+
+def cmd_chronicle(vault: Vault, args: argparse.Namespace) -> int:
+    if args.chronicle == "day":
+        result = vault.chronicle_day(args.date, tz=args.tz, week=args.week, scope=args.scope)
+    elif args.chronicle == "since":
+        result = vault.chronicle_since(args.date, scope=args.scope)
+    else:
+        result = vault.last_seen(args.entity, on_or_before=args.on_or_before, scope=args.scope)
+    _emit(args, result, lambda: _timeline_human(result))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="knowledge", description="Read a knowledge-record-v1 vault.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -219,6 +322,60 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("error", "warning"),
         help="exit 3 when a diagnostic at or above this severity exists",
     )
+    p = command("grep", "Keyword search (all words must match by default).", cmd_grep)
+    p.add_argument("query")
+    p.add_argument("--mode", choices=("all", "any", "phrase"), default="all")
+    p.add_argument("--kind", choices=("page", "claim", "relationship"))
+    p.add_argument("--type", help="ontology type; aliases expand")
+    p.add_argument("--tag")
+    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
+    p.add_argument("--time-field", choices=TIME_FIELDS)
+    p.add_argument("--since")
+    p.add_argument("--until")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--scope")
+    p = command("lookup", "Exact lookup by id, title or alias.", cmd_lookup)
+    p.add_argument("query")
+    p.add_argument("--kind", choices=("page", "claim", "relationship"))
+    p.add_argument("--type")
+    p.add_argument("--tag")
+    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
+    p.add_argument("--scope")
+    p = command("timeline", "Dated records, for the vault or one entity.", cmd_timeline)
+    p.add_argument("--entity", help="entity (page) id")
+    p.add_argument("--kind", help="exact record type, such as decision, event or meeting")
+    p.add_argument("--time-field", choices=TIME_FIELDS, default="occurred_at")
+    p.add_argument("--since")
+    p.add_argument("--until")
+    p.add_argument("--order", choices=("asc", "desc"), default="asc")
+    p.add_argument("--eligibility", choices=("current", "include_inactive"), default="current")
+    p.add_argument("--include-sources", action="store_true")
+    p.add_argument("--group", choices=("source",))
+    p.add_argument("--scope")
+    p.add_argument("--tz", help="IANA time zone for displayed times")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    chronicle = sub.add_parser("chronicle", help="Day, since and last-seen views.")
+    chron = chronicle.add_subparsers(dest="chronicle", required=True, parser_class=_Parser)
+    for name, helptext in (
+        ("day", "One day, or its Monday–Sunday week."),
+        ("since", "Occurrences from a date until now, oldest first."),
+        ("last-seen", "The latest dated context for an entity."),
+    ):
+        c = chron.add_parser(name, help=helptext, description=helptext)
+        c.add_argument("vault")
+        if name == "last-seen":
+            c.add_argument("entity")
+            c.add_argument("--on-or-before")
+        else:
+            c.add_argument("date", help="YYYY-MM-DD")
+        if name == "day":
+            c.add_argument("--week", action="store_true")
+            c.add_argument("--tz", default="UTC")
+        c.add_argument("--scope")
+        c.add_argument("--json", action="store_true")
+        c.set_defaults(handler=cmd_chronicle)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

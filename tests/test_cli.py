@@ -205,3 +205,62 @@ def test_the_console_script_runs_in_a_fresh_process(vault: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["records"] == 4
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import shutil
+
+    from knowledge_desktop.resources import demo_vault_path
+
+    target = tmp_path_factory.mktemp("demo") / "vault"
+    shutil.copytree(demo_vault_path(), target, ignore=shutil.ignore_patterns(".knowledge"))
+    return target
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["grep", "{v}", "last writer wins"],
+        ["grep", "{v}", "field trial", "--mode", "phrase", "--kind", "claim"],
+        [
+            "grep",
+            "{v}",
+            "crdt",
+            "--time-field",
+            "occurred_at",
+            "--since",
+            "2026-10-01",
+            "--until",
+            "2026-10-31",
+        ],
+        ["lookup", "{v}", "Mira Castellanos", "--scope", "private"],
+        ["timeline", "{v}", "--since", "2026-09-01", "--until", "2026-09-30"],
+        ["timeline", "{v}", "--kind", "decision", "--order", "desc"],
+        ["chronicle", "day", "{v}", "2026-10-05", "--week", "--tz", "Europe/Lisbon"],
+        ["chronicle", "since", "{v}", "2026-10-01"],
+    ],
+)
+def test_retrieval_commands_answer_on_the_demo_vault(
+    capsys: pytest.CaptureFixture[str], demo: Path, argv: list[str]
+) -> None:
+    """CLI: grep, lookup, timeline and chronicle answer with JSON on the demo vault."""
+    code, out, err = run(capsys, *[a.format(v=demo) for a in argv], "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    found = data.get("hits") or data.get("items") or data.get("record")
+    assert found, data
+
+
+def test_entity_views_on_the_demo_vault(capsys: pytest.CaptureFixture[str], demo: Path) -> None:
+    """CLI: an entity's timeline, grouped by source, and its last-seen context."""
+    _, out, _ = run(capsys, "lookup", str(demo), "Mira Castellanos", "--scope", "private", "--json")
+    mira = json.loads(out)["record"]["id"]
+    code, out, _ = run(capsys, "timeline", str(demo), "--entity", mira, "--json")
+    assert code == 0
+    assert json.loads(out)["items"]
+    code, out, _ = run(capsys, "timeline", str(demo), "--entity", mira, "--group", "source", "--json")
+    assert code == 0
+    code, out, _ = run(capsys, "chronicle", "last-seen", str(demo), mira, "--json")
+    assert code == 0
+    assert len(json.loads(out)["items"]) == 1

@@ -32,12 +32,15 @@ from knowledge_desktop.engine.ontology.compose import (
     activate,
     shipped_default_path,
 )
+from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
+from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
+from knowledge_desktop.engine.store.projections import temporal as temporal_projection
 
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
 BATCH = 64
@@ -99,6 +102,8 @@ class _ReadResult:
     """None when the bytes are unchanged (only the stat moved) or for manifests."""
     encoded: str | None = None
     """The parse as cache JSON: how worker processes send it (cheaper than pickling)."""
+    body: str | None = None
+    """A record's body, on its way to the keyword index."""
 
 
 class Reconciler:
@@ -107,6 +112,9 @@ class Reconciler:
         self.store = store
         self._catalog: Catalog | None = None
         self._known: dict[str, _Known] = {}
+        self._keyword_scopes: set[str] = {
+            s for (s,) in store.reader().execute("SELECT scope FROM keyword_state_v1")
+        }
         rows = store.reader().execute(
             "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
         )
@@ -318,9 +326,11 @@ class Reconciler:
                 file_rows,
             )
             tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
+            self._index_keywords(tx, rows, gone, recomputed)
             catalog_projection.index(tx, catalog, recomputed)
             links_projection.index(tx, catalog, recomputed)
             diagnostics_projection.index(tx, catalog, recomputed)
+            temporal_projection.index(tx, catalog, recomputed)
             for scope, activation in activations.items():
                 self._write_ontology(tx, scope, activation)
         for result in rows:
@@ -328,6 +338,31 @@ class Reconciler:
             self._known[e.path] = _Known(e.stat_key, result.sha256, e.kind, e.scope)
         for path in gone:
             self._known.pop(path, None)
+
+    def _index_keywords(self, tx: Tx, rows: list[_ReadResult], gone: list[str], recomputed: set[str]) -> None:
+        catalog = self.catalog()
+        now = utc_now_text()
+        scopes: set[str] = set()
+        for scope in {r.entry.scope for r in rows if r.entry.scope} - self._keyword_scopes:
+            keyword_projection.ensure(tx, scope)
+            self._keyword_scopes.add(scope)
+        for result in rows:
+            entry = result.entry
+            if entry.kind != "markdown" or entry.scope is None:
+                continue
+            node = catalog.nodes.get(entry.path)
+            if node is None:
+                continue
+            keyword_projection.index_text(tx, node, result.body or "")
+            result.body = None
+            scopes.add(entry.scope)
+        for path in gone:
+            owner = path.split("/", 1)[0] if "/" in path else ""
+            if owner in self._keyword_scopes:
+                keyword_projection.remove(tx, owner, path)
+                scopes.add(owner)
+        scopes |= keyword_projection.refresh(tx, catalog, recomputed)
+        keyword_projection.bump(tx, scopes, now)
 
     def _write_ontology(self, tx: Tx, scope: str, activation: Activation) -> None:
         ontology = activation.ontology
@@ -479,5 +514,7 @@ def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_Rea
             )
             out.append(_ReadResult(entry, sha, parsed))
             continue
-        out.append(_ReadResult(entry, sha, parse_bytes(entry.path, entry.scope, data)))
+        parsed = parse_bytes(entry.path, entry.scope, data)
+        body, parsed.body = parsed.body, None
+        out.append(_ReadResult(entry, sha, parsed, body=body))
     return out

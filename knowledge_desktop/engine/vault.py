@@ -22,7 +22,11 @@ from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
+from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import inventory
+from knowledge_desktop.engine.query import lookup as lookup_module
+from knowledge_desktop.engine.query import timeline as timeline_module
+from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.reconcile import ChangeSet, Reconciler, Source
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
@@ -178,6 +182,51 @@ class Vault:
             for name in sorted(catalog.ontologies)
             if scope in (None, name)
         ]
+
+    # -- retrieval ------------------------------------------------------------------
+    def scopes(self) -> list[str]:
+        return [
+            s for (s,) in self.store.reader().execute("SELECT scope FROM keyword_state_v1 ORDER BY scope")
+        ]
+
+    def grep(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+        if q.types is not None:
+            q = replace(q, types=self.expand_types(q.types, scope))
+        scopes = [scope] if scope else self.scopes()
+        if scope and scope not in self.scopes():
+            raise inventory.QueryError(f"no partition named {scope!r}")
+        conn = self.store.reader()
+        result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
+        if result["index"]["state"] == "unavailable":
+            # A missing or corrupt projection is rebuilt from the Markdown, then asked again.
+            self.rebuild()
+            result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
+        return result
+
+    def rebuild(self) -> ChangeSet:
+        """Throw the projections away and rebuild them from the Markdown (durable state stays)."""
+        with self._lock:
+            self.store.rebuild_projections()
+            self.reconciler = Reconciler(self.root, self.store)
+            return self.reconcile()
+
+    def lookup(self, query: str, f: inventory.RecordFilter | None = None) -> dict[str, Any]:
+        f = f or inventory.RecordFilter()
+        if f.types is not None:
+            f = replace(f, types=self.expand_types(f.types, f.scope))
+        return lookup_module.lookup(self.store.reader(), query, f)
+
+    def timeline(self, **options: Any) -> dict[str, Any]:
+        return timeline_module.timeline(self.store.reader(), **options)
+
+    def chronicle_day(self, day: str, **options: Any) -> dict[str, Any]:
+        return timeline_module.chronicle_day(self.store.reader(), day, **options)
+
+    def chronicle_since(self, since: str, **options: Any) -> dict[str, Any]:
+        return timeline_module.chronicle_since(self.store.reader(), since, **options)
+
+    def last_seen(self, entity: str, **options: Any) -> dict[str, Any]:
+        return timeline_module.last_seen(self.store.reader(), entity, **options)
 
     # -- vault-level findings ----------------------------------------------------
     def vault_diagnostics(self) -> list[dg.Diagnostic]:

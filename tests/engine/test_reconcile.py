@@ -18,12 +18,29 @@ from knowledge_desktop.engine.store import schema
 from knowledge_desktop.engine.vault import NotAVault, Vault, VaultNotFound
 from tests.vaultkit import VaultKit
 
-TABLES = ("catalog", "links", "refs", "diagnostics")
+TABLES = (
+    "catalog",
+    "catalog_names",
+    "links",
+    "refs",
+    "evidence",
+    "diagnostics",
+    "temporal_v1",
+    "associations_v1",
+)
+KEYWORD = ("keyword_rows_v1_private", "keyword_history_rows_v1_private")
 
 
 def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
     conn = vault.store.reader()
-    return {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
+    out = {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
+    for table in KEYWORD:  # rowids differ between histories; the rows must not
+        fts = table.replace("rows", "fts")
+        rows = conn.execute(
+            f"SELECT r.*, f.title, f.aliases, f.body FROM {table} r JOIN {fts} f ON f.rowid = r.rowid"
+        )
+        out[table] = sorted((tuple(row)[1:] for row in rows), key=repr)
+    return out
 
 
 def small_vault(kit: VaultKit) -> None:

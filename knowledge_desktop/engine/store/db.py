@@ -30,6 +30,12 @@ class Store:
         self._writer.executescript(schema.DURABLE_SQL)
         self.rebuilt = self._ensure_projections()
 
+    def rebuild_projections(self) -> None:
+        """Drop every projection so the next reconcile rebuilds them from the Markdown."""
+        with self.write() as w:
+            w.execute("UPDATE projection_meta SET value='stale' WHERE key='version'")
+        self.rebuilt = self._ensure_projections()
+
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -51,6 +57,14 @@ class Store:
         with self.write() as w:
             for table in schema.PROJECTION_TABLES:
                 w.execute(f"DROP TABLE IF EXISTS {table}")
+            dynamic = [
+                (name, sql or "")
+                for name, sql in w.execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
+                if name.startswith(schema.DYNAMIC_PROJECTION_PREFIXES)
+            ]
+            # Virtual tables first: dropping one drops its shadow tables with it.
+            for name, _sql in sorted(dynamic, key=lambda t: not t[1].startswith("CREATE VIRTUAL")):
+                w.execute(f"DROP TABLE IF EXISTS {name}")
             w.executescript_in_tx(schema.PROJECTIONS_SQL)
             w.execute(
                 "INSERT INTO projection_meta(key, value) VALUES ('version', ?)",
@@ -61,7 +75,10 @@ class Store:
     @staticmethod
     def _projections_intact(conn: sqlite3.Connection) -> bool:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return all(t in names for t in schema.PROJECTION_TABLES)
+        if not all(t in names for t in schema.PROJECTION_TABLES):
+            return False
+        scopes = [r[0] for r in conn.execute("SELECT scope FROM keyword_state_v1")]
+        return all(t in names for s in scopes for t in schema.keyword_tables(s))
 
     @contextmanager
     def write(self) -> Iterator[Tx]:

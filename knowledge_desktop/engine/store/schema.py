@@ -11,6 +11,7 @@ lifecycle guards, the Git outbox, history — and no rebuild ever drops them
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 _SCHEMA_GENERATION = "catalog-5"
@@ -59,13 +60,44 @@ PROJECTION_VERSION = f"{_SCHEMA_GENERATION}:{_code_fingerprint()}"
 PROJECTION_TABLES = (
     "files",
     "catalog",
+    "catalog_names",
     "links",
     "refs",
     "evidence",
     "diagnostics",
     "ontology_state",
+    "keyword_state_v1",
+    "temporal_v1",
+    "associations_v1",
     "projection_meta",
 )
+
+
+def keyword_suffix(scope: str) -> str:
+    """A table-name suffix for a scope: SQLite names are case-insensitive, so only
+    lowercase names are used as they are; anything else is hashed."""
+    if re.match(r"^[a-z0-9_]{1,40}$", scope):
+        return scope
+    return "x" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:16]
+
+
+def keyword_tables(scope: str) -> list[str]:
+    s = keyword_suffix(scope)
+    return [
+        f"keyword_fts_v1_{s}",
+        f"keyword_rows_v1_{s}",
+        f"keyword_history_fts_v1_{s}",
+        f"keyword_history_rows_v1_{s}",
+    ]
+
+
+DYNAMIC_PROJECTION_PREFIXES = (
+    "keyword_fts_v1_",
+    "keyword_rows_v1_",
+    "keyword_history_fts_v1_",
+    "keyword_history_rows_v1_",
+)
+"""Per-scope tables, created as partitions appear; dropped with the projections."""
 
 PROJECTIONS_SQL = """
 CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -109,6 +141,14 @@ CREATE TABLE IF NOT EXISTS catalog (
 );
 CREATE INDEX IF NOT EXISTS catalog_id ON catalog(scope, id);
 CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
+
+-- normalised titles and aliases, for exact lookup
+CREATE TABLE IF NOT EXISTS catalog_names (
+    path TEXT NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS catalog_names_name ON catalog_names(name);
+CREATE INDEX IF NOT EXISTS catalog_names_path ON catalog_names(path);
 
 CREATE TABLE IF NOT EXISTS links (
     src_path TEXT NOT NULL,
@@ -157,6 +197,35 @@ CREATE TABLE IF NOT EXISTS diagnostics (
     message TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
+
+-- dated facts of records and who/what they are about (spec: Dates and Chronicle)
+CREATE TABLE IF NOT EXISTS temporal_v1 (
+    path TEXT NOT NULL,
+    scope TEXT,
+    field TEXT NOT NULL,           -- occurred_at | recorded_at | updated_at | due_at
+    value TEXT NOT NULL,           -- as written
+    start TEXT NOT NULL,           -- UTC, inclusive
+    end TEXT NOT NULL,             -- UTC, exclusive (a date covers its whole UTC day)
+    date_only INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS temporal_field_start ON temporal_v1(field, start);
+CREATE INDEX IF NOT EXISTS temporal_path ON temporal_v1(path);
+
+CREATE TABLE IF NOT EXISTS associations_v1 (
+    path TEXT NOT NULL,
+    scope TEXT,
+    entity_id TEXT NOT NULL,       -- resolved through merges
+    via TEXT NOT NULL              -- entities | owner | from | to | source | source_event
+);
+CREATE INDEX IF NOT EXISTS associations_entity ON associations_v1(scope, entity_id);
+CREATE INDEX IF NOT EXISTS associations_path ON associations_v1(path);
+
+CREATE TABLE IF NOT EXISTS keyword_state_v1 (
+    scope TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL,   -- bumped on every change: the search snapshot
+    indexed_at TEXT,
+    scanned_at TEXT
+);
 
 CREATE TABLE IF NOT EXISTS ontology_state (
     scope TEXT PRIMARY KEY,

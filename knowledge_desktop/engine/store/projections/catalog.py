@@ -40,6 +40,7 @@ COLUMNS = (
 def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
     rows: list[tuple[object, ...]] = []
     gone: list[tuple[object, ...]] = []
+    names: dict[str, set[str]] = {}
     for path in paths:
         node = catalog.nodes.get(path)
         derived = catalog.derived.get(path)
@@ -47,6 +48,7 @@ def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
             gone.append((path,))
             continue
         data = node.data if node.is_record else {}
+        names[path] = set(node.names)
         diags = node.parsed.diagnostics + derived.diagnostics
         lifecycle = node.lifecycle if node.is_record else None
         base_ok = derived.base_ok(node.lifecycle) if node.is_record else False
@@ -77,6 +79,11 @@ def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
                 sum(d.severity is Severity.WARNING for d in diags),
             )
         )
+    tx.executemany("DELETE FROM catalog_names WHERE path=?", [(r[0],) for r in rows] + gone)
+    tx.executemany(
+        "INSERT INTO catalog_names(path, name) VALUES (?, ?)",
+        [(path, name) for path in names for name in names[path]],
+    )
     if gone:
         tx.executemany("DELETE FROM catalog WHERE path=?", gone)
     if rows:

@@ -1,0 +1,398 @@
+"""Keyword search (spec: retrieval-and-dates — Query contract, Superseded wording,
+Results and citations, Index behavior).
+
+FTS5/BM25 over title (weight 8), aliases (6) and body (1) of the records a
+partition currently holds. Every word token must match by default; `any`
+needs one; `phrase` needs the tokens in order and adjacent within one field.
+Query text is never FTS syntax: tokens are taken from it and quoted, so
+`OR`, `NOT`, `NEAR(`, `*`, `:` or quotes are plain words.
+
+Eligibility, validity windows and the filters are applied in the same SQL
+statement that ranks, so they are applied before a page is cut. Ranking
+statistics are those of the partition's current records (each partition has
+its own tables); searching several partitions merges their hits by score.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledge_desktop.engine.query import text as textmod
+from knowledge_desktop.engine.query.inventory import QueryError, now_text
+from knowledge_desktop.engine.store.projections import keyword
+from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, tables
+
+MODES = ("all", "any", "phrase")
+LIFECYCLES = ("active", "superseded", "all")
+MAX_TOKENS = 64
+MAX_QUERY = 500
+MAX_OFFSET = 500
+BM25 = "bm25({fts}, 8.0, 6.0, 1.0)"
+MAX_CHAIN = 32
+EVIDENCE_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class GrepQuery:
+    query: str
+    mode: str = "all"
+    kind: str | None = None
+    types: frozenset[str] | None = None
+    tag: str | None = None
+    lifecycle: str = "active"
+    time_field: str | None = None
+    since: str | None = None
+    until: str | None = None
+    limit: int = 20
+    offset: int = 0
+    at: str | None = None
+
+
+@dataclass(slots=True)
+class _Hit:
+    scope: str
+    rowid: int
+    score: float | None
+    history: bool
+    record_id: str
+    via: dict[str, Any] | None = None
+    matches: list[str] = field(default_factory=list)
+
+
+def validate(q: GrepQuery) -> list[str]:
+    if q.mode not in MODES:
+        raise QueryError(f"mode must be one of {', '.join(MODES)}")
+    if q.lifecycle not in LIFECYCLES:
+        raise QueryError(f"lifecycle must be one of {', '.join(LIFECYCLES)}")
+    if len(q.query) > MAX_QUERY:
+        raise QueryError(f"a query is at most {MAX_QUERY} characters")
+    words = textmod.tokens(q.query)
+    if not 1 <= len(words) <= MAX_TOKENS:
+        raise QueryError(f"a query needs 1 to {MAX_TOKENS} word tokens; found {len(words)}")
+    if not 1 <= q.limit <= 50:
+        raise QueryError("limit must be between 1 and 50")
+    if not 0 <= q.offset <= MAX_OFFSET:
+        raise QueryError(f"offset must be between 0 and {MAX_OFFSET}")
+    if q.kind is not None and q.kind not in ("page", "claim", "relationship"):
+        raise QueryError("kind is page, claim or relationship (use type for record types)")
+    if (q.since or q.until) and q.time_field is None:
+        raise QueryError("since/until need a timeField")
+    if q.time_field is not None and q.time_field not in TIME_FIELDS:
+        raise QueryError(f"timeField must be one of {', '.join(TIME_FIELDS)}")
+    return words
+
+
+def match_expression(words: list[str], mode: str) -> str:
+    quoted = [f'"{w}"' for w in words]  # tokens are letters and digits only
+    if mode == "phrase":
+        return '"' + " ".join(words) + '"'
+    return (" OR " if mode == "any" else " AND ").join(quoted)
+
+
+def bounds(since: str | None, until: str | None) -> tuple[str | None, str | None]:
+    """Inclusive bounds as a half-open span; a date-only upper bound covers its whole day."""
+    low = high = None
+    if since is not None:
+        low, _ = _bound(since, "since")
+    if until is not None:
+        _, high = _bound(until, "until")
+    return low, high
+
+
+def _bound(value: str, name: str) -> tuple[str, str]:
+    start, end = keyword.span(value)
+    if start is None or end is None:
+        raise QueryError(f"{name} must be a YYYY-MM-DD date or a timestamp with seconds and a zone")
+    return start, end
+
+
+def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, list[object]]:
+    parts = [f"{alias}.eligible=1"]
+    params: list[object] = []
+    if current:
+        parts.append(
+            f"({alias}.active_from IS NULL OR {alias}.active_from <= ?) AND "
+            f"({alias}.active_until IS NULL OR {alias}.active_until > ?)"
+        )
+        params += [now, now]
+    if q.kind:
+        parts.append(f"{alias}.kind=?")
+        params.append(q.kind)
+    if q.types is not None:
+        parts.append(f"{alias}.type IN ({','.join('?' * len(q.types))})")
+        params.extend(sorted(q.types))
+    if q.tag:
+        parts.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)")
+        params.append(q.tag)
+    if q.time_field:
+        column = q.time_field.removesuffix("_at")
+        low, high = bounds(q.since, q.until)
+        parts.append(f"{alias}.{column}_start IS NOT NULL")
+        if low is not None:
+            parts.append(f"{alias}.{column}_end > ?")
+            params.append(low)
+        if high is not None:
+            parts.append(f"{alias}.{column}_start < ?")
+            params.append(high)
+    return " AND ".join(parts), params
+
+
+def _ranked(
+    conn: sqlite3.Connection,
+    scope: str,
+    history: bool,
+    match: str,
+    where: str,
+    params: list[object],
+    limit: int | None,
+) -> list[tuple[int, str, float]]:
+    fts, rows = tables(scope, history)
+    bm25 = BM25.format(fts=fts)
+    sql = (
+        f"SELECT r.rowid, r.id, -{bm25} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid "
+        f"WHERE {fts} MATCH ? AND {where} ORDER BY {bm25}, r.id"
+    )
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return [(int(a), str(b), float(c)) for a, b, c in conn.execute(sql, [match, *params])]
+
+
+def _count(
+    conn: sqlite3.Connection, scope: str, history: bool, match: str, where: str, params: list[object]
+) -> int:
+    fts, rows = tables(scope, history)
+    return int(
+        conn.execute(
+            f"SELECT count(*) FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid "
+            f"WHERE {fts} MATCH ? AND {where}",
+            [match, *params],
+        ).fetchone()[0]
+    )
+
+
+def grep(
+    conn: sqlite3.Connection, q: GrepQuery, scopes: list[str], state: Callable[[str], dict[str, Any]]
+) -> dict[str, Any]:
+    words = validate(q)
+    match = match_expression(words, q.mode)
+    now = q.at or now_text()
+    want = q.offset + q.limit
+    direct: list[_Hit] = []
+    total = 0
+    history_modes = {"active": (False,), "superseded": (True,), "all": (False, True)}
+    try:
+        for scope in scopes:
+            for history in history_modes[q.lifecycle]:
+                where, params = filter_sql(q, "r", now, current=not history)
+                total += _count(conn, scope, history, match, where, params)
+                direct += [
+                    _Hit(scope, rowid, score, history, rid)
+                    for rowid, rid, score in _ranked(conn, scope, history, match, where, params, want)
+                ]
+        direct.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
+        replacements: list[_Hit] = []
+        if q.lifecycle == "active":
+            for scope in scopes:
+                replacements += _replacements(conn, scope, q, match, now)
+            replacements.sort(key=lambda h: (-(h.via or {}).get("_score", 0.0), (h.via or {}).get("id", "")))
+            seen: set[tuple[str, str]] = set()
+            unique = []
+            for hit in replacements:
+                if (hit.scope, hit.record_id) not in seen:
+                    seen.add((hit.scope, hit.record_id))
+                    unique.append(hit)
+            replacements = unique
+        total_all = total + len(replacements)
+        page = (direct[: min(want, total)] + replacements)[q.offset : want]
+        hits = [_complete(conn, hit, words, q) for hit in page]
+    except sqlite3.DatabaseError as exc:
+        return {
+            "hits": [],
+            "total": None,
+            "offset": q.offset,
+            "nextOffset": None,
+            "index": {"state": "unavailable", "lag": False, "error": str(exc)},
+            "snapshot": None,
+            "coverage": {"complete": False},
+        }
+    next_offset = want if want < total_all and want <= MAX_OFFSET else None
+    states = {s: state(s) for s in scopes}
+    return {
+        "hits": hits,
+        "total": total_all,
+        "offset": q.offset,
+        "nextOffset": next_offset,
+        "snapshot": ";".join(f"{s}:{states[s]['generation']}" for s in scopes),
+        "index": {"state": "ready", "lag": False},
+        "coverage": {"complete": all(states[s]["complete"] for s in scopes)},
+        "freshness": {
+            "queriedAt": now_text()[:23] + "Z",
+            "scannedAt": max((states[s]["scannedAt"] or "" for s in scopes), default="") or None,
+            "indexedAt": max((states[s]["indexedAt"] or "" for s in scopes), default="") or None,
+        },
+    }
+
+
+def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> list[_Hit]:
+    """Current records reached from superseded records that match (spec: Superseded wording)."""
+    hfts, hrows = tables(scope, True)
+    fts, rows = tables(scope, False)
+    bm25 = BM25.format(fts=hfts)
+    earlier = conn.execute(
+        f"SELECT h.id, h.revision, h.title, h.path, h.sha256, h.superseded_by, -{bm25} "
+        f"FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid "
+        f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id",
+        (match,),
+    ).fetchall()
+    if not earlier:
+        return []
+    where, params = filter_sql(q, "r", now, current=True)
+    out: list[_Hit] = []
+    for rid, revision, title, path, sha, superseded_by, score in earlier:
+        current = _follow(conn, hrows, rows, superseded_by, where, params)
+        if current is None:
+            continue
+        rowid, current_id = current
+        direct = conn.execute(
+            f"SELECT 1 FROM {fts} WHERE {fts} MATCH ? AND rowid=?", (match, rowid)
+        ).fetchone()
+        if direct:
+            continue
+        via = {
+            "id": rid,
+            "revision": revision,
+            "title": title,
+            "path": path,
+            "hash": sha,
+            "_score": float(score),
+        }
+        out.append(_Hit(scope, rowid, None, False, current_id, via, ["superseded"]))
+    return out
+
+
+def _follow(
+    conn: sqlite3.Connection, hrows: str, rows: str, target: str | None, where: str, params: list[object]
+) -> tuple[int, str] | None:
+    seen: set[str] = set()
+    for _ in range(MAX_CHAIN):
+        if not target or target in seen:
+            return None
+        seen.add(target)
+        found = conn.execute(
+            f"SELECT r.rowid, r.id FROM {rows} r WHERE r.id=? AND {where}", [target, *params]
+        ).fetchone()
+        if found:
+            return int(found[0]), str(found[1])
+        step = conn.execute(
+            f"SELECT superseded_by FROM {hrows} WHERE id=? AND eligible=1", (target,)
+        ).fetchone()
+        if step is None:
+            return None  # missing, withdrawn, ineligible or filtered out
+        target = step[0]
+    return None
+
+
+def _complete(conn: sqlite3.Connection, hit: _Hit, words: list[str], q: GrepQuery) -> dict[str, Any]:
+    fts, rows = tables(hit.scope, hit.history)
+    row = conn.execute(
+        f"SELECT id, kind, type, title, path, revision, sha256, lifecycle, body_line"
+        f" FROM {rows} WHERE rowid=?",
+        (hit.rowid,),
+    ).fetchone()
+    rid, kind, type_, title, path, revision, sha, lifecycle, body_line = row
+    title_text, aliases_text, body = conn.execute(
+        f"SELECT title, aliases, body FROM {fts} WHERE rowid=?", (hit.rowid,)
+    ).fetchone()
+    node_row = conn.execute("SELECT node FROM files WHERE path=?", (path,)).fetchone()
+    data = json.loads(node_row[0]).get("data") or {} if node_row and node_row[0] else {}
+    if hit.via is None:
+        matches = textmod.field_matches(words, title=title_text, aliases=aliases_text, body=body)
+        snip = textmod.snippet(body, words) if "body" in matches else textmod.snippet(body, [], locate=False)
+    else:
+        matches = list(hit.matches)
+        snip = textmod.snippet(body, [], locate=False)
+    line_start = body_line + body.count("\n", 0, snip.char_start)
+    line_end = body_line + body.count("\n", 0, max(snip.char_start, snip.char_end - 1))
+    evidence = [
+        {
+            k: v
+            for k, v in {"source": s, "path": p, "url": u, "lines": [a, b] if a is not None else None}.items()
+            if v is not None
+        }
+        for s, p, u, a, b in conn.execute(
+            "SELECT source, path, url, line_start, line_end FROM evidence"
+            " WHERE src_path=? AND status='verified' ORDER BY idx",
+            (path,),
+        )
+    ]
+    summary = None
+    recall = data.get("recall")
+    if isinstance(recall, dict) and isinstance(recall.get("summary"), str):
+        summary = recall["summary"]
+    else:
+        summary = _first_paragraph(body)
+    out: dict[str, Any] = {
+        "id": rid,
+        "kind": kind,
+        "type": type_,
+        "title": title,
+        "path": path,
+        "revision": revision,
+        "hash": sha,
+        "score": round(hit.score, 6) if hit.score is not None else None,
+        "lifecycle": lifecycle,
+        "scope": hit.scope,
+        "snippet": {
+            "text": snip.text,
+            "start": snip.start,
+            "end": snip.end,
+            "lineStart": line_start,
+            "lineEnd": line_end,
+            "matchLocated": snip.match_located,
+        },
+        "matches": matches,
+        "summary": summary,
+        "attribution": data.get("attribution"),
+        "assertionOrigin": data.get("assertion_origin"),
+        "evidence": evidence[:EVIDENCE_SHOWN],
+        "evidenceTruncated": len(evidence) > EVIDENCE_SHOWN,
+        "citation": {
+            "id": rid,
+            "path": path,
+            "revision": revision,
+            "sha256": sha,
+            "lines": [line_start, line_end],
+        },
+    }
+    if hit.via is not None:
+        out["via"] = {k: v for k, v in hit.via.items() if not k.startswith("_")}
+    return out
+
+
+def _first_paragraph(body: str, limit: int = 280) -> str:
+    for block in body.split("\n\n"):
+        text = " ".join(
+            line.strip() for line in block.strip().splitlines() if not line.lstrip().startswith("#")
+        )
+        if text:
+            return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return ""
+
+
+def scope_state(conn: sqlite3.Connection, scope: str) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT generation, indexed_at, scanned_at FROM keyword_state_v1 WHERE scope=?", (scope,)
+    ).fetchone()
+    issues = conn.execute(
+        "SELECT count(*) FROM catalog WHERE scope=? AND (status='unrecognized' OR valid=0)", (scope,)
+    ).fetchone()[0]
+    return {
+        "generation": row[0] if row else 0,
+        "indexedAt": row[1] if row else None,
+        "scannedAt": row[2] if row else None,
+        "complete": issues == 0,
+    }

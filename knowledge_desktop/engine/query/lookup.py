@@ -1,0 +1,45 @@
+"""Exact lookup (spec: retrieval-and-dates, Query contract — knowledge_lookup).
+
+A query names a record by its exact id (case-sensitive) or by its full title
+or an alias, compared after normalising both (NFKC, lowercase, trimmed,
+inner whitespace collapsed) — never fuzzily. Only current records take part
+(invalid, duplicate, withdrawn and hidden ones never do), and ambiguity is
+judged over every match, not over the first one found.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from knowledge_desktop.engine.derive import normalise_name
+from knowledge_desktop.engine.query.inventory import (
+    QueryError,
+    RecordFilter,
+    inventory_item,
+    where_clause,
+)
+from knowledge_desktop.engine.store.projections import catalog as catalog_projection
+
+MAX_LOOKUP = 200
+
+
+def lookup(conn: sqlite3.Connection, query: str, f: RecordFilter) -> dict[str, Any]:
+    if not query.strip():
+        raise QueryError("lookup needs an id, a title or an alias")
+    if len(query) > MAX_LOOKUP:
+        raise QueryError(f"a lookup is at most {MAX_LOOKUP} characters")
+    where, params = where_clause(f)
+    by_id = conn.execute(catalog_projection.select_sql(f"{where} AND id=?"), [*params, query])
+    by_name = conn.execute(
+        catalog_projection.select_sql(f"{where} AND path IN (SELECT path FROM catalog_names WHERE name=?)"),
+        [*params, normalise_name(query)],
+    )
+    candidates = {r[0]: catalog_projection.row_dict(r) for r in [*by_id, *by_name]}
+    if not candidates:
+        return {"status": "missing", "query": query}
+    if len(candidates) > 1:
+        ordered = sorted(candidates.values(), key=lambda c: c["path"])
+        return {"status": "ambiguous", "query": query, "candidates": [inventory_item(c) for c in ordered]}
+    (record,) = candidates.values()
+    return {"status": "found", "query": query, "record": inventory_item(record)}

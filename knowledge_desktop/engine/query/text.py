@@ -1,0 +1,94 @@
+"""Text helpers shared by search: tokens, folding, snippets in UTF-16 units.
+
+Folding mirrors the FTS5 tokenizer (`unicode61 remove_diacritics 2`): case
+and diacritics fold away, and anything that is not a letter or digit
+separates tokens. Folding maps each character to exactly one character so
+positions in the folded text are positions in the original.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+TOKEN = re.compile(r"[^\W_]+")
+SNIPPET_UNITS = 480
+LOCATE_LIMIT = 64 * 1024
+
+
+class _FoldTable(dict[int, str]):
+    def __missing__(self, codepoint: int) -> str:
+        char = chr(codepoint)
+        base = unicodedata.normalize("NFKD", char)[:1] or char
+        folded = base.lower()
+        value = folded if len(folded) == 1 else char.lower()[:1] or char
+        self[codepoint] = value
+        return value
+
+
+_FOLD = _FoldTable()
+
+
+def fold(text: str) -> str:
+    """Lowercase without diacritics, one character for one character."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_FOLD)
+
+
+def tokens(query: str) -> list[str]:
+    return [fold(t) for t in TOKEN.findall(query)]
+
+
+def utf16_len(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    text: str
+    start: int
+    """Zero-based, in UTF-16 code units, within the field."""
+    end: int
+    match_located: bool
+    char_start: int
+    char_end: int
+
+
+def snippet(text: str, words: list[str], *, locate: bool = True) -> Snippet:
+    """At most 480 UTF-16 units of `text`, around the first word found when `locate`."""
+    position = None
+    if locate and words and len(text.encode("utf-8", "surrogatepass")) <= LOCATE_LIMIT:
+        pattern = re.compile(
+            r"(?<![^\W_])(?:"
+            + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            + r")(?![^\W_])"
+        )
+        found = pattern.search(fold(text))
+        position = found.start() if found else None
+    if position is None:
+        start = 0
+        match_located = False
+    else:
+        start = max(0, position - 120)
+        if start:
+            space = text.rfind(" ", 0, position)
+            start = space + 1 if space >= start - 40 and space >= 0 else start
+        match_located = True
+    end = start
+    units = 0
+    while end < len(text):
+        width = 2 if ord(text[end]) > 0xFFFF else 1
+        if units + width > SNIPPET_UNITS:
+            break
+        units += width
+        end += 1
+    u16_start = utf16_len(text[:start])
+    return Snippet(text[start:end], u16_start, u16_start + units, match_located, start, end)
+
+
+def field_matches(words: list[str], **fields: str) -> list[str]:
+    """Which of the named fields contain any of the folded words as whole tokens."""
+    wanted = set(words)
+    return [name for name, value in fields.items() if value and wanted & set(TOKEN.findall(fold(value)))]

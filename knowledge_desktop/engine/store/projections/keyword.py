@@ -1,0 +1,199 @@
+"""Keyword projection: per-partition FTS5 tables for search (spec: retrieval-and-dates).
+
+Each partition (scope) gets its own tables, so other partitions never touch
+its ranking statistics:
+
+- `keyword_fts_v1_<s>` / `keyword_rows_v1_<s>`: records whose lifecycle is
+  active — the text (title, aliases, body) and the row facts filters need;
+- `keyword_history_fts_v1_<s>` / `keyword_history_rows_v1_<s>`: superseded
+  records, for "superseded wording" and historical search;
+- `keyword_state_v1`: per scope, a generation counter (the snapshot) and
+  when it was last indexed.
+
+Text is (re)indexed only when a file's content hash changed; eligibility,
+type and validity window — which depend on other files — are refreshed on
+the row without touching the text. The tokenizer folds case and
+diacritics; punctuation separates tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from knowledge_desktop.engine.derive import Catalog, Node
+from knowledge_desktop.engine.records import dates
+from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.schema import keyword_tables
+
+TOKENIZER = "unicode61 remove_diacritics 2"
+ROW_COLUMNS = (
+    "path",
+    "id",
+    "kind",
+    "type",
+    "title",
+    "revision",
+    "sha256",
+    "lifecycle",
+    "tags",
+    "body_line",
+    "body_chars",
+    "superseded_by",
+    "eligible",
+    "active_from",
+    "active_until",
+    "occurred_start",
+    "occurred_end",
+    "recorded_start",
+    "recorded_end",
+    "updated_start",
+    "updated_end",
+    "due_start",
+    "due_end",
+)
+TIME_FIELDS = ("occurred_at", "recorded_at", "updated_at", "due_at")
+
+
+def tables(scope: str, history: bool = False) -> tuple[str, str]:
+    fts, rows, history_fts, history_rows = keyword_tables(scope)
+    return (history_fts, history_rows) if history else (fts, rows)
+
+
+def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
+    for history in (False, True):
+        fts, rows = tables(scope, history)
+        tx.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {fts} USING fts5("
+            f"title, aliases, body, tokenize='{TOKENIZER}')"
+        )
+        columns = ", ".join(f"{c} {'TEXT UNIQUE NOT NULL' if c == 'path' else ''}" for c in ROW_COLUMNS)
+        tx.execute(f"CREATE TABLE IF NOT EXISTS {rows} (rowid INTEGER PRIMARY KEY, {columns})")
+        tx.execute(f"CREATE INDEX IF NOT EXISTS {rows}_id ON {rows}(id)")
+    tx.execute(
+        "INSERT OR IGNORE INTO keyword_state_v1(scope, generation, indexed_at, scanned_at)"
+        " VALUES (?, 0, NULL, NULL)",
+        (scope,),
+    )
+
+
+def remove(tx: Tx, scope: str, path: str) -> None:
+    for history in (False, True):
+        fts, rows = tables(scope, history)
+        found = tx.execute(f"SELECT rowid FROM {rows} WHERE path=?", (path,)).fetchone()
+        if found:
+            tx.execute(f"DELETE FROM {fts} WHERE rowid=?", (found[0],))
+            tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
+
+
+def index_text(tx: Tx, node: Node, body: str) -> None:
+    """(Re)index one record's text; records that are neither active nor superseded leave."""
+    scope = node.scope or ""
+    remove(tx, scope, node.path)
+    if not node.is_record or node.lifecycle not in ("active", "superseded"):
+        return
+    fts, rows = tables(scope, node.lifecycle == "superseded")
+    data = node.data
+    aliases = [a for a in data.get("aliases") or [] if isinstance(a, str)]
+    cursor = tx.execute(
+        f"INSERT INTO {rows}(path, id, kind, title, revision, sha256, lifecycle, tags, body_line,"
+        " body_chars, superseded_by, eligible) VALUES (?,?,?,?,?,?,?,?,?,?,?,0)",
+        (
+            node.path,
+            node.id,
+            node.kind,
+            _text(data.get("title")),
+            data.get("revision") if isinstance(data.get("revision"), int) else None,
+            node.parsed.sha256,
+            node.lifecycle,
+            json.dumps([t for t in data.get("tags") or [] if isinstance(t, str)]),
+            node.parsed.body_line,
+            node.parsed.body_chars,
+            _text(data.get("superseded_by")),
+        ),
+    )
+    tx.execute(
+        f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
+        (cursor.lastrowid, _text(data.get("title")) or "", "\n".join(aliases), body),
+    )
+
+
+def refresh(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> set[str]:
+    """Update what other files decide (eligibility, type, window, dates) on indexed rows."""
+    touched: set[str] = set()
+    for path in paths:
+        node = catalog.nodes.get(path)
+        derived = catalog.derived.get(path)
+        if node is None or derived is None or not node.is_record:
+            continue
+        if node.lifecycle not in ("active", "superseded"):
+            continue
+        _, rows = tables(node.scope or "", node.lifecycle == "superseded")
+        eligible = derived.valid and not derived.duplicate and derived.deps_ok
+        spans = record_times(node)
+        tx.execute(
+            f"UPDATE {rows} SET type=?, eligible=?, active_from=?, active_until=?,"
+            " occurred_start=?, occurred_end=?, recorded_start=?, recorded_end=?,"
+            " updated_start=?, updated_end=?, due_start=?, due_end=? WHERE path=?",
+            (
+                derived.type,
+                int(eligible),
+                derived.window[0],
+                derived.window[1],
+                *spans["occurred_at"],
+                *spans["recorded_at"],
+                *spans["updated_at"],
+                *spans["due_at"],
+                path,
+            ),
+        )
+        touched.add(node.scope or "")
+    return touched
+
+
+def bump(tx: Tx, scopes: Iterable[str], now: str) -> None:
+    for scope in scopes:
+        tx.execute(
+            "UPDATE keyword_state_v1 SET generation=generation+1, indexed_at=?, scanned_at=? WHERE scope=?",
+            (now, now, scope),
+        )
+
+
+def record_times(node: Node) -> dict[str, tuple[str | None, str | None]]:
+    """Each date field of a record as a half-open UTC span (a date covers its whole day).
+
+    Meetings and other dated pages carry occurred_at among their fields
+    (spec: Dates and Chronicle); claims carry it directly. Unknown dates stay
+    absent: recording time never stands in for occurrence.
+    """
+    data = node.data
+    occurred = data.get("occurred_at") if node.kind == "claim" else None
+    if node.kind == "page" and isinstance(data.get("fields"), dict):
+        occurred = data["fields"].get("occurred_at")
+    due = data.get("due_at") if node.kind == "claim" else None
+    return {
+        "occurred_at": span(occurred),
+        "recorded_at": span(data.get("recorded_at")),
+        "updated_at": span(data.get("updated_at")),
+        "due_at": span(due),
+    }
+
+
+def span(value: Any) -> tuple[str | None, str | None]:
+    if not isinstance(value, str):
+        return None, None
+    try:
+        instant = dates.parse_date_or_timestamp(value)
+    except dates.DateFormatError:
+        return None, None
+    return stamp(instant.start), stamp(instant.end)
+
+
+def stamp(moment: Any) -> str:
+    return str(moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
