@@ -73,8 +73,9 @@ def snippet(text: str, words: list[str], *, locate: bool = True) -> Snippet:
     else:
         start = max(0, position - 120)
         if start:
-            space = text.rfind(" ", 0, position)
-            start = space + 1 if space >= start - 40 and space >= 0 else start
+            # begin on a word boundary rather than inside a word
+            space = next((i for i in range(start, position) if text[i].isspace()), None)
+            start = space + 1 if space is not None else start
         match_located = True
     end = start
     units = 0
