@@ -77,9 +77,54 @@ ENTITIES = 20
 FRESHNESS_RUNS = 5
 
 STOPWORDS = frozenset(
-    "the a an and or but in on at to for of by be is are was were it its as not than"
-    " we our us they them this that with from up out if so should still whether need"
-    " after before during about into over".split()
+    {
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "of",
+        "by",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "it",
+        "its",
+        "as",
+        "not",
+        "than",
+        "we",
+        "our",
+        "us",
+        "they",
+        "them",
+        "this",
+        "that",
+        "with",
+        "from",
+        "up",
+        "out",
+        "if",
+        "so",
+        "should",
+        "still",
+        "whether",
+        "need",
+        "after",
+        "before",
+        "during",
+        "about",
+        "into",
+        "over",
+    }
 )
 FILTERS = ("kind", "type", "tag", "month", "type+month", "kind+tag")
 KINDS = ("claim", "page", "relationship")
@@ -130,10 +175,7 @@ def months_in_range(gen: generate_vault.Generator, count: int) -> list[tuple[str
     inner = all_months[1:-1] or all_months  # skip the partial first and last months
     step = len(inner) / count
     picked = [inner[int(i * step)] for i in range(min(count, len(inner)))]
-    return [
-        (f"{y:04d}-{m:02d}-01", f"{y:04d}-{m:02d}-{calendar.monthrange(y, m)[1]:02d}")
-        for y, m in picked
-    ]
+    return [(f"{y:04d}-{m:02d}-01", f"{y:04d}-{m:02d}-{calendar.monthrange(y, m)[1]:02d}") for y, m in picked]
 
 
 def body_of(path: Path) -> str | None:
@@ -184,23 +226,23 @@ def _words_from(doc: list[str], wanted: set[str], n: int, rng: random.Random) ->
     return rng.sample(pool, n)
 
 
-def _phrase_from(doc: list[str], cls: str, words: dict[str, set[str]], n: int,
-                 rng: random.Random) -> list[str] | None:
+def _phrase_from(
+    doc: list[str], cls: str, words: dict[str, set[str]], n: int, rng: random.Random
+) -> list[str] | None:
     starts = list(range(len(doc) - n + 1))
     rng.shuffle(starts)
     for i in starts:
         gram = doc[i : i + n]
         if cls == "common" and all(t in words["common"] for t in gram):
             return gram
-        if cls == "rare" and any(t in words["rare"] for t in gram) and all(
-            not t.isdigit() for t in gram
-        ):
+        if cls == "rare" and any(t in words["rare"] for t in gram) and all(not t.isdigit() for t in gram):
             return gram
     return None
 
 
-def grep_queries(c: dict[str, Any], months: list[tuple[str, str]],
-                 rng: random.Random) -> list[dict[str, Any]]:
+def grep_queries(
+    c: dict[str, Any], months: list[tuple[str, str]], rng: random.Random
+) -> list[dict[str, Any]]:
     words = {"common": set(c["common"]), "rare": set(c["rare"])}
     docs: list[list[str]] = c["docs"]
     out: list[dict[str, Any]] = []
@@ -238,40 +280,58 @@ def grep_queries(c: dict[str, Any], months: list[tuple[str, str]],
                             since, until = months[used["month"] % len(months)]
                             opts.update(time_field="occurred_at", since=since, until=until)
                             used["month"] += 1
-                    out.append({"class": cls, "words": n, "mode": mode, "filter": filt or "none",
-                                "query": " ".join(terms), "options": opts})
+                    out.append(
+                        {
+                            "class": cls,
+                            "words": n,
+                            "mode": mode,
+                            "filter": filt or "none",
+                            "query": " ".join(terms),
+                            "options": opts,
+                        }
+                    )
     return out
 
 
 def lookup_names(gen: generate_vault.Generator, rng: random.Random) -> list[dict[str, str]]:
-    live = [r for r in (*gen.pages, *gen.claims, *gen.rels)
-            if r.lifecycle == "active" and r.broken is None]
+    live = [r for r in (*gen.pages, *gen.claims, *gen.rels) if r.lifecycle == "active" and r.broken is None]
     with_alias = [r for r in gen.pages if r.lifecycle == "active" and r.aliases]
     third = LOOKUP_SAMPLE // 3
-    names = [{"what": "title", "query": r.title, "id": r.id}
-             for r in rng.sample(live, min(third, len(live)))]
-    names += [{"what": "alias", "query": rng.choice(r.aliases), "id": r.id}
-              for r in rng.sample(with_alias, min(third, len(with_alias)))]
-    names += [{"what": "id", "query": r.id, "id": r.id}
-              for r in rng.sample(live, min(LOOKUP_SAMPLE - len(names), len(live)))]
+    names = [{"what": "title", "query": r.title, "id": r.id} for r in rng.sample(live, min(third, len(live)))]
+    names += [
+        {"what": "alias", "query": rng.choice(r.aliases), "id": r.id}
+        for r in rng.sample(with_alias, min(third, len(with_alias)))
+    ]
+    names += [
+        {"what": "id", "query": r.id, "id": r.id}
+        for r in rng.sample(live, min(LOOKUP_SAMPLE - len(names), len(live)))
+    ]
     missing = list(gen.missing_titles)[: LOOKUP_MISSING // 2]
-    missing += [f"{p}_{rng.randrange(10**7, 10**8)}" for p in ("pg", "cl", "rl")
-                for _ in range(LOOKUP_MISSING)]
+    missing += [
+        f"{p}_{rng.randrange(10**7, 10**8)}" for p in ("pg", "cl", "rl") for _ in range(LOOKUP_MISSING)
+    ]
     names += [{"what": "missing", "query": q, "id": ""} for q in missing[:LOOKUP_MISSING]]
     return names
 
 
 def entity_ids(gen: generate_vault.Generator, rng: random.Random) -> list[str]:
-    pool = [r for t in ("person", "project", "company") for r in gen.by_type.get(t, [])
-            if r.lifecycle == "active"]
+    pool = [
+        r for t in ("person", "project", "company") for r in gen.by_type.get(t, []) if r.lifecycle == "active"
+    ]
     return [r.id for r in rng.sample(pool, min(ENTITIES, len(pool)))]
 
 
 # -- running --------------------------------------------------------------------------
 def change_dict(change: Any) -> dict[str, Any]:
-    return {"statChecked": change.stat_checked, "read": change.read, "parsed": change.parsed,
-            "added": len(change.added), "changed": len(change.changed),
-            "removed": len(change.removed), "elapsedMs": change.elapsed_ms}
+    return {
+        "statChecked": change.stat_checked,
+        "read": change.read,
+        "parsed": change.parsed,
+        "added": len(change.added),
+        "changed": len(change.changed),
+        "removed": len(change.removed),
+        "elapsedMs": change.elapsed_ms,
+    }
 
 
 def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[str, Any]:
@@ -312,8 +372,8 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
 
         # A few untimed calls so the first measured one does not pay for
         # statement preparation and the first page reads.
-        for q in ("team review", "pilot customer"):
-            vault.grep(GrepQuery(q))
+        for text in ("team review", "pilot customer"):
+            vault.grep(GrepQuery(text))
         vault.lookup(names[0]["query"])
         vault.timeline(time_field="occurred_at", since=months[0][0], until=months[0][1])
 
@@ -328,9 +388,15 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
             for _ in range(repeat):
                 ms, res = timed(vault.grep, gq)
                 times.append(ms)
-            grep_rows.append({**q, "ms": times, "total": res.get("total"),
-                              "hits": len(res.get("hits") or []),
-                              "indexState": (res.get("index") or {}).get("state")})
+            grep_rows.append(
+                {
+                    **q,
+                    "ms": times,
+                    "total": res.get("total"),
+                    "hits": len(res.get("hits") or []),
+                    "indexState": (res.get("index") or {}).get("state"),
+                }
+            )
 
         log(f"[{n}] lookup: {len(names)} names × {repeat} …")
         lookup_rows: list[dict[str, Any]] = []
@@ -342,27 +408,33 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
             want = "missing" if item["what"] == "missing" else "found"
             got = res["status"]
             right = got == want and (want == "missing" or res["record"]["id"] == item["id"])
-            lookup_rows.append({**item, "ms": times, "status": got, "expected": want,
-                                "ok": right})
+            lookup_rows.append({**item, "ms": times, "status": got, "expected": want, "ok": right})
 
         log(f"[{n}] timeline: {len(months)} months + {len(entities)} entities × {repeat} …")
         month_rows: list[dict[str, Any]] = []
         for since, until in months:
             times = []
             for _ in range(repeat):
-                ms, res = timed(vault.timeline, time_field="occurred_at", since=since,
-                                until=until)
+                ms, res = timed(vault.timeline, time_field="occurred_at", since=since, until=until)
                 times.append(ms)
-            month_rows.append({"since": since, "until": until, "ms": times,
-                               "total": res["total"], "items": len(res["items"])})
+            month_rows.append(
+                {
+                    "since": since,
+                    "until": until,
+                    "ms": times,
+                    "total": res["total"],
+                    "items": len(res["items"]),
+                }
+            )
         entity_rows: list[dict[str, Any]] = []
         for eid in entities:
             times = []
             for _ in range(repeat):
                 ms, res = timed(vault.timeline, entity=eid)
                 times.append(ms)
-            entity_rows.append({"entity": eid, "ms": times, "total": res["total"],
-                                "items": len(res["items"])})
+            entity_rows.append(
+                {"entity": eid, "ms": times, "total": res["total"], "items": len(res["items"])}
+            )
 
         log(f"[{n}] freshness check: reconcile() × {FRESHNESS_RUNS} …")
         fresh: list[dict[str, Any]] = []
@@ -390,7 +462,8 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
     for cls in ("common", "rare"):
         for mode in ("all", "any", "phrase"):
             grep_groups[f"{cls}/{mode}"] = summary(
-                flat(grep_rows, lambda r, a=cls, b=mode: r["class"] == a and r["mode"] == b))
+                flat(grep_rows, lambda r, a=cls, b=mode: r["class"] == a and r["mode"] == b)
+            )
 
     lookup_groups = {"all": summary(flat(lookup_rows))}
     for what in ("title", "alias", "id", "missing"):
@@ -405,34 +478,51 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         "generated": gen_info["generated"],
         "planS": plan_s,
         "projectionVersion": PROJECTION_VERSION,
-        "warmup": {"openS": open_s, "reconcileS": warm_s, "projectionsRebuilt": rebuilt,
-                   "change": change_dict(change)},
-        "corpus": {"sampledBodies": len(c["docs"]), "common": c["common"],
-                   "rareWords": len(c["rare"]), "rareMaxDf": c["rareMaxDf"],
-                   "rareExamples": c["rare"][:: max(1, len(c["rare"]) // 20)][:20]},
+        "warmup": {
+            "openS": open_s,
+            "reconcileS": warm_s,
+            "projectionsRebuilt": rebuilt,
+            "change": change_dict(change),
+        },
+        "corpus": {
+            "sampledBodies": len(c["docs"]),
+            "common": c["common"],
+            "rareWords": len(c["rare"]),
+            "rareMaxDf": c["rareMaxDf"],
+            "rareExamples": c["rare"][:: max(1, len(c["rare"]) // 20)][:20],
+        },
         "repeat": repeat,
         "grep": {
             "queries": len(grep_rows),
             "zeroHit": sum(1 for r in grep_rows if not r["total"]),
             "unavailable": sum(1 for r in grep_rows if r["indexState"] != "ready"),
             "ms": grep_groups,
-            "slowest": [{k: r[k] for k in ("class", "words", "mode", "filter", "query",
-                                           "options", "total")} | {"maxMs": max(r["ms"])}
-                        for r in slowest],
+            "slowest": [
+                {k: r[k] for k in ("class", "words", "mode", "filter", "query", "options", "total")}
+                | {"maxMs": max(r["ms"])}
+                for r in slowest
+            ],
             "rows": grep_rows,
         },
         "lookup": {
             "names": len(lookup_rows),
-            "wrong": [{k: r[k] for k in ("what", "query", "id", "status", "expected")}
-                      for r in lookup_rows if not r["ok"]],
+            "wrong": [
+                {k: r[k] for k in ("what", "query", "id", "status", "expected")}
+                for r in lookup_rows
+                if not r["ok"]
+            ],
             "ms": lookup_groups,
         },
         "timeline": {
             "month": {"ms": summary(flat(month_rows)), "rows": month_rows},
             "entity": {"ms": summary(flat(entity_rows)), "rows": entity_rows},
         },
-        "freshness": {"runs": fresh, "p50S": pct(fresh_s, 50), "maxS": max(fresh_s),
-                      "parsedAllZero": all(f["parsed"] == 0 for f in fresh)},
+        "freshness": {
+            "runs": fresh,
+            "p50S": pct(fresh_s, 50),
+            "maxS": max(fresh_s),
+            "parsedAllZero": all(f["parsed"] == 0 for f in fresh),
+        },
     }
 
 
@@ -446,8 +536,10 @@ def verdicts(r: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "timeline_month_p50_ms": tl["month"]["ms"]["p50"],
         "freshness_s": fr["p50S"],
     }
-    return {k: {"value": v, "limit": TARGETS[k], "met": v is not None and v <= TARGETS[k]}
-            for k, v in checks.items()}
+    return {
+        k: {"value": v, "limit": TARGETS[k], "met": v is not None and v <= TARGETS[k]}
+        for k, v in checks.items()
+    }
 
 
 def _f(v: float | None, digits: int = 1) -> str:
@@ -464,7 +556,7 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         w, ch = r["warmup"], r["warmup"]["change"]
         v = verdicts(r)
 
-        def mark(key: str) -> str:
+        def mark(key: str, v: dict[str, dict[str, Any]] = v) -> str:
             t = v[key]
             unit = " s" if key.endswith("_s") else " ms"
             return f"≤{t['limit']:g}{unit} {'ok' if t['met'] else 'MISS'}"
@@ -474,8 +566,11 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
             f"== {r['records']:,} records (seed {r['seed']}, {r['vault']}) ==",
             f"warm-up reconcile: {w['reconcileS']:.2f} s, parsed {ch['parsed']}, read {ch['read']},"
             f" stat-checked {ch['statChecked']}"
-            + (" — projections rebuilt (engine changed): this was a full cold index"
-               if w["projectionsRebuilt"] else ""),
+            + (
+                " — projections rebuilt (engine changed): this was a full cold index"
+                if w["projectionsRebuilt"]
+                else ""
+            ),
             f"corpus: {r['corpus']['sampledBodies']} bodies sampled; common = top "
             f"{len(r['corpus']['common'])} words by df; rare = {r['corpus']['rareWords']} words in"
             f" ≤{r['corpus']['rareMaxDf']} sampled bodies. grep: {r['grep']['queries']} queries"
@@ -483,9 +578,7 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         ]
         rows = [["", "n", "p50 ms", "p95 ms", "max ms", "target"]]
         gm = r["grep"]["ms"]
-        for key, label in [("all", "grep (every query)")] + [
-            (k, f"  grep {k}") for k in gm if k != "all"
-        ]:
+        for key, label in [("all", "grep (every query)")] + [(k, f"  grep {k}") for k in gm if k != "all"]:
             s = gm[key]
             target = ""
             if key == "all":
@@ -494,19 +587,32 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         lm = r["lookup"]["ms"]
         for key in lm:
             s = lm[key]
-            rows.append(["lookup (every name)" if key == "all" else f"  lookup {key}", str(s["n"]),
-                         _f(s["p50"], 2), _f(s["p95"], 2), _f(s["max"], 2),
-                         f"p50 {mark('lookup_p50_ms')}" if key == "all" else ""])
+            rows.append(
+                [
+                    "lookup (every name)" if key == "all" else f"  lookup {key}",
+                    str(s["n"]),
+                    _f(s["p50"], 2),
+                    _f(s["p95"], 2),
+                    _f(s["max"], 2),
+                    f"p50 {mark('lookup_p50_ms')}" if key == "all" else "",
+                ]
+            )
         s = r["timeline"]["month"]["ms"]
-        rows.append(["timeline one month", str(s["n"]), _f(s["p50"]), _f(s["p95"]), _f(s["max"]),
-                     f"p50 {mark('timeline_month_p50_ms')}"])
+        rows.append(
+            [
+                "timeline one month",
+                str(s["n"]),
+                _f(s["p50"]),
+                _f(s["p95"]),
+                _f(s["max"]),
+                f"p50 {mark('timeline_month_p50_ms')}",
+            ]
+        )
         s = r["timeline"]["entity"]["ms"]
-        rows.append(["timeline of an entity", str(s["n"]), _f(s["p50"]), _f(s["p95"]),
-                     _f(s["max"]), ""])
+        rows.append(["timeline of an entity", str(s["n"]), _f(s["p50"]), _f(s["p95"]), _f(s["max"]), ""])
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for i, row in enumerate(rows):
-            cells = [row[0].ljust(widths[0])] + [
-                row[j].rjust(widths[j]) for j in range(1, 5)] + [row[5]]
+            cells = [row[0].ljust(widths[0])] + [row[j].rjust(widths[j]) for j in range(1, 5)] + [row[5]]
             lines.append("  ".join(cells).rstrip())
             if i == 0:
                 lines.append("  ".join("-" * wd for wd in widths))
@@ -514,16 +620,21 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         lines.append(
             f"freshness check (reconcile() on the unchanged vault, {len(fr['runs'])} runs):"
             f" p50 {fr['p50S']:.3f} s, max {fr['maxS']:.3f} s, target {mark('freshness_s')}"
-            f" (p50); parsed {'0 every run' if fr['parsedAllZero'] else [f['parsed'] for f in fr['runs']]}")
+            f" (p50); parsed {'0 every run' if fr['parsedAllZero'] else [f['parsed'] for f in fr['runs']]}"
+        )
         if r["lookup"]["wrong"]:
-            lines.append(f"lookup: {len(r['lookup']['wrong'])} names gave an unexpected status, e.g. "
-                         + json.dumps(r["lookup"]["wrong"][:3], ensure_ascii=False))
+            lines.append(
+                f"lookup: {len(r['lookup']['wrong'])} names gave an unexpected status, e.g. "
+                + json.dumps(r["lookup"]["wrong"][:3], ensure_ascii=False)
+            )
         if r["grep"]["unavailable"]:
             lines.append(f"grep: {r['grep']['unavailable']} queries reported the index unavailable")
         lines.append("slowest grep queries (max ms):")
         for q in r["grep"]["slowest"][:5]:
-            lines.append(f"  {q['maxMs']:8.1f}  {q['class']}/{q['mode']}/{q['filter']}"
-                         f" {q['query']!r} {json.dumps(q['options'])} total={q['total']}")
+            lines.append(
+                f"  {q['maxMs']:8.1f}  {q['class']}/{q['mode']}/{q['filter']}"
+                f" {q['query']!r} {json.dumps(q['options'])} total={q['total']}"
+            )
     return "\n".join(lines)
 
 
@@ -532,8 +643,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1, help="timed runs of every query")
-    parser.add_argument("--vaults", type=Path, default=DEFAULT_VAULTS,
-                        help="folder of cached vaults (default bench/vaults/)")
+    parser.add_argument(
+        "--vaults", type=Path, default=DEFAULT_VAULTS, help="folder of cached vaults (default bench/vaults/)"
+    )
     parser.add_argument("--json", action="store_true", help="JSON on stdout, table on stderr")
     args = parser.parse_args(argv)
     if any(n < 100 for n in args.sizes):
@@ -552,8 +664,11 @@ def main(argv: list[str] | None = None) -> int:
     text = table(results, info)
     if args.json:
         print(text, file=sys.stderr)
-        print(json.dumps({"machine": info, "targets": TARGETS, "results": results}, indent=2,
-                         ensure_ascii=False))
+        print(
+            json.dumps(
+                {"machine": info, "targets": TARGETS, "results": results}, indent=2, ensure_ascii=False
+            )
+        )
     else:
         print(text)
     return 0

@@ -141,37 +141,18 @@ def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, 
     return " AND ".join(parts), params
 
 
-def _ranked(
-    conn: sqlite3.Connection,
-    scope: str,
-    history: bool,
-    match: str,
-    where: str,
-    params: list[object],
-    limit: int | None,
-) -> list[tuple[int, str, float]]:
+def _ranked(conn: sqlite3.Connection, scope: str, history: bool, match: str, where: str,
+            params: list[object], limit: int) -> tuple[int, list[tuple[int, str, float]]]:
+    """The best `limit` matches and, from the same pass, how many match in all."""
     fts, rows = tables(scope, history)
     bm25 = BM25.format(fts=fts)
-    sql = (
-        f"SELECT r.rowid, r.id, -{bm25} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid "
-        f"WHERE {fts} MATCH ? AND {where} ORDER BY {bm25}, r.id"
-    )
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
-    return [(int(a), str(b), float(c)) for a, b, c in conn.execute(sql, [match, *params])]
-
-
-def _count(
-    conn: sqlite3.Connection, scope: str, history: bool, match: str, where: str, params: list[object]
-) -> int:
-    fts, rows = tables(scope, history)
-    return int(
-        conn.execute(
-            f"SELECT count(*) FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid "
-            f"WHERE {fts} MATCH ? AND {where}",
-            [match, *params],
-        ).fetchone()[0]
-    )
+    # bm25() cannot sit beside a window function, so it is scored in a subquery.
+    sql = (f"SELECT rowid, id, -score, count(*) OVER () FROM (SELECT r.rowid AS rowid,"
+           f" r.id AS id, {bm25} AS score FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+           f" WHERE {fts} MATCH ? AND {where}) ORDER BY score, id LIMIT {int(limit)}")
+    found = conn.execute(sql, [match, *params]).fetchall()
+    total = int(found[0][3]) if found else 0
+    return total, [(int(a), str(b), float(c)) for a, b, c, _ in found]
 
 
 def grep(
@@ -188,11 +169,9 @@ def grep(
         for scope in scopes:
             for history in history_modes[q.lifecycle]:
                 where, params = filter_sql(q, "r", now, current=not history)
-                total += _count(conn, scope, history, match, where, params)
-                direct += [
-                    _Hit(scope, rowid, score, history, rid)
-                    for rowid, rid, score in _ranked(conn, scope, history, match, where, params, want)
-                ]
+                count, ranked = _ranked(conn, scope, history, match, where, params, want)
+                total += count
+                direct += [_Hit(scope, rowid, score, history, rid) for rowid, rid, score in ranked]
         direct.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
         replacements: list[_Hit] = []
         if q.lifecycle == "active":
@@ -237,7 +216,8 @@ def grep(
     }
 
 
-def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> list[_Hit]:
+def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str,
+                  now: str) -> list[_Hit]:
     """Current records reached from superseded records that match (spec: Superseded wording)."""
     hfts, hrows = tables(scope, True)
     fts, rows = tables(scope, False)
@@ -245,55 +225,45 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
     earlier = conn.execute(
         f"SELECT h.id, h.revision, h.title, h.path, h.sha256, h.superseded_by, -{bm25} "
         f"FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid "
-        f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id",
-        (match,),
-    ).fetchall()
+        f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id", (match,)).fetchall()
     if not earlier:
         return []
+    # Follow superseded_by through eligible superseded records, in memory.
+    steps = dict(conn.execute(f"SELECT id, superseded_by FROM {hrows} WHERE eligible=1"))
+    ends: dict[str, str | None] = {}
+    for *_, superseded_by, _ in earlier:
+        target: str | None = superseded_by
+        seen: set[str] = set()
+        while target is not None and target in steps and target not in seen:
+            if len(seen) >= MAX_CHAIN:
+                break
+            seen.add(target)
+            target = steps[target]
+        ends[superseded_by] = target if target not in seen else None
     where, params = filter_sql(q, "r", now, current=True)
+    wanted = sorted({t for t in ends.values() if t})
+    current: dict[str, int] = {}
+    for chunk in range(0, len(wanted), 500):
+        ids = wanted[chunk : chunk + 500]
+        current.update((str(i), int(r)) for r, i in conn.execute(
+            f"SELECT r.rowid, r.id FROM {rows} r WHERE r.id IN ({','.join('?' * len(ids))})"
+            f" AND {where}", [*ids, *params]))
+    rowids = sorted(set(current.values()))
+    direct: set[int] = set()
+    for chunk in range(0, len(rowids), 500):
+        part = rowids[chunk : chunk + 500]
+        direct.update(r for (r,) in conn.execute(
+            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN"
+            f" ({','.join('?' * len(part))})", [match, *part]))
     out: list[_Hit] = []
     for rid, revision, title, path, sha, superseded_by, score in earlier:
-        current = _follow(conn, hrows, rows, superseded_by, where, params)
-        if current is None:
-            continue
-        rowid, current_id = current
-        direct = conn.execute(
-            f"SELECT 1 FROM {fts} WHERE {fts} MATCH ? AND rowid=?", (match, rowid)
-        ).fetchone()
-        if direct:
-            continue
-        via = {
-            "id": rid,
-            "revision": revision,
-            "title": title,
-            "path": path,
-            "hash": sha,
-            "_score": float(score),
-        }
-        out.append(_Hit(scope, rowid, None, False, current_id, via, ["superseded"]))
+        final = ends.get(superseded_by)
+        if final is None or final not in current or current[final] in direct:
+            continue  # missing, withdrawn, ineligible, filtered out, or a direct match
+        via = {"id": rid, "revision": revision, "title": title, "path": path, "hash": sha,
+               "_score": float(score)}
+        out.append(_Hit(scope, current[final], None, False, final, via, ["superseded"]))
     return out
-
-
-def _follow(
-    conn: sqlite3.Connection, hrows: str, rows: str, target: str | None, where: str, params: list[object]
-) -> tuple[int, str] | None:
-    seen: set[str] = set()
-    for _ in range(MAX_CHAIN):
-        if not target or target in seen:
-            return None
-        seen.add(target)
-        found = conn.execute(
-            f"SELECT r.rowid, r.id FROM {rows} r WHERE r.id=? AND {where}", [target, *params]
-        ).fetchone()
-        if found:
-            return int(found[0]), str(found[1])
-        step = conn.execute(
-            f"SELECT superseded_by FROM {hrows} WHERE id=? AND eligible=1", (target,)
-        ).fetchone()
-        if step is None:
-            return None  # missing, withdrawn, ineligible or filtered out
-        target = step[0]
-    return None
 
 
 def _complete(conn: sqlite3.Connection, hit: _Hit, words: list[str], q: GrepQuery) -> dict[str, Any]:

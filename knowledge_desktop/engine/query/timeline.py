@@ -78,7 +78,10 @@ def timeline(
     }
     where = [CURRENT if eligibility == "current" else INACTIVE_TOO, "t.field = :field"]
     if low is not None:
-        where.append("t.end > :low")
+        # Stored spans are at most one day long, so starts before low - 1 day cannot
+        # overlap: this bound lets the (field, start) index skip them.
+        where.append("t.end > :low AND t.start >= :low_floor")
+        params["low_floor"] = _minus_day(low)
     if high is not None:
         where.append("t.start < :high")
     if kind is not None:
@@ -149,6 +152,11 @@ def timeline(
     if include_sources:
         out["sources"] = list(sources.values())
     return out
+
+
+def _minus_day(moment: str) -> str:
+    parsed = datetime.strptime(moment, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return stamp(parsed - timedelta(days=1))
 
 
 def _sources(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:

@@ -140,6 +140,8 @@ CREATE TABLE IF NOT EXISTS catalog (
     warnings INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS catalog_id ON catalog(scope, id);
+CREATE INDEX IF NOT EXISTS catalog_bare_id ON catalog(id);
+CREATE INDEX IF NOT EXISTS catalog_problems ON catalog(scope) WHERE status='unrecognized' OR valid=0;
 CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
 
 -- normalised titles and aliases, for exact lookup
@@ -217,7 +219,7 @@ CREATE TABLE IF NOT EXISTS associations_v1 (
     entity_id TEXT NOT NULL,       -- resolved through merges
     via TEXT NOT NULL              -- entities | owner | from | to | source | source_event
 );
-CREATE INDEX IF NOT EXISTS associations_entity ON associations_v1(scope, entity_id);
+CREATE INDEX IF NOT EXISTS associations_entity ON associations_v1(entity_id, via);
 CREATE INDEX IF NOT EXISTS associations_path ON associations_v1(path);
 
 CREATE TABLE IF NOT EXISTS keyword_state_v1 (
