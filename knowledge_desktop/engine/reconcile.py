@@ -102,8 +102,6 @@ class _ReadResult:
     """None when the bytes are unchanged (only the stat moved) or for manifests."""
     encoded: str | None = None
     """The parse as cache JSON: how worker processes send it (cheaper than pickling)."""
-    body: str | None = None
-    """A record's body, on its way to the keyword index."""
 
 
 class Reconciler:
@@ -346,21 +344,11 @@ class Reconciler:
         for scope in {r.entry.scope for r in rows if r.entry.scope} - self._keyword_scopes:
             keyword_projection.ensure(tx, scope)
             self._keyword_scopes.add(scope)
-        for result in rows:
-            entry = result.entry
-            if entry.kind != "markdown" or entry.scope is None:
-                continue
-            node = catalog.nodes.get(entry.path)
-            if node is None:
-                continue
-            keyword_projection.index_text(tx, node, result.body or "")
-            result.body = None
-            scopes.add(entry.scope)
-        for path in gone:
-            owner = path.split("/", 1)[0] if "/" in path else ""
-            if owner in self._keyword_scopes:
-                keyword_projection.remove(tx, owner, path)
-                scopes.add(owner)
+        # Text is indexed lazily, by the next search (Vault.index_keywords); here only
+        # what other files decide is refreshed on rows that exist, and the
+        # snapshot moves for every partition whose files changed.
+        scopes |= {r.entry.scope for r in rows if r.entry.scope}
+        scopes |= {p.split("/", 1)[0] for p in gone if "/" in p} & self._keyword_scopes
         scopes |= keyword_projection.refresh(tx, catalog, recomputed)
         keyword_projection.bump(tx, scopes, now)
 
@@ -514,7 +502,5 @@ def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_Rea
             )
             out.append(_ReadResult(entry, sha, parsed))
             continue
-        parsed = parse_bytes(entry.path, entry.scope, data)
-        body, parsed.body = parsed.body, None
-        out.append(_ReadResult(entry, sha, parsed, body=body))
+        out.append(_ReadResult(entry, sha, parse_bytes(entry.path, entry.scope, data)))
     return out

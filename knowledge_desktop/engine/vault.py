@@ -30,6 +30,7 @@ from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.reconcile import ChangeSet, Reconciler, Source
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
+from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 
 STATE_DIR = ".knowledge"
 MANIFEST = "manifest.json"
@@ -195,13 +196,33 @@ class Vault:
         scopes = [scope] if scope else self.scopes()
         if scope and scope not in self.scopes():
             raise inventory.QueryError(f"no partition named {scope!r}")
+        lag = self.index_keywords(scopes)
         conn = self.store.reader()
         result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
         if result["index"]["state"] == "unavailable":
             # A missing or corrupt projection is rebuilt from the Markdown, then asked again.
             self.rebuild()
+            lag = self.index_keywords(scopes)
             result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
+        result["index"]["lag"] = lag
         return result
+
+    def index_keywords(self, scopes: Iterable[str] | None = None) -> bool:
+        """Index the text of records whose content changed since they were last indexed.
+
+        Searches call this first; the window also calls it on a worker after a
+        scan so the first search is instant. Returns True when some file
+        changed again since the scan (its text waits for the next reconcile).
+        """
+        lag = False
+        with self._lock, self.store.write() as tx:
+            now = utc_now_text()
+            for scope in scopes if scopes is not None else self.scopes():
+                indexed, scope_lag = keyword_projection.sync(tx, self.root, scope)
+                lag |= scope_lag
+                if indexed:
+                    keyword_projection.bump(tx, [scope], now)
+        return lag
 
     def rebuild(self) -> ChangeSet:
         """Throw the projections away and rebuild them from the Markdown (durable state stays)."""

@@ -32,6 +32,7 @@ KEYWORD = ("keyword_rows_v1_private", "keyword_history_rows_v1_private")
 
 
 def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
+    vault.index_keywords()
     conn = vault.store.reader()
     out = {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
     for table in KEYWORD:  # rowids differ between histories; the rows must not

@@ -345,20 +345,21 @@ def test_index_reports_state_snapshot_coverage_and_freshness(notes: VaultKit) ->
 
 
 def test_only_changed_records_are_reindexed(notes: VaultKit) -> None:
-    """Index behavior: an edit re-indexes the changed file; a touch re-indexes nothing."""
+    """Index behavior: a search indexes pending text first, and only records whose content
+    hash changed are re-indexed; a scan alone leaves the text index as it was."""
     vault = notes.scan()
-    before = (
-        vault.store.reader()
-        .execute("SELECT rowid, path FROM keyword_rows_v1_private ORDER BY path")
-        .fetchall()
-    )
+    vault.index_keywords()
+    conn = vault.store.reader()
+    before = dict(conn.execute("SELECT path, rowid FROM keyword_rows_v1_private"))
     notes.page("private/notes/b.md", "pg_b", "Mountain huts", type="note", body="Now snowy.\n")
     vault.reconcile()
-    after = {p: r for r, p in vault.store.reader().execute("SELECT rowid, path FROM keyword_rows_v1_private")}
-    unchanged = {p: r for r, p in before if p != "private/notes/b.md"}
-    assert all(after[p] == r for p, r in unchanged.items())
-    assert after["private/notes/b.md"] != {p: r for r, p in before}["private/notes/b.md"]
-    assert ids(grep(notes, "snowy")) == ["pg_b"]
+    assert dict(conn.execute("SELECT path, rowid FROM keyword_rows_v1_private")) == before
+    assert ids(vault.grep(GrepQuery("snowy"))) == ["pg_b"]
+    after = dict(conn.execute("SELECT path, rowid FROM keyword_rows_v1_private"))
+    assert {p: r for p, r in after.items() if p != "private/notes/b.md"} == {
+        p: r for p, r in before.items() if p != "private/notes/b.md"
+    }
+    assert after["private/notes/b.md"] != before["private/notes/b.md"]
 
 
 def test_a_missing_keyword_table_is_rebuilt(notes: VaultKit) -> None:

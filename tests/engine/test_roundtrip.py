@@ -41,8 +41,9 @@ def test_an_update_changes_only_the_named_keys() -> None:
 
 def test_keys_can_be_added_and_removed() -> None:
     """Lifecycle writes add metadata keys and can remove one."""
-    updated = update_frontmatter(ORIGINAL, {"lifecycle": "superseded", "superseded_by": "pg_b",
-                                            "x_custom": DELETE})
+    updated = update_frontmatter(
+        ORIGINAL, {"lifecycle": "superseded", "superseded_by": "pg_b", "x_custom": DELETE}
+    )
     data = yaml12.load(updated.split("---\n")[1]).data
     assert data["superseded_by"] == "pg_b"
     assert "x_custom" not in data

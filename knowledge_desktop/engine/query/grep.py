@@ -141,15 +141,24 @@ def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, 
     return " AND ".join(parts), params
 
 
-def _ranked(conn: sqlite3.Connection, scope: str, history: bool, match: str, where: str,
-            params: list[object], limit: int) -> tuple[int, list[tuple[int, str, float]]]:
+def _ranked(
+    conn: sqlite3.Connection,
+    scope: str,
+    history: bool,
+    match: str,
+    where: str,
+    params: list[object],
+    limit: int,
+) -> tuple[int, list[tuple[int, str, float]]]:
     """The best `limit` matches and, from the same pass, how many match in all."""
     fts, rows = tables(scope, history)
     bm25 = BM25.format(fts=fts)
     # bm25() cannot sit beside a window function, so it is scored in a subquery.
-    sql = (f"SELECT rowid, id, -score, count(*) OVER () FROM (SELECT r.rowid AS rowid,"
-           f" r.id AS id, {bm25} AS score FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
-           f" WHERE {fts} MATCH ? AND {where}) ORDER BY score, id LIMIT {int(limit)}")
+    sql = (
+        f"SELECT rowid, id, -score, count(*) OVER () FROM (SELECT r.rowid AS rowid,"
+        f" r.id AS id, {bm25} AS score FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+        f" WHERE {fts} MATCH ? AND {where}) ORDER BY score, id LIMIT {int(limit)}"
+    )
     found = conn.execute(sql, [match, *params]).fetchall()
     total = int(found[0][3]) if found else 0
     return total, [(int(a), str(b), float(c)) for a, b, c, _ in found]
@@ -216,8 +225,7 @@ def grep(
     }
 
 
-def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str,
-                  now: str) -> list[_Hit]:
+def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> list[_Hit]:
     """Current records reached from superseded records that match (spec: Superseded wording)."""
     hfts, hrows = tables(scope, True)
     fts, rows = tables(scope, False)
@@ -225,7 +233,9 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
     earlier = conn.execute(
         f"SELECT h.id, h.revision, h.title, h.path, h.sha256, h.superseded_by, -{bm25} "
         f"FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid "
-        f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id", (match,)).fetchall()
+        f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id",
+        (match,),
+    ).fetchall()
     if not earlier:
         return []
     # Follow superseded_by through eligible superseded records, in memory.
@@ -245,23 +255,37 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
     current: dict[str, int] = {}
     for chunk in range(0, len(wanted), 500):
         ids = wanted[chunk : chunk + 500]
-        current.update((str(i), int(r)) for r, i in conn.execute(
-            f"SELECT r.rowid, r.id FROM {rows} r WHERE r.id IN ({','.join('?' * len(ids))})"
-            f" AND {where}", [*ids, *params]))
+        current.update(
+            (str(i), int(r))
+            for r, i in conn.execute(
+                f"SELECT r.rowid, r.id FROM {rows} r WHERE r.id IN ({','.join('?' * len(ids))}) AND {where}",
+                [*ids, *params],
+            )
+        )
     rowids = sorted(set(current.values()))
     direct: set[int] = set()
     for chunk in range(0, len(rowids), 500):
         part = rowids[chunk : chunk + 500]
-        direct.update(r for (r,) in conn.execute(
-            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN"
-            f" ({','.join('?' * len(part))})", [match, *part]))
+        direct.update(
+            r
+            for (r,) in conn.execute(
+                f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN ({','.join('?' * len(part))})",
+                [match, *part],
+            )
+        )
     out: list[_Hit] = []
     for rid, revision, title, path, sha, superseded_by, score in earlier:
         final = ends.get(superseded_by)
         if final is None or final not in current or current[final] in direct:
             continue  # missing, withdrawn, ineligible, filtered out, or a direct match
-        via = {"id": rid, "revision": revision, "title": title, "path": path, "hash": sha,
-               "_score": float(score)}
+        via = {
+            "id": rid,
+            "revision": revision,
+            "title": title,
+            "path": path,
+            "hash": sha,
+            "_score": float(score),
+        }
         out.append(_Hit(scope, current[final], None, False, final, via, ["superseded"]))
     return out
 

@@ -42,8 +42,6 @@ class ParsedFile:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     structurally_valid: bool = False
     """Envelope and kind fields valid, before ontology and references are checked."""
-    body: str | None = None
-    """The Markdown body, carried only from parse to the keyword index (never cached)."""
 
     @property
     def record_id(self) -> str | None:
@@ -151,7 +149,6 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
     validate_record(parsed, fm)
     if parsed.status == "record":
         parsed.links = extract(split.body)
-        parsed.body = split.body
 
 
 def validate_record(parsed: ParsedFile, fm: dict[str, Any]) -> None:

@@ -10,21 +10,28 @@ its ranking statistics:
 - `keyword_state_v1`: per scope, a generation counter (the snapshot) and
   when it was last indexed.
 
-Text is (re)indexed only when a file's content hash changed; eligibility,
-type and validity window — which depend on other files — are refreshed on
-the row without touching the text. The tokenizer folds case and
+Text is indexed lazily, as the spec's index behaviour describes: a scan
+only records what changed, and `sync` — run by each search before it
+queries — (re)indexes exactly the records whose content hash differs from
+the indexed one, reading their bodies from disk (and skipping, as lag, any
+file that changed again since the scan). Eligibility, type and validity
+window, which depend on other files, are refreshed on existing rows by every
+reconcile without touching the text. The tokenizer folds case and
 diacritics; punctuation separates tokens.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
+from pathlib import Path
 from collections.abc import Iterable
 from typing import Any
 
 from knowledge_desktop.engine.derive import Catalog, Node
-from knowledge_desktop.engine.records import dates
+from knowledge_desktop.engine.records import dates, frontmatter
+from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.schema import keyword_tables
 
@@ -88,36 +95,86 @@ def remove(tx: Tx, scope: str, path: str) -> None:
             tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
 
 
-def index_text(tx: Tx, node: Node, body: str) -> None:
-    """(Re)index one record's text; records that are neither active nor superseded leave."""
-    scope = node.scope or ""
-    remove(tx, scope, node.path)
-    if not node.is_record or node.lifecycle not in ("active", "superseded"):
-        return
+def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
+    """Bring one partition's text index up to the catalog. Returns (indexed, lag)."""
+    ensure(tx, scope)
+    fts, rows = tables(scope)
+    hfts, hrows = tables(scope, True)
+    wanted = {
+        path: (sha, lifecycle)
+        for path, sha, lifecycle in tx.execute(
+            "SELECT path, sha256, lifecycle FROM catalog WHERE scope=? AND status='record'"
+            " AND lifecycle IN ('active', 'superseded')",
+            (scope,),
+        )
+    }
+    have: dict[str, tuple[str, str]] = {}
+    for table in (rows, hrows):
+        have.update((p, (h, lc)) for p, h, lc in tx.execute(f"SELECT path, sha256, lifecycle FROM {table}"))
+    for path in set(have) - set(wanted):
+        remove(tx, scope, path)
+    stale = sorted(p for p, state in wanted.items() if have.get(p) != state)
+    lag = False
+    for path in stale:
+        if not _index_one(tx, root, scope, path, wanted[path][0]):
+            lag = True
+    return len(stale), lag
+
+
+def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> bool:
+    remove(tx, scope, path)
+    try:
+        data = (root / path).read_bytes()
+    except OSError:
+        return False
+    if hashlib.sha256(data).hexdigest() != sha:
+        return False  # changed again since the scan: the next reconcile catches up
+    row = tx.execute(
+        "SELECT f.node, c.type, c.valid AND NOT c.duplicate AND c.deps_ok, c.active_from,"
+        " c.active_until, c.size FROM files f JOIN catalog c ON c.path = f.path WHERE f.path=?",
+        (path,),
+    ).fetchone()
+    if row is None or not row[0]:
+        return False
+    node = Node(codec.decode(path, scope, sha, int(row[5]), row[0]))
+    split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
+    body = split.body if split is not None else ""
     fts, rows = tables(scope, node.lifecycle == "superseded")
-    data = node.data
-    aliases = [a for a in data.get("aliases") or [] if isinstance(a, str)]
+    record = node.data
+    aliases = [a for a in record.get("aliases") or [] if isinstance(a, str)]
+    spans = record_times(node)
     cursor = tx.execute(
-        f"INSERT INTO {rows}(path, id, kind, title, revision, sha256, lifecycle, tags, body_line,"
-        " body_chars, superseded_by, eligible) VALUES (?,?,?,?,?,?,?,?,?,?,?,0)",
+        f"INSERT INTO {rows}(path, id, kind, type, title, revision, sha256, lifecycle, tags,"
+        " body_line, body_chars, superseded_by, eligible, active_from, active_until,"
+        " occurred_start, occurred_end, recorded_start, recorded_end, updated_start,"
+        " updated_end, due_start, due_end) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
-            node.path,
+            path,
             node.id,
             node.kind,
-            _text(data.get("title")),
-            data.get("revision") if isinstance(data.get("revision"), int) else None,
-            node.parsed.sha256,
+            row[1],
+            _text(record.get("title")),
+            record.get("revision") if isinstance(record.get("revision"), int) else None,
+            sha,
             node.lifecycle,
-            json.dumps([t for t in data.get("tags") or [] if isinstance(t, str)]),
+            json.dumps([t for t in record.get("tags") or [] if isinstance(t, str)]),
             node.parsed.body_line,
             node.parsed.body_chars,
-            _text(data.get("superseded_by")),
+            _text(record.get("superseded_by")),
+            int(bool(row[2])),
+            row[3],
+            row[4],
+            *spans["occurred_at"],
+            *spans["recorded_at"],
+            *spans["updated_at"],
+            *spans["due_at"],
         ),
     )
     tx.execute(
         f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
-        (cursor.lastrowid, _text(data.get("title")) or "", "\n".join(aliases), body),
+        (cursor.lastrowid, _text(record.get("title")) or "", "\n".join(aliases), body),
     )
+    return True
 
 
 def refresh(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> set[str]:
