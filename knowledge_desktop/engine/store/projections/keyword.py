@@ -25,8 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine.derive import Catalog, Node
@@ -98,8 +98,8 @@ def remove(tx: Tx, scope: str, path: str) -> None:
 def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
     """Bring one partition's text index up to the catalog. Returns (indexed, lag)."""
     ensure(tx, scope)
-    fts, rows = tables(scope)
-    hfts, hrows = tables(scope, True)
+    _, rows = tables(scope)
+    _, hrows = tables(scope, True)
     wanted = {
         path: (sha, lifecycle)
         for path, sha, lifecycle in tx.execute(
