@@ -325,10 +325,14 @@ class Reconciler:
             )
             tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
             self._index_keywords(tx, rows, gone, recomputed)
+            # A bulk write is cheaper into bare tables with the indexes built after.
+            dropped = _drop_indexes(tx) if len(recomputed) >= BULK_ROWS else []
             catalog_projection.index(tx, catalog, recomputed)
             links_projection.index(tx, catalog, recomputed)
             diagnostics_projection.index(tx, catalog, recomputed)
             temporal_projection.index(tx, catalog, recomputed)
+            for sql in dropped:
+                tx.execute(sql)
             for scope, activation in activations.items():
                 self._write_ontology(tx, scope, activation)
         for result in rows:
@@ -429,6 +433,23 @@ class Reconciler:
         change.added = sorted(added)
         change.removed = sorted(removed - added)
         change.changed = sorted(i for i in changed | moved if i)
+
+
+BULK_ROWS = 3000
+_BULK_TABLES = ("catalog", "catalog_names", "links", "refs", "evidence", "diagnostics",
+                "temporal_v1", "associations_v1")
+
+
+def _drop_indexes(tx: Tx) -> list[str]:
+    found = [
+        (name, sql)
+        for name, sql in tx.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+            f" AND tbl_name IN ({','.join('?' * len(_BULK_TABLES))})", _BULK_TABLES)
+    ]
+    for name, _ in found:
+        tx.execute(f"DROP INDEX {name}")
+    return [sql for _, sql in found]
 
 
 def _fingerprint(activation: Activation | None) -> str | None:
