@@ -109,6 +109,7 @@ class Reconciler:
         self.root = root
         self.store = store
         self._catalog: Catalog | None = None
+        self._ontologies: dict[str, Activation] | None = None
         self._known: dict[str, _Known] = {}
         self._keyword_scopes: set[str] = {
             s for (s,) in store.reader().execute("SELECT scope FROM keyword_state_v1")
@@ -160,17 +161,25 @@ class Reconciler:
         catalog = self.catalog()
         before_ids = {p: catalog.nodes[p].id for p in parsed if p in catalog.nodes}
         activations = {s: self._activate(s) for s in manifest_scopes}
+        current = self.ontologies()
         changed_scopes = [
             s
             for s, a in activations.items()
-            if _fingerprint(catalog.ontologies.get(s)) != _fingerprint(a) or s not in catalog.ontologies
+            if s not in current or _fingerprint(current[s]) != _fingerprint(a)
         ]
-        catalog.ontologies.update(activations)
+        current.update(activations)
         recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
         self._write(content_rows, gone, recomputed, activations)
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
         change.elapsed_ms = (time.perf_counter() - started) * 1000
         return change
+
+    def ontologies(self) -> dict[str, Activation]:
+        """Each partition's activation; cheap (manifests only), so readers use this
+        rather than loading the whole catalog."""
+        if self._ontologies is None:
+            self._ontologies = {s: self._activate(s) for s in self._scopes()}
+        return self._ontologies
 
     def catalog(self) -> Catalog:
         """The in-memory catalog, loaded from the parse cache on first need."""
@@ -185,7 +194,7 @@ class Reconciler:
             nodes: dict[str, ParsedFile | None] = {
                 p: codec.decode(p, scope, sha, size, node) for p, scope, sha, size, node in files
             }
-            catalog.ontologies = {s: self._activate(s) for s in self._scopes()}
+            catalog.ontologies = self.ontologies()  # shared: run() updates both at once
             catalog.apply(nodes, ())  # derived state is not stored; rebuild it in memory
             self._catalog = catalog
         return self._catalog
@@ -436,8 +445,16 @@ class Reconciler:
 
 
 BULK_ROWS = 3000
-_BULK_TABLES = ("catalog", "catalog_names", "links", "refs", "evidence", "diagnostics",
-                "temporal_v1", "associations_v1")
+_BULK_TABLES = (
+    "catalog",
+    "catalog_names",
+    "links",
+    "refs",
+    "evidence",
+    "diagnostics",
+    "temporal_v1",
+    "associations_v1",
+)
 
 
 def _drop_indexes(tx: Tx) -> list[str]:
@@ -445,7 +462,9 @@ def _drop_indexes(tx: Tx) -> list[str]:
         (name, sql)
         for name, sql in tx.execute(
             "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
-            f" AND tbl_name IN ({','.join('?' * len(_BULK_TABLES))})", _BULK_TABLES)
+            f" AND tbl_name IN ({','.join('?' * len(_BULK_TABLES))})",
+            _BULK_TABLES,
+        )
     ]
     for name, _ in found:
         tx.execute(f"DROP INDEX {name}")

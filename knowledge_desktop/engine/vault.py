@@ -149,8 +149,7 @@ class Vault:
     def expand_types(self, types: Iterable[str], scope: str | None = None) -> frozenset[str]:
         """Type names plus their alias groups in the relevant partitions' ontologies."""
         out = set(types)
-        catalog = self.reconciler.catalog()
-        for name, activation in catalog.ontologies.items():
+        for name, activation in self.reconciler.ontologies().items():
             if activation.ontology is not None and (scope is None or scope == name):
                 for t in list(types):
                     out |= activation.ontology.expand(t)
@@ -177,12 +176,8 @@ class Vault:
         return inventory.counts(self.store.reader(), self.vault_diagnostics())
 
     def ontology(self, scope: str | None = None) -> list[dict[str, Any]]:
-        catalog = self.reconciler.catalog()
-        return [
-            ontology_view(name, catalog.ontologies[name])
-            for name in sorted(catalog.ontologies)
-            if scope in (None, name)
-        ]
+        ontologies = self.reconciler.ontologies()
+        return [ontology_view(name, ontologies[name]) for name in sorted(ontologies) if scope in (None, name)]
 
     # -- retrieval ------------------------------------------------------------------
     def scopes(self) -> list[str]:

@@ -339,3 +339,17 @@ def test_the_database_uses_wal(kit: VaultKit) -> None:
     conn = sqlite3.connect(kit.root / ".knowledge/state.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_reads_on_an_unchanged_vault_never_load_the_catalog(kit: VaultKit) -> None:
+    """Reads are cheap: type filters and ontology views need manifests, not every record."""
+    from knowledge_desktop.engine.query.inventory import RecordFilter
+
+    small_vault(kit)
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    vault.reconcile()
+    vault.records(RecordFilter(types=frozenset({"organization"})))
+    vault.ontology()
+    assert vault.reconciler._catalog is None
