@@ -360,8 +360,10 @@ class Reconciler:
         # Text is indexed lazily, by the next search (Vault.index_keywords); here only
         # what other files decide is refreshed on rows that exist, and the
         # snapshot moves for every partition whose files changed.
-        scopes |= {r.entry.scope for r in rows if r.entry.scope}
-        scopes |= {p.split("/", 1)[0] for p in gone if "/" in p} & self._keyword_scopes
+        queued = {(r.entry.scope, r.entry.path) for r in rows if r.entry.scope and r.entry.kind == "markdown"}
+        queued |= {(p.split("/", 1)[0], p) for p in gone if "/" in p}
+        keyword_projection.mark(tx, queued)
+        scopes |= {scope for scope, _ in queued}
         scopes |= keyword_projection.refresh(tx, catalog, recomputed)
         keyword_projection.bump(tx, scopes, now)
 

@@ -210,9 +210,12 @@ class Vault:
         changed again since the scan (its text waits for the next reconcile).
         """
         lag = False
+        wanted = list(scopes) if scopes is not None else self.scopes()
+        if not keyword_projection.pending(self.store.reader(), wanted):
+            return False  # the usual case: nothing changed since the last search
         with self._lock, self.store.write() as tx:
             now = utc_now_text()
-            for scope in scopes if scopes is not None else self.scopes():
+            for scope in wanted:
                 indexed, scope_lag = keyword_projection.sync(tx, self.root, scope)
                 lag |= scope_lag
                 if indexed:

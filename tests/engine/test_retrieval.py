@@ -440,3 +440,22 @@ def test_a_keyword_table_lost_while_open_is_rebuilt_on_the_next_query(notes: Vau
     result = vault.grep(GrepQuery("solar"))
     assert ids(result) == ["pg_b"]
     assert result["index"]["state"] == "ready"
+
+
+def test_a_search_indexes_only_queued_files_and_reports_lag(notes: VaultKit) -> None:
+    """Index behavior: text waits in a queue until a search; a file that changed again after
+    the scan is skipped and reported as lag, then caught up by the next reconcile."""
+    vault = notes.scan()
+    vault.index_keywords()
+    conn = vault.store.reader()
+    assert conn.execute("SELECT count(*) FROM keyword_pending_v1").fetchone()[0] == 0
+    notes.page("private/notes/b.md", "pg_b", "Mountain huts", type="note", body="Foggy.\n")
+    vault.reconcile()
+    assert [p for (p,) in conn.execute("SELECT path FROM keyword_pending_v1")] == [
+        "private/notes/b.md"]
+    notes.page("private/notes/b.md", "pg_b", "Mountain huts", type="note", body="Sunny.\n")
+    lagging = vault.grep(GrepQuery("foggy"))
+    assert lagging["index"]["lag"] is True
+    vault.reconcile()
+    fresh = vault.grep(GrepQuery("sunny"))
+    assert (ids(fresh), fresh["index"]["lag"]) == (["pg_b"], False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,10 +126,10 @@ class Tx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
-    def executemany(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self.conn.executemany(sql, rows)
 
     def executescript_in_tx(self, script: str) -> None:

@@ -67,6 +67,7 @@ PROJECTION_TABLES = (
     "diagnostics",
     "ontology_state",
     "keyword_state_v1",
+    "keyword_pending_v1",
     "temporal_v1",
     "associations_v1",
     "projection_meta",
@@ -221,6 +222,12 @@ CREATE TABLE IF NOT EXISTS associations_v1 (
 );
 CREATE INDEX IF NOT EXISTS associations_entity ON associations_v1(entity_id, via);
 CREATE INDEX IF NOT EXISTS associations_path ON associations_v1(path);
+
+-- files whose search text the next search must (re)index or drop
+CREATE TABLE IF NOT EXISTS keyword_pending_v1 (
+    path TEXT PRIMARY KEY,
+    scope TEXT NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     scope TEXT PRIMARY KEY,

@@ -95,30 +95,47 @@ def remove(tx: Tx, scope: str, path: str) -> None:
             tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
 
 
+def mark(tx: Tx, items: Iterable[tuple[str, str]]) -> None:
+    """Queue (scope, path) pairs whose text the next search must (re)index or drop."""
+    tx.executemany("INSERT OR IGNORE INTO keyword_pending_v1(scope, path) VALUES (?, ?)", list(items))
+
+
+def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> bool:
+    scopes = list(scopes)
+    return (
+        bool(scopes)
+        and conn.execute(
+            f"SELECT EXISTS (SELECT 1 FROM keyword_pending_v1 WHERE scope IN"
+            f" ({','.join('?' * len(scopes))}))",
+            scopes,
+        ).fetchone()[0]
+    )
+
+
 def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
-    """Bring one partition's text index up to the catalog. Returns (indexed, lag)."""
+    """Index the queued files of one partition. Returns (settled, lag).
+
+    Only queued paths are looked at, so a search after one outside edit costs
+    one file, not a pass over the partition.
+    """
     ensure(tx, scope)
-    _, rows = tables(scope)
-    _, hrows = tables(scope, True)
-    wanted = {
-        path: (sha, lifecycle)
-        for path, sha, lifecycle in tx.execute(
-            "SELECT path, sha256, lifecycle FROM catalog WHERE scope=? AND status='record'"
-            " AND lifecycle IN ('active', 'superseded')",
-            (scope,),
-        )
-    }
-    have: dict[str, tuple[str, str]] = {}
-    for table in (rows, hrows):
-        have.update((p, (h, lc)) for p, h, lc in tx.execute(f"SELECT path, sha256, lifecycle FROM {table}"))
-    for path in set(have) - set(wanted):
-        remove(tx, scope, path)
-    stale = sorted(p for p, state in wanted.items() if have.get(p) != state)
+    queued = [p for (p,) in tx.execute("SELECT path FROM keyword_pending_v1 WHERE scope=?", (scope,))]
     lag = False
-    for path in stale:
-        if not _index_one(tx, root, scope, path, wanted[path][0]):
+    done: list[tuple[str]] = []
+    for path in queued:
+        row = tx.execute("SELECT sha256, lifecycle, status FROM catalog WHERE path=?", (path,)).fetchone()
+        if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
+            remove(tx, scope, path)
+            done.append((path,))
+            continue
+        _, rows = tables(scope, row[1] == "superseded")
+        indexed = tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
+        if (indexed is not None and indexed[0] == row[0]) or _index_one(tx, root, scope, path, row[0]):
+            done.append((path,))
+        else:
             lag = True
-    return len(stale), lag
+    tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
+    return len(done), lag
 
 
 def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> bool:
