@@ -65,15 +65,28 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
-    f = RecordFilter(
+def _add_record_filters(p: argparse.ArgumentParser) -> None:
+    """The filters records, grep and lookup share (spec: retrieval, Query contract)."""
+    p.add_argument("--kind", choices=("page", "claim", "relationship"))
+    p.add_argument("--type", help="ontology type; aliases expand")
+    p.add_argument("--tag", help="exact, case-sensitive tag")
+    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
+    p.add_argument("--scope", help="partition name")
+
+
+def _record_filter(args: argparse.Namespace, include_ineligible: bool = False) -> RecordFilter:
+    return RecordFilter(
         kind=args.kind,
         types=frozenset([args.type]) if args.type else None,
         tag=args.tag,
         lifecycle=args.lifecycle,
         scope=args.scope,
-        include_ineligible=args.include_ineligible,
+        include_ineligible=include_ineligible,
     )
+
+
+def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
+    f = _record_filter(args, args.include_ineligible)
     result = vault.records(f, limit=args.limit, offset=args.offset)
 
     def human() -> str:
@@ -215,14 +228,7 @@ def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_lookup(vault: Vault, args: argparse.Namespace) -> int:
-    f = RecordFilter(
-        kind=args.kind,
-        types=frozenset([args.type]) if args.type else None,
-        tag=args.tag,
-        lifecycle=args.lifecycle,
-        scope=args.scope,
-    )
-    result = vault.lookup(args.query, f)
+    result = vault.lookup(args.query, _record_filter(args))
 
     def human() -> str:
         if result["status"] == "found":
@@ -300,11 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("scan", "Reconcile the vault and print counts.", cmd_scan)
     p = command("records", "List records (current ones by default).", cmd_records)
-    p.add_argument("--kind", choices=("page", "claim", "relationship"))
-    p.add_argument("--type", help="ontology type; aliases expand")
-    p.add_argument("--tag", help="exact, case-sensitive tag")
-    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
-    p.add_argument("--scope", help="partition name")
+    _add_record_filters(p)
     p.add_argument(
         "--include-ineligible",
         action="store_true",
@@ -325,23 +327,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("grep", "Keyword search (all words must match by default).", cmd_grep)
     p.add_argument("query")
     p.add_argument("--mode", choices=("all", "any", "phrase"), default="all")
-    p.add_argument("--kind", choices=("page", "claim", "relationship"))
-    p.add_argument("--type", help="ontology type; aliases expand")
-    p.add_argument("--tag")
-    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
+    _add_record_filters(p)
     p.add_argument("--time-field", choices=TIME_FIELDS)
     p.add_argument("--since")
     p.add_argument("--until")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--scope")
     p = command("lookup", "Exact lookup by id, title or alias.", cmd_lookup)
     p.add_argument("query")
-    p.add_argument("--kind", choices=("page", "claim", "relationship"))
-    p.add_argument("--type")
-    p.add_argument("--tag")
-    p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
-    p.add_argument("--scope")
+    _add_record_filters(p)
     p = command("timeline", "Dated records, for the vault or one entity.", cmd_timeline)
     p.add_argument("--entity", help="entity (page) id")
     p.add_argument("--kind", help="exact record type, such as decision, event or meeting")
