@@ -451,8 +451,7 @@ def test_a_search_indexes_only_queued_files_and_reports_lag(notes: VaultKit) -> 
     assert conn.execute("SELECT count(*) FROM keyword_pending_v1").fetchone()[0] == 0
     notes.page("private/notes/b.md", "pg_b", "Mountain huts", type="note", body="Foggy.\n")
     vault.reconcile()
-    assert [p for (p,) in conn.execute("SELECT path FROM keyword_pending_v1")] == [
-        "private/notes/b.md"]
+    assert [p for (p,) in conn.execute("SELECT path FROM keyword_pending_v1")] == ["private/notes/b.md"]
     notes.page("private/notes/b.md", "pg_b", "Mountain huts", type="note", body="Sunny.\n")
     lagging = vault.grep(GrepQuery("foggy"))
     assert lagging["index"]["lag"] is True

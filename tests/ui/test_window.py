@@ -61,3 +61,23 @@ def test_screenshot_option_renders_the_demo_vault(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert demo_vault_path().is_dir()
+
+
+def test_invalid_records_are_marked(qtbot: QtBot, kit: VaultKit) -> None:
+    """Invalid records are visibly different in the list, with a tooltip saying why."""
+    from PySide6.QtCore import Qt
+
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    kit.page("private/people/bad.md", "pg_bad", "Bad", type="spaceship")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.loaded, timeout=20_000):
+        window.open_vault(kit.root)
+    model = window.model
+    rows = {model.row_at(i)["title"]: i for i in range(model.rowCount())}
+    bad = model.index(rows["Bad"], 0)
+    good = model.index(rows["Ada"], 0)
+    assert model.data(bad, Qt.ItemDataRole.ForegroundRole) is not None
+    assert model.data(good, Qt.ItemDataRole.ForegroundRole) is None
+    assert "invalid" in model.data(bad, Qt.ItemDataRole.ToolTipRole)
+    window.close()

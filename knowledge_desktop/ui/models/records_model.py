@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
 
 COLUMNS = (
     ("title", "Title"),
@@ -47,7 +48,14 @@ class RecordsModel(QAbstractTableModel):
                 return row.get("path")
             return "" if value is None else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.get('id') or '(no id)'}\n{row.get('path')}"
+            problem = "" if row.get("valid", True) else "\ninvalid — see knowledge diagnostics"
+            return f"{row.get('id') or '(no id)'}\n{row.get('path')}{problem}"
+        if role == Qt.ItemDataRole.ForegroundRole and not row.get("valid", True):
+            return QBrush(QColor("#b3261e"))  # invalid records stand out
+        if role == Qt.ItemDataRole.FontRole and not row.get("valid", True):
+            font = QFont()
+            font.setItalic(True)
+            return font
         if role == Qt.ItemDataRole.UserRole:
             return row.get("id")
         return None
