@@ -353,3 +353,33 @@ def test_reads_on_an_unchanged_vault_never_load_the_catalog(kit: VaultKit) -> No
     vault.records(RecordFilter(types=frozenset({"organization"})))
     vault.ontology()
     assert vault.reconciler._catalog is None
+
+
+def test_the_walk_classifies_files_as_classify_path_does(kit: VaultKit) -> None:
+    """Layout: the fast walk and the path rules agree on every kind of file."""
+    from knowledge_desktop.engine.fs.walk import classify_path, walk
+
+    for rel in (
+        "README.md",
+        "notes.txt",
+        "private/ontology.yaml",
+        "private/x/ontology.yaml",
+        "private/ontologies/a.yaml",
+        "private/ontologies/b.yml",
+        "private/ontologies/c.txt",
+        "private/ontologies/deep/d.yaml",
+        "private/people/A.MD",
+        "private/.hidden.md",
+        "private/.obsidian/x.md",
+        "work/deep/er/x.md",
+        "private/x.md.swp",
+    ):
+        kit.write(rel, "x")
+    found = {(e.path, e.scope, e.kind) for e in walk(kit.root)}
+    expected = set()
+    for path in (p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*") if p.is_file()):
+        where = classify_path(path)
+        if where is not None:
+            expected.add((path, *where))
+    assert found == expected
+    assert ("private/ontologies/a.yaml", "private", "manifest") in found

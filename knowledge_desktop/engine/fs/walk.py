@@ -59,39 +59,49 @@ def classify_path(path: str) -> tuple[str | None, EntryKind] | None:
 
 
 def walk(root: Path) -> list[FileEntry]:
-    """Every candidate file under `root`, in no particular order."""
+    """Every candidate file under `root`, in no particular order.
+
+    This is the freshness check's hot loop (one stat per file), so each file
+    is classified from what the walk already knows — its partition and depth —
+    rather than by re-reading its path; `classify_path` gives the same answer.
+    """
     root_real = os.path.realpath(root)
     out: list[FileEntry] = []
-    stack: list[tuple[str, str]] = [(str(root), "")]
+    stack: list[tuple[str, str, str | None, int]] = [(str(root), "", None, 0)]
     while stack:
-        folder, rel = stack.pop()
+        folder, rel, scope, depth = stack.pop()
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
         except OSError:
             continue
+        in_library = depth == 2 and rel.endswith("/ontologies/")
         for entry in entries:
             name = entry.name
-            if is_hidden(name):
+            if name[:1] == ".":
                 continue
-            child_rel = f"{rel}{name}"
+            child_rel = rel + name
             try:
-                is_link = entry.is_symlink()
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, child_rel + "/"))
+                    stack.append((entry.path, child_rel + "/", scope or name, depth + 1))
                     continue
-                if is_link:
-                    entry_out = _link_entry(entry, child_rel, root_real)
-                    if entry_out is not None:
-                        out.append(entry_out)
+                if entry.is_symlink():
+                    found = _link_entry(entry, child_rel, root_real)
+                    if found is not None:
+                        out.append(found)
+                    continue
+                if name[-3:].lower() == ".md":
+                    kind: EntryKind = "markdown"
+                elif (depth == 1 and name == "ontology.yaml") or (
+                    in_library and name.endswith((".yaml", ".yml"))
+                ):
+                    kind = "manifest"
+                else:
                     continue
                 if not entry.is_file(follow_symlinks=False):
                     continue
-                where = classify_path(child_rel)
-                if where is None:
-                    continue
                 st = entry.stat(follow_symlinks=False)
-                out.append(FileEntry(child_rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino))
+                out.append(FileEntry(child_rel, scope, kind, st.st_size, st.st_mtime_ns, st.st_ino))
             except OSError:
                 continue
     return out
