@@ -1,4 +1,10 @@
-"""`knowledge-desktop [VAULT] [--screenshot FILE.png]`: the window, on the demo vault by default."""
+"""`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]]`: the window.
+
+With no folder it reopens the last vault, or the bundled demo vault the
+first time (or with `--demo`). `--screenshot` waits until the vault is
+loaded (and the selected record shown), renders the window to a PNG and
+exits: 0 when written, non-zero with a one-line message otherwise.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,21 @@ from knowledge_desktop.resources import demo_vault_path
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="knowledge-desktop", description="Browse a knowledge vault.")
-    parser.add_argument("vault", nargs="?", help="vault folder (default: the bundled demo vault)")
+    parser.add_argument(
+        "vault", nargs="?", help="vault folder (default: the last vault, else the bundled demo vault)"
+    )
+    parser.add_argument("--demo", action="store_true", help="open the bundled demo vault")
     parser.add_argument(
         "--screenshot", metavar="FILE.png", help="render the window to a PNG once loaded, then exit"
     )
+    parser.add_argument("--select", metavar="ID", help="open this record (id or path) once loaded")
+    parser.add_argument(
+        "--pane",
+        choices=("catalog", "search", "backlinks", "timeline", "diagnostics"),
+        help="bring this pane to the front once loaded (useful with --screenshot)",
+    )
+    parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
+    parser.add_argument("--size", metavar="WxH", default=None, help="window size, e.g. 1400x900")
     return parser.parse_args(argv)
 
 
@@ -25,14 +42,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.style import apply_style
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
     app.setApplicationName("Knowledge Desktop")
     app.setOrganizationName("Knowledge Desktop")
+    app.setDesktopFileName("knowledge-desktop")
+    apply_style(app)
     window = MainWindow()
+    if args.size:
+        width, _, height = args.size.partition("x")
+        window.resize(int(width), int(height))
     window.show()
-    path = Path(args.vault) if args.vault else demo_vault_path()
-    exit_code = 0
+    if args.vault:
+        path = Path(args.vault)
+    elif args.demo or args.screenshot:
+        path = demo_vault_path()
+    else:
+        last = window.last_vault()
+        path = last if last is not None and last.is_dir() else demo_vault_path()
+
+    def after_load() -> None:
+        if args.pane:
+            window.focus_pane(args.pane.capitalize())
+        if args.search:
+            window.search.set_query(args.search)
+        if args.select:
+            window.open_record(args.select)
+
+    window.loaded.connect(after_load)
     if args.screenshot:
         target = Path(args.screenshot)
 
@@ -44,14 +83,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             app.exit(0 if ok else 1)
 
         def failed(message: str) -> None:
-            sys.stderr.write(f"knowledge-desktop: {message.splitlines()[-1]}\n")
+            sys.stderr.write(f"knowledge-desktop: {message.strip().splitlines()[-1]}\n")
             app.exit(2)
 
-        window.loaded.connect(lambda: QTimer.singleShot(200, shoot))
+        def settle() -> None:
+            # Panes fill on workers; shoot once every pending answer has arrived.
+            if window.runner.running:
+                QTimer.singleShot(100, settle)
+            else:
+                QTimer.singleShot(300, shoot)
+
+        window.loaded.connect(lambda: QTimer.singleShot(300, settle))
         window.load_failed.connect(failed)
     window.open_vault(path)
-    exit_code = app.exec()
-    return int(exit_code)
+    return int(app.exec())
 
 
 if __name__ == "__main__":

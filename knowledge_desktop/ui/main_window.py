@@ -1,8 +1,10 @@
-"""The main window: opens a vault on a worker and lists its records.
+"""The main window: five panes over one open vault, and the ways to get around.
 
-The five panes (catalog, record, backlinks, timeline, diagnostics) build on
-this frame; for now it shows every record file with its kind, type and
-lifecycle, and the scan summary in the status bar.
+Layout: the catalog and search results share the left dock, the record is
+the central widget, backlinks sit on the right, timeline and diagnostics
+share the bottom. The window owns the vault, the navigation history and the
+record in focus; panes ask to open records through `open_requested` and the
+window tells every pane what is in focus (`Pane.set_current`).
 """
 
 from __future__ import annotations
@@ -10,84 +12,464 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QThreadPool, Signal
-from PySide6.QtWidgets import QHeaderView, QLabel, QMainWindow, QMessageBox, QTableView
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+    QMouseEvent,
+)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
 
-from knowledge_desktop.engine.query.inventory import RecordFilter
+from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.ui.models.records_model import RecordsModel
-from knowledge_desktop.ui.tasks import run_task
+from knowledge_desktop.resources import demo_vault_path
+from knowledge_desktop.ui.dialogs import show_about, show_crash
+from knowledge_desktop.ui.history import History
+from knowledge_desktop.ui.panes.backlinks import BacklinksPane
+from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.panes.catalog import CatalogPane
+from knowledge_desktop.ui.panes.diagnostics import DiagnosticsPane
+from knowledge_desktop.ui.panes.record import RecordPane
+from knowledge_desktop.ui.panes.search import SearchPane
+from knowledge_desktop.ui.panes.timeline import TimelinePane
+from knowledge_desktop.ui.tasks import Runner
+
+MAX_RECENT = 10
 
 
 class MainWindow(QMainWindow):
     loaded = Signal()
     load_failed = Signal(str)
+    current_changed = Signal(str)
+    change_applied = Signal(object)
 
-    def __init__(self, pool: QThreadPool | None = None) -> None:
+    def __init__(self, pool: QThreadPool | None = None, settings: QSettings | None = None) -> None:
         super().__init__()
-        self.pool = pool or QThreadPool.globalInstance()
+        self.settings = settings or QSettings()
+        self.runner = Runner(pool or QThreadPool.globalInstance(), self)
+        self.runner.failed.connect(self.show_error)
+        self.runner.crashed.connect(self.show_crash)
+        self.runner.busy_changed.connect(self._on_busy)
         self.vault: Vault | None = None
+        self.current_path: str | None = None
+        self.history = History()
         self.setWindowTitle("Knowledge Desktop")
-        self.resize(1100, 700)
-        self.model = RecordsModel()
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-        self.setCentralWidget(self.table)
-        self.summary = QLabel("")
-        self.statusBar().addPermanentWidget(self.summary)
+        self.setAcceptDrops(True)
+        self.resize(1280, 820)
 
+        self.catalog = CatalogPane(self.runner)
+        self.search = SearchPane(self.runner)
+        self.record = RecordPane(self.runner)
+        self.backlinks = BacklinksPane(self.runner)
+        self.timeline = TimelinePane(self.runner)
+        self.diagnostics = DiagnosticsPane(self.runner)
+        self.panes: list[Pane] = [
+            self.catalog,
+            self.search,
+            self.record,
+            self.backlinks,
+            self.timeline,
+            self.diagnostics,
+        ]
+        for pane in self.panes:
+            pane.open_requested.connect(self.open_record)
+            pane.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.setCentralWidget(self.record)
+        self.docks: dict[str, QDockWidget] = {}
+        self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
+        self._dock(self.catalog, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock(self.search, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock(self.backlinks, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock(self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._dock(self.diagnostics, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.docks["Catalog"], self.docks["Search"])
+        self.tabifyDockWidget(self.docks["Timeline"], self.docks["Diagnostics"])
+        self.docks["Catalog"].raise_()
+        self.docks["Diagnostics"].raise_()
+        self.resizeDocks(
+            [self.docks["Catalog"], self.docks["Backlinks"]], [340, 300], Qt.Orientation.Horizontal
+        )
+        self.resizeDocks([self.docks["Timeline"]], [230], Qt.Orientation.Vertical)
+
+        self.summary = QLabel("")
+        self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
+        self.watch_state = QLabel("")
+        self.statusBar().addPermanentWidget(self.watch_state)
+        self.statusBar().addPermanentWidget(self.summary)
+        self._build_actions()
+        self._restore_settings()
+        QGuiApplication.instance().installEventFilter(self)  # mouse back/forward buttons
+
+    # -- layout ---------------------------------------------------------------------
+    def _dock(self, pane: Pane, area: Qt.DockWidgetArea) -> None:
+        dock = QDockWidget(pane.title, self)
+        dock.setObjectName(f"dock-{pane.title.lower()}")
+        dock.setWidget(pane)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[pane.title] = dock
+
+    def _action(
+        self, text: str, slot: Any, shortcut: QKeySequence | str | list[Any] | None = None, tip: str = ""
+    ) -> QAction:
+        action = QAction(text, self)
+        if isinstance(shortcut, list):
+            action.setShortcuts(shortcut)
+        elif shortcut is not None:
+            action.setShortcut(shortcut)
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        key = QKeySequence.StandardKey
+        self.act_open = self._action("&Open Vault…", self.choose_vault, key.Open, "Open a vault folder")
+        self.act_demo = self._action("Open &Demo Vault", self.open_demo, None, "Open the bundled demo vault")
+        self.act_export = self._action(
+            "&Export Diagnostics…",
+            self.export_diagnostics,
+            "Ctrl+E",
+            "Write the diagnostics as HTML, JSON, CSV or Markdown",
+        )
+        self.act_quit = self._action("&Quit", self.close, key.Quit)
+        self.act_back = self._action("&Back", self.go_back, [QKeySequence("Alt+Left"), key.Back], "Go back")
+        self.act_forward = self._action(
+            "&Forward", self.go_forward, [QKeySequence("Alt+Right"), key.Forward], "Go forward"
+        )
+        self.act_search = self._action("&Search…", self.focus_search, "Ctrl+K", "Search the vault by keyword")
+        self.act_switch = self._action(
+            "&Quick Switcher…",
+            self.quick_switch,
+            [QKeySequence("Ctrl+P"), QKeySequence("Ctrl+O")],
+            "Jump to a record by title or alias",
+        )
+        self.act_open.setShortcuts([QKeySequence("Ctrl+Shift+O")])
+        self.act_edit = self._action(
+            "Open in &External Editor",
+            self.open_external,
+            "Ctrl+Shift+E",
+            "Open the record's file in your editor",
+        )
+        self.act_reveal = self._action(
+            "&Reveal in File Manager", self.reveal_file, None, "Show the record's folder in the file manager"
+        )
+        self.act_copy_id = self._action("Copy &Id", lambda: self.copy_field("id"), "Ctrl+Shift+I")
+        self.act_copy_path = self._action("Copy &Path", lambda: self.copy_field("path"), "Ctrl+Shift+C")
+        self.act_copy_citation = self._action("Copy C&itation", lambda: self.copy_field("citation"))
+        self.act_source = self._action(
+            "Show &Source", self.record_source, "Ctrl+U", "Show the record's Markdown with line numbers"
+        )
+        self.act_about = self._action("&About Knowledge Desktop", lambda: show_about(self))
+
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.act_open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addAction(self.act_demo)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_export)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        go = bar.addMenu("&Go")
+        for action in (self.act_back, self.act_forward, self.act_search, self.act_switch):
+            go.addAction(action)
+        record = bar.addMenu("&Record")
+        for action in (
+            self.act_source,
+            self.act_edit,
+            self.act_reveal,
+            self.act_copy_id,
+            self.act_copy_path,
+            self.act_copy_citation,
+        ):
+            record.addAction(action)
+        view = bar.addMenu("&View")
+        for title, dock in self.docks.items():
+            action = dock.toggleViewAction()
+            action.setText(f"{title} pane")
+            view.addAction(action)
+        for index, title in enumerate(("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics"), 1):
+            self._action(f"Focus {title}", lambda _=False, t=title: self.focus_pane(t), f"Alt+{index}")
+        self._action("Focus Record", lambda: self.focus_pane("Record"), "Alt+0")
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.act_about)
+        toolbar = self.addToolBar("Navigation")
+        toolbar.setObjectName("toolbar-navigation")
+        toolbar.setMovable(False)
+        for action in (self.act_back, self.act_forward, self.act_switch, self.act_search):
+            toolbar.addAction(action)
+        self._update_actions()
+
+    # -- opening vaults ---------------------------------------------------------------
     def open_vault(self, path: Path) -> None:
         self.statusBar().showMessage(f"Opening {path}…")
 
-        def work() -> tuple[Vault, list[dict[str, Any]], dict[str, Any]]:
+        def work() -> tuple[Vault, ChangeSet, dict[str, Any]]:
             vault = Vault.open(path)
-            vault.reconcile()
-            listed = vault.records(RecordFilter(include_ineligible=True, lifecycle="all"), limit=1000)
-            rows = listed["items"]
-            offset = listed["nextOffset"]
-            while offset is not None:
-                more = vault.records(
-                    RecordFilter(include_ineligible=True, lifecycle="all"), limit=1000, offset=offset
-                )
-                rows.extend(more["items"])
-                offset = more["nextOffset"]
-            return vault, rows, vault.counts()
+            change = vault.reconcile()
+            return vault, change, vault.counts()
 
-        run_task(work, self._on_loaded, self._on_failed, self._on_crash, self.pool)
+        self.runner.submit(work, self._on_loaded, self._on_failed, key="open-vault")
 
-    def _on_loaded(self, result: tuple[Vault, list[dict[str, Any]], dict[str, Any]]) -> None:
-        vault, rows, counts = result
+    def _on_loaded(self, result: tuple[Vault, ChangeSet, dict[str, Any]]) -> None:
+        vault, change, counts = result
         if self.vault is not None:
-            self.vault.close()
+            old = self.vault
+            self.runner.submit(old.close, lambda _: None)
         self.vault = vault
-        self.model.set_rows(rows)
+        self.current_path = None
+        self.history = History()
+        for pane in self.panes:
+            pane.set_vault(vault)
         self.setWindowTitle(f"{vault.root.name} — Knowledge Desktop")
-        sev = counts["diagnostics"]
-        self.summary.setText(
-            f"{counts['records']} records · {counts['unrecognized']} unrecognized"
-            f" · {sev['error']} errors · {sev['warning']} warnings"
-        )
-        self.statusBar().showMessage(f"Opened {vault.root}", 5000)
+        self._show_counts(counts)
+        note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
+        self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)
+        self._remember_vault(vault.root)
+        self._update_actions()
+        # Index the search text now, so the first search does not pay for it.
+        self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
         self.loaded.emit()
 
     def _on_failed(self, message: str) -> None:
-        self.statusBar().showMessage(message)
+        self.statusBar().showMessage(message, 10000)
         self.load_failed.emit(message)
         QMessageBox.warning(self, "Cannot open vault", message)
 
-    def _on_crash(self, trace: str) -> None:
-        self.load_failed.emit(trace)
-        QMessageBox.critical(self, "Internal error", trace)
+    def choose_vault(self) -> None:
+        start = str(self.vault.root.parent) if self.vault else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open Vault", start)
+        if folder:
+            self.open_vault(Path(folder))
 
-    def closeEvent(self, event: Any) -> None:
-        self.pool.waitForDone(5000)
+    def open_demo(self) -> None:
+        self.open_vault(demo_vault_path())
+
+    def recent_vaults(self) -> list[str]:
+        value = self.settings.value("recentVaults", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value or []]
+
+    def _remember_vault(self, root: Path) -> None:
+        recent = [str(root)] + [p for p in self.recent_vaults() if p != str(root)]
+        self.settings.setValue("recentVaults", recent[:MAX_RECENT])
+        self.settings.setValue("lastVault", str(root))
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_vaults()
+        for folder in recent:
+            action = self.recent_menu.addAction(folder)
+            action.triggered.connect(lambda _=False, f=folder: self.open_vault(Path(f)))
+        if not recent:
+            self.recent_menu.addAction("No recent vaults").setEnabled(False)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+            self.open_vault(Path(urls[0].toLocalFile()))
+
+    # -- live changes ---------------------------------------------------------------
+    def apply_change(self, change: ChangeSet) -> None:
+        """A reconcile changed the projections: every pane updates what it shows."""
+        if change.empty or self.vault is None:
+            return
+        for pane in self.panes:
+            pane.apply_change(change)
+        vault = self.vault
+        self.runner.submit(vault.counts, self._show_counts, key="counts")
+        self.change_applied.emit(change)
+
+    def _show_counts(self, counts: dict[str, Any]) -> None:
+        sev = counts["diagnostics"]
+        self.summary.setText(
+            f"{counts['records']} records · {counts['unrecognized']} unrecognized · "
+            f"{sev['error']} errors · {sev['warning']} warnings · {sev['info']} info"
+        )
+
+    # -- navigation -------------------------------------------------------------------
+    def open_record(self, key: str, line: int = 0) -> None:
+        """Open a record by id or vault-relative path (ids shared by several files open the first)."""
+        vault = self.vault
+        if vault is None or not key:
+            return
+        self.runner.submit(
+            lambda: vault.find(key), lambda rows: self._opened(key, rows, line), key="open-record"
+        )
+
+    def _opened(self, key: str, rows: list[dict[str, Any]], line: int) -> None:
+        if not rows:
+            self.statusBar().showMessage(f"No record or file {key!r} in this vault", 8000)
+            return
+        path = str(rows[0]["path"])
+        if path != self.current_path:
+            self.history.push(path)
+        self._focus(path, line)
+
+    def _focus(self, path: str, line: int = 0) -> None:
+        self.current_path = path
+        for pane in self.panes:
+            pane.set_current(path)
+        if line:
+            self.record.reveal_line(line)
+        self._update_actions()
+        self.current_changed.emit(path)
+
+    def go_back(self) -> None:
+        path = self.history.back()
+        if path:
+            self._focus(path)
+
+    def go_forward(self) -> None:
+        path = self.history.forward()
+        if path:
+            self._focus(path)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
+            widget = watched if isinstance(watched, QWidget) else None
+            if widget is not None and widget.window() is self:
+                if event.button() == Qt.MouseButton.BackButton:
+                    self.go_back()
+                    return True
+                if event.button() == Qt.MouseButton.ForwardButton:
+                    self.go_forward()
+                    return True
+        return super().eventFilter(watched, event)
+
+    def focus_pane(self, title: str) -> None:
+        if title == "Record":
+            self.record.setFocus()
+            return
+        dock = self.docks[title]
+        dock.show()
+        dock.raise_()
+        widget = dock.widget()
+        focus = getattr(widget, "focus_target", None)
+        (focus() if callable(focus) else widget).setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_search(self) -> None:
+        self.focus_pane("Search")
+
+    def quick_switch(self) -> None:
+        if self.vault is not None:
+            self.search.quick_switch(self)
+
+    def record_source(self) -> None:
+        self.record.show_source()
+
+    # -- acting on the record in focus ------------------------------------------------------
+    def _current_file(self) -> Path | None:
+        if self.vault is None or self.current_path is None:
+            return None
+        return self.vault.root / self.current_path
+
+    def open_external(self) -> None:
+        file = self._current_file()
+        if file is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(file)))
+
+    def reveal_file(self) -> None:
+        file = self._current_file()
+        if file is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(file.parent)))
+
+    def copy_field(self, name: str) -> None:
+        text = self.record.copy_text(name)
+        if text:
+            QGuiApplication.clipboard().setText(text)
+            self.statusBar().showMessage(f"Copied {name}: {text}", 5000)
+
+    def export_diagnostics(self) -> None:
+        if self.vault is not None:
+            self.diagnostics.export_dialog(self)
+
+    def _update_actions(self) -> None:
+        has_record = self.current_path is not None
+        for action in (
+            self.act_edit,
+            self.act_reveal,
+            self.act_copy_id,
+            self.act_copy_path,
+            self.act_copy_citation,
+            self.act_source,
+        ):
+            action.setEnabled(has_record)
+        self.act_back.setEnabled(self.history.can_back())
+        self.act_forward.setEnabled(self.history.can_forward())
+        self.act_export.setEnabled(self.vault is not None)
+
+    def _on_busy(self, running: int) -> None:
+        if running:
+            self.statusBar().setCursor(Qt.CursorShape.BusyCursor)
+        else:
+            self.statusBar().unsetCursor()
+
+    # -- messages ------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+
+    def show_crash(self, trace: str) -> None:
+        self.load_failed.emit(trace)
+        show_crash(self, trace)
+
+    # -- settings and closing ----------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def last_vault(self) -> Path | None:
+        value = self.settings.value("lastVault")
+        return Path(str(value)) if value else None
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        for pane in self.panes:
+            save = getattr(pane, "save_settings", None)
+            if callable(save):
+                save(self.settings)
+        self.settings.sync()
+        app = QGuiApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        self.runner.close()
         if self.vault is not None:
             self.vault.close()
             self.vault = None
         super().closeEvent(event)
+
+
+def open_in_timer(window: MainWindow, path: Path) -> None:
+    """Open a vault once the event loop runs (so the window paints first)."""
+    QTimer.singleShot(0, lambda: window.open_vault(path))

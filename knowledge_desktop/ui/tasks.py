@@ -1,10 +1,14 @@
 """Running engine work off the UI thread.
 
-A `Task` wraps one callable; it runs on the global QThreadPool and reports
-back through a QObject's signals, which Qt delivers to the main thread by a
-queued connection. Environment errors (`VaultError`, `QueryError`, OSError)
-arrive as `failed(message)`; anything else is a bug and arrives as
-`crashed(traceback)` so the window can show the crash dialog.
+Every engine call runs on a QThreadPool worker; its result comes back to the
+main thread through a queued signal (Anki's `QueryOp` idea). Errors split by
+cause (qutebrowser's known-error/bug split): environment errors (`VaultError`,
+`QueryError`, `OSError`) arrive as a one-line message the user can act on;
+anything else is a bug and arrives as a traceback for the crash dialog.
+
+`Runner.submit(..., key=...)` keeps only the newest request per key: a pane
+that asks again before the previous answer arrived (a search box as you
+type, a selection that moves on) never sees the stale answer.
 """
 
 from __future__ import annotations
@@ -58,3 +62,124 @@ def run_task(
     task.signals.crashed.connect(on_crash)
     (pool or QThreadPool.globalInstance()).start(task)
     return task
+
+
+class _Request:
+    __slots__ = ("key", "on_done", "on_failed")
+
+    def __init__(
+        self, key: str | None, on_done: Callable[[Any], None], on_failed: Callable[[str], None] | None
+    ) -> None:
+        self.key = key
+        self.on_done = on_done
+        self.on_failed = on_failed
+
+
+class _Relay(QObject):
+    """Carries one task's outcome, tagged with its serial, to the Runner's thread."""
+
+    succeeded = Signal(int, object)
+    failed = Signal(int, str)
+    crashed = Signal(int, str)
+
+
+class _Job(QRunnable):
+    def __init__(self, serial: int, work: Callable[[], Any], relay: _Relay) -> None:
+        super().__init__()
+        self.serial = serial
+        self.work = work
+        self.relay = relay
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        try:
+            result = self.work()
+        except KNOWN_ERRORS as exc:
+            self.relay.failed.emit(self.serial, str(exc))
+        except Exception:
+            self.relay.crashed.emit(self.serial, traceback.format_exc())
+        else:
+            self.relay.succeeded.emit(self.serial, result)
+
+
+class Runner(QObject):
+    """The window's one gateway to worker threads.
+
+    Outcomes reach the Runner's own slots (it lives on the UI thread), so
+    Qt queues them there whatever thread the worker ran on; a plain callable
+    connected without a receiver would run on the worker instead.
+    `failed` carries a message for the status bar; `crashed` a traceback for
+    the crash dialog. Panes pass their own `on_failed` when a failure means
+    something to them (a search with a bad filter), else the window shows it.
+    """
+
+    failed = Signal(str)
+    crashed = Signal(str)
+    busy_changed = Signal(int)
+
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = pool or QThreadPool.globalInstance()
+        self._relay = _Relay(self)
+        self._relay.succeeded.connect(self._succeeded)
+        self._relay.failed.connect(self._failed)
+        self._relay.crashed.connect(self._crashed)
+        self._pending: dict[int, _Request] = {}
+        self._latest: dict[str, int] = {}
+        self._serial = 0
+        self._closed = False
+
+    @property
+    def running(self) -> int:
+        return len(self._pending)
+
+    def submit(
+        self,
+        work: Callable[[], Any],
+        on_done: Callable[[Any], None],
+        on_failed: Callable[[str], None] | None = None,
+        *,
+        key: str | None = None,
+    ) -> None:
+        """Run `work` on a worker; `on_done(result)` runs on the UI thread.
+
+        With a `key`, only the newest request of that key gets its answer.
+        """
+        if self._closed:
+            return
+        self._serial += 1
+        serial = self._serial
+        if key is not None:
+            self._latest[key] = serial
+        self._pending[serial] = _Request(key, on_done, on_failed)
+        self.busy_changed.emit(len(self._pending))
+        self.pool.start(_Job(serial, work, self._relay))
+
+    def _take(self, serial: int) -> _Request | None:
+        request = self._pending.pop(serial, None)
+        self.busy_changed.emit(len(self._pending))
+        if request is None or self._closed:
+            return None
+        if request.key is not None and self._latest.get(request.key) != serial:
+            return None  # a newer request of the same key is on its way
+        return request
+
+    def _succeeded(self, serial: int, result: object) -> None:
+        request = self._take(serial)
+        if request is not None:
+            request.on_done(result)
+
+    def _failed(self, serial: int, message: str) -> None:
+        request = self._take(serial)
+        if request is not None:
+            (request.on_failed or self.failed.emit)(message)
+
+    def _crashed(self, serial: int, trace: str) -> None:
+        request = self._take(serial)
+        if request is not None or not self._closed:
+            self.crashed.emit(trace)
+
+    def close(self, timeout_ms: int = 10_000) -> None:
+        """Drop every pending answer and wait for the workers to finish."""
+        self._closed = True
+        self.pool.waitForDone(timeout_ms)

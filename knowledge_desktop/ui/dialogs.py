@@ -1,0 +1,68 @@
+"""The About box and the crash dialog (bugs reach the user with a traceback to copy)."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def app_version() -> str:
+    try:
+        return version("knowledge-desktop")
+    except PackageNotFoundError:
+        return "development"
+
+
+def show_about(parent: QWidget) -> None:
+    QMessageBox.about(
+        parent,
+        "About Knowledge Desktop",
+        f"<h3>Knowledge Desktop {app_version()}</h3>"
+        "<p>See, search and check a vault of Markdown knowledge records "
+        "(<code>knowledge-record-v1</code>): pages, claims with their evidence, and typed "
+        "relationships.</p>"
+        "<p>Markdown stays authoritative: browsing never writes your files; the index "
+        "lives in the vault's <code>.knowledge/</code> folder.</p>"
+        f"<p>Qt for Python {pyside_version}</p>",
+    )
+
+
+class CrashDialog(QDialog):
+    """An unexpected error: what happened, the traceback, and a button to copy it."""
+
+    def __init__(self, trace: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Knowledge Desktop — internal error")
+        self.resize(720, 420)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            QLabel(
+                "Something went wrong inside Knowledge Desktop. Your files were not changed.\n"
+                "Please copy the details below into a bug report."
+            )
+        )
+        self.details = QPlainTextEdit(trace)
+        self.details.setReadOnly(True)
+        layout.addWidget(self.details)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = buttons.addButton("Copy details", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(trace))
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+def show_crash(parent: QWidget, trace: str) -> None:
+    dialog = CrashDialog(trace, parent)
+    dialog.setModal(False)
+    dialog.show()

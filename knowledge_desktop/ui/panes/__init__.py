@@ -1,0 +1,1 @@
+"""The window's panes: catalog, record, backlinks, timeline, diagnostics, search."""

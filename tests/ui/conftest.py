@@ -1,0 +1,43 @@
+"""Window fixtures: a MainWindow with its own settings file, opened on a vault."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from knowledge_desktop.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """Settings in a temporary INI file, so tests never read or write the user's."""
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[[Path], MainWindow]]:
+    """`open_window(vault_path)` → a shown MainWindow with that vault loaded."""
+    windows: list[MainWindow] = []
+
+    def make(path: Path) -> MainWindow:
+        window = MainWindow(settings=settings)
+        qtbot.addWidget(window)
+        window.show()
+        with qtbot.waitSignal(window.loaded, timeout=30_000):
+            window.open_vault(path)
+        wait_idle(qtbot, window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+
+
+def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
+    """Wait until every worker request the window made has been answered."""
+    qtbot.waitUntil(lambda: window.runner.running == 0, timeout=timeout)
