@@ -22,3 +22,16 @@ def kit(tmp_path: Path) -> Iterator[VaultKit]:
     vault_kit = VaultKit(tmp_path / "vault")
     yield vault_kit
     vault_kit.close()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (bundle build)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with `python -m pytest --run-slow -m slow`")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

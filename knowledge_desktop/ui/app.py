@@ -50,6 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName("Knowledge Desktop")
     app.setDesktopFileName("knowledge-desktop")
     apply_style(app)
+    from PySide6.QtGui import QIcon
+
+    from knowledge_desktop.resources import resource_path
+
+    app.setWindowIcon(QIcon(str(resource_path("icons", "knowledge-desktop-256.png"))))
     window = MainWindow()
     if args.size:
         width, _, height = args.size.partition("x")
