@@ -32,6 +32,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="bring this pane to the front once loaded (useful with --screenshot)",
     )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
+    parser.add_argument(
+        "--event-log", metavar="FILE", help="append one JSON line per applied change set to FILE"
+    )
+    parser.add_argument("--no-watch", action="store_true", help="do not watch the vault for outside edits")
     parser.add_argument("--size", metavar="WxH", default=None, help="window size, e.g. 1400x900")
     return parser.parse_args(argv)
 
@@ -55,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from knowledge_desktop.resources import resource_path
 
     app.setWindowIcon(QIcon(str(resource_path("icons", "knowledge-desktop-256.png"))))
-    window = MainWindow()
+    window = MainWindow(watch=not args.no_watch, event_log=Path(args.event_log) if args.event_log else None)
     if args.size:
         width, _, height = args.size.partition("x")
         window.resize(int(width), int(height))

@@ -33,11 +33,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.dialogs import show_about, show_crash
 from knowledge_desktop.ui.history import History
+from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, start_watching
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.catalog import CatalogPane
@@ -56,8 +58,23 @@ class MainWindow(QMainWindow):
     current_changed = Signal(str)
     change_applied = Signal(object)
 
-    def __init__(self, pool: QThreadPool | None = None, settings: QSettings | None = None) -> None:
+    def __init__(
+        self,
+        pool: QThreadPool | None = None,
+        settings: QSettings | None = None,
+        *,
+        watch: bool = True,
+        event_log: Path | None = None,
+    ) -> None:
         super().__init__()
+        self.watch = watch
+        self.event_log = EventLog(event_log) if event_log is not None else None
+        self.watcher: VaultWatcher | None = None
+        self._retired: list[Vault] = []
+        self.relay = LiveRelay(self)
+        self.relay.changed.connect(self._on_live_change)
+        self.relay.state_changed.connect(self._on_watch_state)
+        self.relay.failed.connect(self.show_error)
         self.settings = settings or QSettings()
         self.runner = Runner(pool or QThreadPool.globalInstance(), self)
         self.runner.failed.connect(self.show_error)
@@ -223,19 +240,32 @@ class MainWindow(QMainWindow):
     def open_vault(self, path: Path) -> None:
         self.statusBar().showMessage(f"Opening {path}…")
 
-        def work() -> tuple[Vault, ChangeSet, dict[str, Any]]:
+        relay = self.relay
+        watch = self.watch
+
+        def work() -> tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]:
             vault = Vault.open(path)
-            change = vault.reconcile()
-            return vault, change, vault.counts()
+            # Watch first, then scan: an edit made during the scan is queued, not missed.
+            watcher = start_watching(vault, relay) if watch else None
+            try:
+                change = vault.reconcile()
+                counts = vault.counts()
+            except BaseException:
+                if watcher is not None:
+                    watcher.stop()
+                vault.close()
+                raise
+            return vault, watcher, change, counts
 
         self.runner.submit(work, self._on_loaded, self._on_failed, key="open-vault")
 
-    def _on_loaded(self, result: tuple[Vault, ChangeSet, dict[str, Any]]) -> None:
-        vault, change, counts = result
-        if self.vault is not None:
-            old = self.vault
-            self.runner.submit(old.close, lambda _: None)
+    def _on_loaded(self, result: tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]) -> None:
+        vault, watcher, change, counts = result
+        self._close_vault()
         self.vault = vault
+        self.watcher = watcher
+        if watcher is not None:
+            self._on_watch_state(vault, watcher.state)
         self.current_path = None
         self.history = History()
         for pane in self.panes:
@@ -246,6 +276,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)
         self._remember_vault(vault.root)
         self._update_actions()
+        if self.event_log is not None and not change.empty:
+            self.event_log.write(change)
         # Index the search text now, so the first search does not pay for it.
         self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
         self.loaded.emit()
@@ -296,14 +328,31 @@ class MainWindow(QMainWindow):
             self.open_vault(Path(urls[0].toLocalFile()))
 
     # -- live changes ---------------------------------------------------------------
+    def _on_live_change(self, vault: Vault, change: ChangeSet) -> None:
+        if vault is self.vault:
+            self.apply_change(change)
+
+    def _on_watch_state(self, vault: Vault, state: WatchState) -> None:
+        if vault is not self.vault:
+            return
+        text, tip = describe_state(state)
+        self.watch_state.setText(text)
+        self.watch_state.setToolTip(tip)
+
     def apply_change(self, change: ChangeSet) -> None:
         """A reconcile changed the projections: every pane updates what it shows."""
         if change.empty or self.vault is None:
             return
+        current = self.current_path
+        if current is not None and current in change.paths and not (self.vault.root / current).exists():
+            self.history.replace(current, None)
         for pane in self.panes:
             pane.apply_change(change)
         vault = self.vault
         self.runner.submit(vault.counts, self._show_counts, key="counts")
+        if self.event_log is not None:
+            self.event_log.write(change)
+        self._update_actions()
         self.change_applied.emit(change)
 
     def _show_counts(self, counts: dict[str, Any]) -> None:
@@ -426,6 +475,9 @@ class MainWindow(QMainWindow):
         self.act_export.setEnabled(self.vault is not None)
 
     def _on_busy(self, running: int) -> None:
+        if not running:
+            while self._retired:
+                self._retired.pop().close()
         if running:
             self.statusBar().setCursor(Qt.CursorShape.BusyCursor)
         else:
@@ -463,11 +515,21 @@ class MainWindow(QMainWindow):
         app = QGuiApplication.instance()
         if app is not None:
             app.removeEventFilter(self)
+        self._close_vault()
         self.runner.close()
-        if self.vault is not None:
-            self.vault.close()
-            self.vault = None
+        self._on_busy(0)
         super().closeEvent(event)
+
+    def _close_vault(self) -> None:
+        """Stop watching the open vault (joins the watcher thread) and close it."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        if self.vault is not None:
+            # Workers may still be reading it; it is closed once they are all done.
+            self._retired.append(self.vault)
+            self.vault = None
+            self._on_busy(self.runner.running)
 
 
 def open_in_timer(window: MainWindow, path: Path) -> None:

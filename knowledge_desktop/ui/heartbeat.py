@@ -1,0 +1,45 @@
+"""Measuring how long the UI thread goes without serving its event loop.
+
+A timer asks to fire every `interval_ms`; when the loop is busy the tick
+arrives late, and the delay beyond the interval is a stall the user felt
+(a frozen window). The benchmark reads `worst_ms`; the window can log it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, Qt, QTimer
+
+
+class Heartbeat(QObject):
+    def __init__(self, interval_ms: int = 10, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.interval_ms = interval_ms
+        self._timer = QTimer(self)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+        self._last = 0.0
+        self.worst_ms = 0.0
+        self.stalls: list[float] = []
+
+    def start(self) -> None:
+        self.reset()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def reset(self) -> None:
+        self._last = time.perf_counter()
+        self.worst_ms = 0.0
+        self.stalls = []
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        late = (now - self._last) * 1000 - self.interval_ms
+        self._last = now
+        self.worst_ms = max(self.worst_ms, late)
+        if late > 50:
+            self.stalls.append(late)

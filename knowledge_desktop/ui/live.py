@@ -1,0 +1,98 @@
+"""Keeping the window current while other programs edit the vault.
+
+The engine's `VaultWatcher` batches file events and calls back on its own
+thread; there we run the one reconcile path (`Vault.reconcile(paths,
+source="watcher")`), so neither parsing nor SQLite ever touches the UI
+thread. Each non-empty ChangeSet then crosses to the UI thread through a
+queued signal and the window hands it to every pane.
+
+`EventLog` appends one JSON line per ChangeSet the window applied, for
+diagnosis and for measuring edit-to-pane latency from outside the process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
+from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.vault import Vault
+
+log = logging.getLogger(__name__)
+
+
+class LiveRelay(QObject):
+    """Carries watcher results to the UI thread (it lives there; emits come from the watcher)."""
+
+    changed = Signal(object, object)  # (Vault, ChangeSet)
+    state_changed = Signal(object, object)  # (Vault, WatchState)
+    failed = Signal(str)
+
+
+def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWatcher:
+    """Start a watcher whose batches reconcile `vault` and report through `relay`.
+
+    Called on a worker before the first full scan, so nothing written during
+    the scan is missed (the watcher queues it for the next batch).
+    """
+
+    def apply(paths: set[str] | None) -> None:
+        change = vault.reconcile(paths, source="watcher")
+        if not change.empty:
+            relay.changed.emit(vault, change)
+
+    def failed(exc: BaseException) -> None:
+        log.warning("watcher callback failed", exc_info=exc)
+        relay.failed.emit(f"Updating from disk failed: {exc}")
+
+    watcher = VaultWatcher(
+        vault.root,
+        on_paths=apply,
+        on_rescan=lambda: apply(None),
+        on_state=lambda state: relay.state_changed.emit(vault, state),
+        on_error=failed,
+        **options,  # type: ignore[arg-type]
+    )
+    watcher.start()
+    return watcher
+
+
+def describe_state(state: WatchState) -> tuple[str, str]:
+    """Status-bar text and tooltip for a watcher state."""
+    if state.mode == "watching":
+        return "● Live", "Changes made by other programs appear as they are saved."
+    if state.mode == "polling":
+        return "◌ Checking every few seconds", (
+            f"{state.reason} The vault is re-checked periodically instead of being watched."
+        )
+    return "", ""
+
+
+class EventLog:
+    """One JSON line per applied ChangeSet: `{"t", "paths", "added", "changed", "removed", "source"}`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(self, change: ChangeSet) -> None:
+        line = json.dumps(
+            {
+                "t": time.time(),
+                "paths": change.paths,
+                "added": change.added,
+                "changed": change.changed,
+                "removed": change.removed,
+                "source": "scan" if change.source == "scan" else "watcher",
+            },
+            ensure_ascii=False,
+        )
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
