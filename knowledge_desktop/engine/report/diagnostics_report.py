@@ -109,18 +109,27 @@ def as_markdown(items: Sequence[Diagnostic], *, vault: str = "", generated_at: s
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#1d1d1f}
-h1{font-size:1.5rem;margin:0 0 .25rem}.meta{color:#555;margin-bottom:1rem}
+h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .25rem}
+.meta{color:#555;margin-bottom:1rem}
 .pill{display:inline-block;padding:.15rem .6rem;border-radius:1rem;margin-right:.5rem;font-weight:600}
 .error{background:#fde8e8;color:#9b1c1c}.warning{background:#fdf6b2;color:#723b13}
 .info{background:#e1effe;color:#1e429f}
-table{border-collapse:collapse;width:100%;margin-top:1rem}
+table{border-collapse:collapse;width:100%;margin-top:.5rem}
 th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
-th{background:#f3f4f6;position:sticky;top:0}td.num{text-align:right}
+td{overflow-wrap:anywhere}
+th{background:#f3f4f6;position:sticky;top:0}td.num{text-align:right;white-space:nowrap}
+td.empty{color:#555;font-style:italic}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92em}
-@media print{th{position:static}body{margin:0}}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}th{background:#222}
-th,td{border-color:#333}.meta{color:#aaa}}
+@page{margin:1.5cm}
+@media print{body{margin:0;font-size:10pt;color:#000}th{position:static}
+thead{display:table-header-group}tr{break-inside:avoid}h2{break-after:avoid}
+.pill,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media screen and (prefers-color-scheme:dark){body{background:#111;color:#eee}th{background:#222}
+th,td{border-color:#333}.meta,td.empty{color:#aaa}}
 """
+
+
+_EMPTY_ROW = "<tr><td class='empty' colspan='{span}'>No problems found.</td></tr>"
 
 
 def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
@@ -139,21 +148,31 @@ def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str =
         f"<td>{e(CODES.get(code, (None, ''))[1])}</td></tr>"
         for code, n in c["byCode"].items()
     )
+    meta = " · ".join(
+        part
+        for part in (
+            f"Vault: <code>{e(vault)}</code>" if vault else "",
+            f"Generated {e(generated_at)}" if generated_at else "",
+        )
+        if part
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>Diagnostics report</title><style>{_CSS}</style></head>
 <body>
 <h1>Diagnostics report</h1>
-<div class="meta">{("Vault: <code>" + e(vault) + "</code> · ") if vault else ""}{e(generated_at)}</div>
+<div class="meta">{meta}</div>
 <p><span class="pill error">{sev["error"]} errors</span>
 <span class="pill warning">{sev["warning"]} warnings</span>
 <span class="pill info">{sev["info"]} info</span> {c["total"]} in all</p>
+<h2>By code</h2>
 <table><thead><tr><th>Code</th><th>Count</th><th>Meaning</th></tr></thead><tbody>
-{code_rows}
+{code_rows or _EMPTY_ROW.format(span=3)}
 </tbody></table>
+<h2>All diagnostics</h2>
 <table><thead><tr><th>Severity</th><th>Code</th><th>Path</th><th>Line</th><th>Record</th><th>Message</th></tr></thead><tbody>
-{rows}
+{rows or _EMPTY_ROW.format(span=6)}
 </tbody></table>
 </body></html>
 """

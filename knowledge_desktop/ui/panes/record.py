@@ -1,11 +1,180 @@
-"""The Record pane (placeholder until its pane lands)."""
+"""The Record pane: the record in focus, rendered, with its raw source one tab away.
+
+Loading happens on a worker (`load_record`): it asks the vault for the
+record (`Vault.show`) and for the names, evidence checks and type definition
+around it (`Vault.record_context`), reads the file's bytes for the source
+view, and renders the HTML there too, so a long body never stalls the
+window. The UI thread only swaps the finished pieces in.
+
+What the pane keeps current (issue 5, live vault): when a change touches
+the file in focus — or a record it names, or the ontology — it loads again
+and keeps the scroll position; when the file disappears it keeps the last
+content under a "Deleted" banner, or "Moved" with a link when the same id
+now lives at another path.
+
+Links never navigate the browser itself: every click goes through
+`_follow`, which opens records through `open_requested`, jumps to source
+lines, hands http(s)/mailto to the desktop and refuses everything else.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import codecs
+from dataclasses import dataclass, replace
+from typing import Any
 
+from PySide6.QtCore import QEvent, Qt, QUrl
+from PySide6.QtGui import QColor, QDesktopServices, QPalette
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
+
+from knowledge_desktop.engine.query.inventory import QueryError
+from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.render import (
+    Colors,
+    parse_anchor,
+    render_document,
+    render_gone_banner,
+    render_header,
+)
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.source_view import SourceView
+
+RENDER_LIMIT = 1024 * 1024
+"""Bodies larger than this (bytes) are not rendered; the source view shows them."""
+SOURCE_LIMIT = 4 * 1024 * 1024
+"""The source view shows at most this many bytes of a file."""
+EMPTY_TEXT = "Select a record in the catalog, or press Ctrl+K to search."
+RENDERED_TAB, SOURCE_TAB = 0, 1
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Everything the pane shows for one file, built on a worker."""
+
+    path: str
+    view: dict[str, Any]
+    context: dict[str, Any]
+    source: str
+    marks: list[tuple[int, str]]
+    render_body: bool
+    notice: str | None
+    header: str
+    document: str
+    gone: bool = False
+    moved_to: dict[str, Any] | None = None
+
+
+def read_source(vault: Vault, path: str) -> tuple[str, str | None, bool]:
+    """The file's text for the source view, a notice when it is not shown whole
+    or not UTF-8, and whether the body may be rendered."""
+    try:
+        with (vault.root / path).open("rb") as handle:
+            data = handle.read(SOURCE_LIMIT + 1)
+            size = handle.seek(0, 2)
+    except OSError as exc:
+        return "", f"The file cannot be read: {exc.strerror or exc}.", False
+    truncated = len(data) > SOURCE_LIMIT
+    data = data[:SOURCE_LIMIT]
+    notes: list[str] = []
+    renderable = size <= RENDER_LIMIT
+    try:
+        text = codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=not truncated)
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        notes.append("This file is not valid UTF-8 text; the source view shows it with replacement marks.")
+        renderable = False
+    if "\x00" in text:
+        text = text.replace("\x00", "\u2400")
+        if renderable:
+            notes.append("This file holds NUL bytes, so it is not text; only its source is shown.")
+        renderable = False
+    if size > RENDER_LIMIT:
+        megabytes = size / (1024 * 1024)
+        notes.append(f"This file is {megabytes:.1f} MiB, too large to render; see the Source tab.")
+    if truncated:
+        notes.append(f"The Source tab shows its first {SOURCE_LIMIT // (1024 * 1024)} MiB.")
+    return text.removeprefix("\ufeff"), " ".join(notes) or None, renderable
+
+
+def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None) -> Loaded:
+    """Runs on a worker: the record at `path`, or — when it is gone — the last one marked gone."""
+    rows = vault.find(path)
+    if not rows or rows[0]["path"] != path:
+        if previous is None or previous.path != path:
+            raise QueryError(f"{path} is not in this vault (it may have been deleted or moved)")
+        moved: dict[str, Any] | None = None
+        old_id = previous.view.get("id")
+        if old_id:
+            moved = next((r for r in vault.find(str(old_id)) if r["path"] != path), None)
+        banner = render_gone_banner(path, moved, colors)
+        document = render_document(
+            previous.view,
+            previous.context,
+            colors,
+            banners=banner,
+            notice=previous.notice,
+            render_body=previous.render_body,
+        )
+        return replace(previous, document=document, gone=True, moved_to=moved)
+    view = vault.show(path)
+    context = vault.record_context(path)
+    source, notice, renderable = read_source(vault, path)
+    marks = [
+        (int(d["line"]), f"{d['severity']}: {d['message']}")
+        for d in view.get("diagnostics") or []
+        if isinstance(d.get("line"), int)
+    ]
+    return Loaded(
+        path=path,
+        view=view,
+        context=context,
+        source=source,
+        marks=marks,
+        render_body=renderable,
+        notice=notice,
+        header=render_header(view, context, colors),
+        document=render_document(view, context, colors, notice=notice, render_body=renderable),
+    )
+
+
+def citation(view: dict[str, Any]) -> str:
+    """One line naming exactly this version of the record.
+
+    Format: `<title> (<id>, revision <n>) — <vault-relative path> sha256:<hex>`;
+    a file that is not a record gives `<path> sha256:<hex>`. The hash is of
+    the file's bytes as indexed, so a reader can tell whether the file still
+    says what was cited.
+    """
+    tail = f"{view.get('path')} sha256:{view.get('hash')}"
+    if view.get("status") != "record" or not view.get("id"):
+        return tail
+    title = " ".join(str(view.get("title") or "(untitled)").split())
+    return f"{title} ({view['id']}, revision {view.get('revision')}) — {tail}"
+
+
+class RecordBrowser(QTextBrowser):
+    """A QTextBrowser that never navigates itself and never loads anything."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QTextBrowser.Shape.NoFrame)
+
+    def loadResource(self, _kind: int, _name: QUrl | str) -> Any:
+        """Refuse every resource: the rendered HTML has no images or style sheets to fetch."""
+        return None
+
+
+def _blend(base: QColor, over: QColor, amount: float) -> str:
+    mixed = QColor(
+        round(base.red() + (over.red() - base.red()) * amount),
+        round(base.green() + (over.green() - base.green()) * amount),
+        round(base.blue() + (over.blue() - base.blue()) * amount),
+    )
+    return mixed.name()
 
 
 class RecordPane(Pane):
@@ -13,15 +182,222 @@ class RecordPane(Pane):
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Record"))
+        self.loaded: Loaded | None = None
+        self._pending_line = 0
+        self._keep_scroll = False
 
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setEnabled(False)  # drawn in the palette's disabled (greyed) text colour
+
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.header.setOpenExternalLinks(False)
+        self.header.linkActivated.connect(self._follow)
+        self.header.setContentsMargins(10, 8, 10, 6)
+
+        self.browser = RecordBrowser()
+        self.browser.anchorClicked.connect(
+            lambda url: self._follow(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+        )
+        self.browser.highlighted.connect(self._hover)
+        self.source = SourceView()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.browser, "Rendered")
+        self.tabs.addTab(self.source, "Source")
+        self.tabs.setTabToolTip(SOURCE_TAB, "The file as it is on disk, with line numbers (Ctrl+U)")
+
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.header)
+        column.addWidget(self.tabs, 1)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(content)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+        self.setFocusProxy(self.browser)
+
+    def focus_target(self) -> QWidget:
+        return self.source if self.tabs.currentIndex() == SOURCE_TAB else self.browser
+
+    # -- the Pane contract ---------------------------------------------------------
+    def set_vault(self, vault: Vault | None) -> None:
+        self.loaded = None
+        self._pending_line = 0
+        super().set_vault(vault)
+
+    def set_current(self, path: str | None) -> None:
+        same = path == self.current and self.loaded is not None and self.loaded.path == path
+        super().set_current(path)
+        self._pending_line = 0
+        if path is None:
+            self.loaded = None
+            self._show_empty(EMPTY_TEXT)
+        elif not same or (self.loaded is not None and self.loaded.gone):
+            self._load(keep_scroll=same)
+
+    def refresh(self) -> None:
+        if self.current is None:
+            self._show_empty(EMPTY_TEXT)
+        else:
+            self._load(keep_scroll=True)
+
+    def apply_change(self, change: ChangeSet) -> None:
+        """Reload when the change touches this file, a record it names, or the ontology."""
+        if self.current is None or self.vault is None:
+            return
+        touched = set(change.paths) | set(change.affected_paths)
+        ids = set(change.added) | set(change.changed) | set(change.removed)
+        named: set[str] = set()
+        if self.loaded is not None:
+            named = set(self.loaded.context.get("names") or {})
+            if self.loaded.view.get("id"):
+                named.add(str(self.loaded.view["id"]))
+        if self.current in touched or ids & named or change.ontology_changed:
+            self._load(keep_scroll=True)
+
+    # -- what the window asks for -----------------------------------------------------
     def reveal_line(self, line: int) -> None:
-        """Show the file's source scrolled to a one-based line."""
+        """Show the file's source scrolled to one-based `line`, highlighted."""
+        if line <= 0:
+            return
+        if self.loaded is not None and self.loaded.path == self.current and not self._loading():
+            self.tabs.setCurrentIndex(SOURCE_TAB)
+            self.source.goto_line(line)
+        else:
+            self._pending_line = line
 
     def show_source(self) -> None:
-        """Switch to the raw Markdown view."""
+        """Switch to the raw Markdown view (Ctrl+U toggles back to the rendered one)."""
+        if self.loaded is None:
+            return
+        showing_source = self.tabs.currentIndex() == SOURCE_TAB
+        self.tabs.setCurrentIndex(RENDERED_TAB if showing_source else SOURCE_TAB)
+        self.focus_target().setFocus()
 
     def copy_text(self, name: str) -> str | None:
-        """The current record's id, path or citation, for the clipboard."""
+        """The current record's `id`, `path` or `citation` (see `citation` for its format)."""
+        if self.loaded is None:
+            return None
+        view = self.loaded.view
+        if name == "id":
+            return str(view["id"]) if view.get("id") else None
+        if name == "path":
+            return self.loaded.path
+        if name == "citation":
+            return citation(view)
         return None
+
+    # -- loading --------------------------------------------------------------------------
+    def _loading(self) -> bool:
+        return self.loaded is None or self.loaded.path != self.current
+
+    def _load(self, keep_scroll: bool) -> None:
+        vault, path = self.vault, self.current
+        if vault is None or path is None:
+            return
+        colors = self._colors()
+        previous = self.loaded
+        self._keep_scroll = keep_scroll
+        self.runner.submit(
+            lambda: load_record(vault, path, colors, previous),
+            self._on_loaded,
+            self._on_failed,
+            key="record-load",
+        )
+
+    def _on_loaded(self, loaded: Loaded) -> None:
+        if loaded.path != self.current:
+            return  # focus moved on while this was loading
+        was_gone = self.loaded is not None and self.loaded.gone
+        keep = self._keep_scroll and self.loaded is not None and self.loaded.path == loaded.path
+        bar = self.browser.verticalScrollBar()
+        position = bar.value() if keep else 0
+        self.loaded = loaded
+        self.header.setText(loaded.header)
+        self.browser.setHtml(loaded.document)
+        bar.setValue(min(position, bar.maximum()))
+        if not keep or self.source.toPlainText() != loaded.source:
+            if keep:
+                self.source.set_source(loaded.source)
+            else:
+                self.source.setPlainText(loaded.source)
+        self.source.set_marked_lines(loaded.marks)
+        if not keep and not loaded.render_body:
+            self.tabs.setCurrentIndex(SOURCE_TAB)
+        elif not keep:
+            self.tabs.setCurrentIndex(RENDERED_TAB)
+        self.stack.setCurrentIndex(1)
+        if loaded.gone and not was_gone:
+            where = f"; it is now at {loaded.moved_to['path']}" if loaded.moved_to else ""
+            self.status_message.emit(f"{loaded.path} disappeared from the vault{where}")
+        if self._pending_line:
+            line, self._pending_line = self._pending_line, 0
+            self.tabs.setCurrentIndex(SOURCE_TAB)
+            self.source.goto_line(line)
+
+    def _on_failed(self, message: str) -> None:
+        self.loaded = None
+        self._show_empty(message)
+        self.status_message.emit(message)
+
+    def _show_empty(self, text: str) -> None:
+        self.empty.setText(text)
+        self.header.clear()
+        self.browser.clear()
+        self.source.set_source("")
+        self.source.set_marked_lines([])
+        self.stack.setCurrentIndex(0)
+
+    # -- links ------------------------------------------------------------------------------
+    def _follow(self, url: str) -> None:
+        anchor = parse_anchor(url)
+        if anchor.action == "record":
+            self.open_requested.emit(anchor.value, anchor.line)
+        elif anchor.action == "line":
+            self.reveal_line(int(anchor.value))
+        elif anchor.action == "fragment":
+            self.browser.scrollToAnchor(anchor.value)
+        elif anchor.action == "external":
+            QDesktopServices.openUrl(QUrl(anchor.value))
+            self.status_message.emit(f"Opened {anchor.value} outside the app")
+        else:
+            self.status_message.emit(f"Not opened: {url} is not a link the app follows")
+
+    def _hover(self, url: QUrl) -> None:
+        """Say in the status bar where a hovered link leads, as a browser would."""
+        if not url.toString():
+            self.status_message.emit("")
+        else:
+            anchor = parse_anchor(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+            where = {"record": "Open ", "line": "Show source line ", "external": "Open outside the app: "}
+            self.status_message.emit(where.get(anchor.action, "") + anchor.value)
+
+    # -- look ------------------------------------------------------------------------------
+    def _colors(self) -> Colors:
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        return Colors(
+            text=text.name(),
+            muted=_blend(text, base, 0.42),
+            base=base.name(),
+            alt_base=palette.color(QPalette.ColorRole.AlternateBase).name(),
+            border=_blend(base, text, 0.18),
+            link=palette.color(QPalette.ColorRole.Link).name(),
+            dark=base.lightness() < 128,
+        )
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.loaded is not None:
+            self._load(keep_scroll=True)

@@ -1,0 +1,193 @@
+"""Live-vault benchmark: edit-to-pane latency, event-loop stalls, resident memory.
+
+    python bench/live.py --vault bench/vaults/1000-1 [--edits 40]
+    python bench/live.py --vault PATH --cold-copy     # stall while the copy is first indexed
+    python bench/live.py --vault PATH --burst 1000    # stall while 1,000 files change at once
+
+Runs the real window offscreen in this process, on a copy of the vault. For each edit it rewrites
+one record through a temp file and a rename (as editors save), then times:
+
+- *edit → applied*: until the window received the ChangeSet naming that file
+  (debounce + reconcile + queued delivery), and
+- *edit → pane*: until every pane's follow-up request has been answered and
+  the record pane shows the new text (the user can see it).
+
+A heartbeat timer on the UI thread records the worst delay of the event loop
+throughout. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def rss_mb() -> dict[str, float]:
+    out = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(("VmRSS", "VmHWM")):
+            key, value = line.split(":")
+            out[key] = round(int(value.split()[0]) / 1024, 1)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
+
+
+def save_like_an_editor(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{random.randrange(1 << 30)}")
+    tmp.write_text(text, "utf-8")
+    os.replace(tmp, path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--vault", required=True, type=Path)
+    parser.add_argument("--edits", type=int, default=40)
+    parser.add_argument(
+        "--cold-copy", action="store_true", help="copy the vault without its index (else with it)"
+    )
+    parser.add_argument("--burst", type=int, default=0, help="then rewrite this many files at once")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    from PySide6.QtCore import QCoreApplication, QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from knowledge_desktop.ui.heartbeat import Heartbeat
+    from knowledge_desktop.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    scratch = Path(tempfile.mkdtemp(prefix="kd-live-"))
+    vault = args.vault.resolve()
+    # Always work on a copy: the cached bench vaults stay byte-identical.
+    target = scratch / "vault"
+    ignore = shutil.ignore_patterns(".knowledge") if args.cold_copy else None
+    shutil.copytree(vault, target, ignore=ignore)
+    vault = target
+    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)
+    window.show()
+    heartbeat = Heartbeat()
+    result: dict[str, object] = {"vault": str(args.vault), "coldCopy": args.cold_copy}
+
+    def pump_until(condition, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            app.processEvents()
+            if condition():
+                return True
+            time.sleep(0.001)
+        return False
+
+    loaded: list[bool] = []
+    window.loaded.connect(lambda: loaded.append(True))
+    heartbeat.start()
+    started = time.perf_counter()
+    window.open_vault(vault)
+    if not pump_until(lambda: bool(loaded), 1800):
+        print(json.dumps({"error": "vault did not load"}))
+        return 1
+    pump_until(lambda: window.runner.running == 0, 600)
+    result["openSeconds"] = round(time.perf_counter() - started, 2)
+    result["openWorstStallMs"] = round(heartbeat.worst_ms, 1)
+    result["openStallsOver50ms"] = len(heartbeat.stalls)
+    result["memoryAfterOpenMB"] = rss_mb()
+
+    applied: dict[str, float] = {}
+
+    def on_change(change) -> None:  # type: ignore[no-untyped-def]
+        now = time.perf_counter()
+        for p in change.paths:
+            applied.setdefault(p, now)
+
+    window.change_applied.connect(on_change)
+    root = window.vault.root if window.vault else vault
+    records = (
+        sorted(
+            str(p.relative_to(root)).replace(os.sep, "/") for p in (root / "private" / "people").glob("*.md")
+        )[:2000]
+        or sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))[:2000]
+    )
+    rng = random.Random(args.seed)
+    to_applied: list[float] = []
+    to_pane: list[float] = []
+    heartbeat.reset()
+    for n in range(args.edits):
+        rel = rng.choice(records)
+        window.open_record(rel)
+        pump_until(lambda rel=rel: window.current_path == rel and window.runner.running == 0, 30)
+        path = root / rel
+        marker = f"live-edit-{args.seed}-{n}-{rng.randrange(1 << 30)}"
+        text = path.read_text("utf-8").rstrip("\n") + f"\n\n{marker}\n"
+        applied.pop(rel, None)
+        t0 = time.perf_counter()
+        save_like_an_editor(path, text)
+        if not pump_until(lambda rel=rel: rel in applied, 30):
+            to_applied.append(30_000.0)
+            continue
+        to_applied.append((applied[rel] - t0) * 1000)
+        shown = getattr(window.record, "shows_text", None)
+        pump_until(
+            lambda: window.runner.running == 0 and (shown is None or shown(marker)),  # noqa: B023
+            30,
+        )
+        to_pane.append((time.perf_counter() - t0) * 1000)
+        pump_until(lambda: False, 0.05)
+    result["edits"] = args.edits
+    result["editToAppliedMs"] = {
+        "p50": pct(to_applied, 0.5),
+        "p95": pct(to_applied, 0.95),
+        "max": pct(to_applied, 1),
+    }
+    result["editToPaneMs"] = {"p50": pct(to_pane, 0.5), "p95": pct(to_pane, 0.95), "max": pct(to_pane, 1)}
+    result["editsWorstStallMs"] = round(heartbeat.worst_ms, 1)
+
+    if args.burst:
+        files = sorted(p for p in root.rglob("*.md") if ".knowledge" not in p.parts)[: args.burst]
+        applied.clear()
+        heartbeat.reset()
+        t0 = time.perf_counter()
+        for path in files:
+            path.write_text(path.read_text("utf-8").rstrip("\n") + "\n\nburst edit\n", "utf-8")
+        wanted = {str(p.relative_to(root)).replace(os.sep, "/") for p in files}
+        pump_until(lambda: wanted <= set(applied) and window.runner.running == 0, 600)
+        result["burst"] = {
+            "files": len(files),
+            "allAppliedSeconds": round(time.perf_counter() - t0, 2),
+            "missing": len(wanted - set(applied)),
+            "worstStallMs": round(heartbeat.worst_ms, 1),
+            "stallsOver50ms": len(heartbeat.stalls),
+        }
+    result["memoryAtEndMB"] = rss_mb()
+    result["median_edit_to_applied_ms"] = round(statistics.median(to_applied), 1) if to_applied else None
+    heartbeat.stop()
+    window.close()
+    QCoreApplication.processEvents()
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(json.dumps(result, indent=2), flush=True)
+    # Skip interpreter teardown: Qt objects dying in arbitrary order at exit are
+    # not what this benchmark measures.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

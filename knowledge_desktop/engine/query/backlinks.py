@@ -1,0 +1,337 @@
+"""Everything that points at one record, in four groups, as plain dicts.
+
+- `linked`: records whose wikilinks or Markdown links resolve to it, one
+  entry per linking line, with that line read back from disk so a reader
+  sees why the link is there (the projection keeps line numbers, not text).
+- `relationships`: relationship records with it as `from` or `to`, grouped
+  by label, each naming the other endpoint and the direction.
+- `references`: records naming it in a typed reference field (`entities`,
+  `owner`, `dependencies`, the supersession and merge fields), grouped by
+  field.
+- `mentions`: records whose text contains its title or an alias without
+  linking to or referencing it — candidates for a link. Found through the
+  keyword index by the caller-supplied `search`, so this module stays free
+  of the grep service's freshness duties.
+
+Source records are listed whatever their state (a broken record's link is
+still a link); each entry carries `lifecycle` and `eligible` so a view can
+dim what a current-records query would hide.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CONTEXT_CHARS = 200
+"""A context line longer than this is cut around the marked text."""
+LEAD_CHARS = 60
+"""How much of a long line to keep before the marked text."""
+MENTION_LIMIT = 30
+RELATIONSHIP_FIELDS = ("from", "to")
+
+FIELD_NAMES = {
+    "entities": "Claims about it",
+    "owner": "Owned by it",
+    "dependencies": "Depend on it",
+    "supersedes": "Supersede it",
+    "superseded_by": "Superseded by it",
+    "merged_into": "Merged into it",
+    "merged_from": "Absorbed it in a merge",
+}
+"""How each reference field reads from the referenced record's side."""
+FIELD_ORDER = tuple(FIELD_NAMES)
+
+Search = Callable[[str], list[dict[str, Any]]]
+"""Phrase search for one name; returns grep hits (id, path, title, snippet)."""
+
+
+def backlinks(
+    conn: sqlite3.Connection,
+    root: Path,
+    row: dict[str, Any],
+    search: Search | None = None,
+    mention_limit: int = MENTION_LIMIT,
+) -> dict[str, Any]:
+    record_id, scope = row["id"], row["scope"]
+    out: dict[str, Any] = {
+        "id": record_id,
+        "path": row["path"],
+        "title": row["title"],
+        "scope": scope,
+        "linked": [],
+        "relationships": [],
+        "references": [],
+        "mentions": [],
+    }
+    if not record_id:
+        return out  # an unrecognized file has no id anything could point at
+    lines = _LineCache(root)
+    out["linked"] = _linked(conn, lines, scope, record_id)
+    out["relationships"] = _relationships(conn, scope, record_id)
+    out["references"] = _references(conn, scope, record_id)
+    if search is not None:
+        known = {row["path"]}
+        known.update(entry["path"] for entry in out["linked"])
+        for group in out["relationships"]:
+            known.update(item["relationship"]["path"] for item in group["items"])
+        for group in out["references"]:
+            known.update(item["path"] for item in group["items"])
+        names = _names(row)
+        out["mentions"] = _mentions(lines, search, names, known, mention_limit)
+    out["counts"] = {
+        "linked": sum(len(entry["lines"]) for entry in out["linked"]),
+        "relationships": sum(len(group["items"]) for group in out["relationships"]),
+        "references": sum(len(group["items"]) for group in out["references"]),
+        "mentions": len(out["mentions"]),
+    }
+    return out
+
+
+# -- linked from ---------------------------------------------------------------------
+
+
+def _linked(conn: sqlite3.Connection, lines: _LineCache, scope: str | None, record_id: str) -> list[Any]:
+    by_source: dict[str, dict[str, Any]] = {}
+    rows = conn.execute(
+        "SELECT l.src_path, l.line, l.link_kind, l.target_text, l.label, c.id, c.kind, c.type, c.title,"
+        " c.lifecycle, c.eligible FROM links l JOIN catalog c ON c.path = l.src_path"
+        " WHERE l.scope IS ? AND l.target_id = ? AND l.status = 'resolved'"
+        " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line",
+        (scope, record_id),
+    ).fetchall()
+    for path, line, link_kind, target, label, sid, kind, type_, title, lifecycle, eligible in rows:
+        entry = by_source.setdefault(
+            path,
+            {
+                "id": sid,
+                "path": path,
+                "title": title,
+                "kind": kind,
+                "type": type_,
+                "lifecycle": lifecycle,
+                "eligible": bool(eligible),
+                "lines": [],
+            },
+        )
+        if entry["lines"] and entry["lines"][-1]["line"] == line:
+            continue  # several links on one line: the line is shown once
+        text = lines.get(path, line)
+        span = _link_span(text, link_kind, target, label)
+        context, mark = _trim(text, span)
+        entry["lines"].append({"line": line, "context": context, "mark": mark, "linkKind": link_kind})
+    return list(by_source.values())
+
+
+def _link_span(text: str, link_kind: str, target: str, label: str | None) -> tuple[int, int] | None:
+    """Where the link sits in its line: the whole `[[…]]` or `[…](…)`, else its words."""
+    escaped = re.escape(target.strip())
+    if link_kind == "wiki":
+        pattern = r"\[\[\s*" + escaped + r"\s*(?:[#|][^\]]*)?\]\]"
+    else:
+        pattern = r"\[[^\]]*\]\(\s*<?" + escaped + r"[^)]*\)"
+    found = re.search(pattern, text)
+    if found is None:
+        for words in (label, target):
+            if words and words.strip():
+                found = re.search(re.escape(words.strip()), text, re.IGNORECASE)
+                if found is not None:
+                    break
+    return found.span() if found is not None else None
+
+
+def _trim(text: str, span: tuple[int, int] | None) -> tuple[str, list[int] | None]:
+    """The stripped line, cut to about CONTEXT_CHARS with the span kept in view."""
+    stripped = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if span is not None:
+        span = (span[0] - lead, span[1] - lead)
+    if len(stripped) <= CONTEXT_CHARS:
+        return stripped, list(span) if span else None
+    start = 0 if span is None else max(0, span[0] - LEAD_CHARS)
+    end = min(len(stripped), start + CONTEXT_CHARS)
+    start = max(0, min(start, end - CONTEXT_CHARS))
+    # Cut between words, never inside one (nor inside the marked text).
+    if start > 0:
+        space = stripped.find(" ", start, span[0] if span else end)
+        start = space + 1 if space != -1 else start
+    if end < len(stripped):
+        space = stripped.rfind(" ", span[1] if span else start, end)
+        end = space if space != -1 else end
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(stripped) else ""
+    cut = prefix + stripped[start:end].strip() + suffix
+    if span is None:
+        return cut, None
+    skipped = len(stripped[start:end]) - len(stripped[start:end].lstrip())
+    shift = len(prefix) - start - skipped
+    first, last = span[0] + shift, min(span[1] + shift, len(cut) - len(suffix))
+    return cut, [first, last] if first < last else None
+
+
+class _LineCache:
+    """Source files read once per call, split into lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[str, list[str]] = {}
+
+    def get(self, path: str, line: int) -> str:
+        lines = self._files.get(path)
+        if lines is None:
+            try:
+                text = (self.root / path).read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                text = ""
+            lines = text.removeprefix("\ufeff").splitlines()
+            self._files[path] = lines
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+# -- typed references ----------------------------------------------------------------
+
+
+def _relationships(conn: sqlite3.Connection, scope: str | None, record_id: str) -> list[dict[str, Any]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    rows = conn.execute(
+        "SELECT DISTINCT r.src_path, r.field, c.id, c.title, c.type, c.lifecycle, c.eligible"
+        " FROM refs r JOIN catalog c ON c.path = r.src_path"
+        " WHERE r.scope IS ? AND r.resolved_id = ? AND r.status = 'resolved'"
+        " AND r.field IN ('from', 'to') AND c.kind = 'relationship'"
+        " ORDER BY c.type, c.title COLLATE NOCASE, r.src_path, r.field",
+        (scope, record_id),
+    ).fetchall()
+    for path, field, rid, title, label, lifecycle, eligible in rows:
+        other_field = "to" if field == "from" else "from"
+        other = conn.execute(
+            "SELECT target_id, resolved_id FROM refs WHERE src_path = ? AND field = ? LIMIT 1",
+            (path, other_field),
+        ).fetchone()
+        other_id = (other[1] or other[0]) if other else None
+        groups.setdefault(label or "", []).append(
+            {
+                "direction": "out" if field == "from" else "in",
+                "relationship": {
+                    "id": rid,
+                    "path": path,
+                    "title": title,
+                    "lifecycle": lifecycle,
+                    "eligible": bool(eligible),
+                },
+                "other": _endpoint(conn, scope, other_id),
+            }
+        )
+    return [{"label": label, "items": items} for label, items in sorted(groups.items())]
+
+
+def _endpoint(conn: sqlite3.Connection, scope: str | None, record_id: str | None) -> dict[str, Any]:
+    if record_id is None:
+        return {"id": None, "path": None, "title": None}
+    found = conn.execute(
+        "SELECT path, title, type FROM catalog WHERE scope IS ? AND id = ? ORDER BY path LIMIT 1",
+        (scope, record_id),
+    ).fetchone()
+    if found is None:
+        return {"id": record_id, "path": None, "title": None}
+    return {"id": record_id, "path": found[0], "title": found[1], "type": found[2]}
+
+
+def _references(conn: sqlite3.Connection, scope: str | None, record_id: str) -> list[dict[str, Any]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    rows = conn.execute(
+        "SELECT DISTINCT r.field, c.path, c.id, c.kind, c.type, c.title, c.lifecycle, c.eligible"
+        " FROM refs r JOIN catalog c ON c.path = r.src_path"
+        " WHERE r.scope IS ? AND r.resolved_id = ? AND r.status = 'resolved'"
+        " AND NOT (r.field IN ('from', 'to') AND c.kind = 'relationship')"
+        " ORDER BY c.title COLLATE NOCASE, c.path",
+        (scope, record_id),
+    ).fetchall()
+    for field, path, rid, kind, type_, title, lifecycle, eligible in rows:
+        groups.setdefault(field, []).append(
+            {
+                "id": rid,
+                "path": path,
+                "kind": kind,
+                "type": type_,
+                "title": title,
+                "lifecycle": lifecycle,
+                "eligible": bool(eligible),
+            }
+        )
+    order = {name: index for index, name in enumerate(FIELD_ORDER)}
+    return [
+        {"field": field, "name": FIELD_NAMES.get(field, field.replace("_", " ")), "items": items}
+        for field, items in sorted(groups.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+    ]
+
+
+# -- unlinked mentions ---------------------------------------------------------------
+
+
+def _names(row: dict[str, Any]) -> list[str]:
+    """Title first, then aliases, each once whatever its case."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for name in [row.get("title"), *(row.get("aliases") or [])]:
+        if isinstance(name, str) and name.strip() and name.strip().casefold() not in seen:
+            seen.add(name.strip().casefold())
+            names.append(name.strip())
+    return names
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """The name's words in order, any punctuation or spacing between them, whole words only."""
+    words = re.findall(r"\w+", name)
+    return re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)
+
+
+def _mentions(
+    lines: _LineCache, search: Search, names: list[str], known: set[str], limit: int
+) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for name in names:
+        if not re.search(r"\w", name):
+            continue
+        pattern = _name_pattern(name)
+        for hit in search(name):
+            path = hit.get("path")
+            if not isinstance(path, str) or path in known or path in found:
+                continue
+            if len(found) >= limit:
+                return list(found.values())
+            line, context, mark = _mention_context(lines, path, hit, pattern)
+            found[path] = {
+                "id": hit.get("id"),
+                "path": path,
+                "title": hit.get("title"),
+                "kind": hit.get("kind"),
+                "type": hit.get("type"),
+                "lifecycle": hit.get("lifecycle"),
+                "name": name,
+                "line": line,
+                "context": context,
+                "mark": mark,
+            }
+    return sorted(found.values(), key=lambda m: (str(m["title"] or "").casefold(), m["path"]))
+
+
+def _mention_context(
+    lines: _LineCache, path: str, hit: dict[str, Any], pattern: re.Pattern[str]
+) -> tuple[int, str, list[int] | None]:
+    """The first line of the hit's snippet that holds the name; the title when only it matched."""
+    snippet = hit.get("snippet") or {}
+    first = snippet.get("lineStart") or 0
+    last = snippet.get("lineEnd") or first
+    if isinstance(first, int) and isinstance(last, int) and first > 0:
+        for number in range(first, last + 1):
+            text = lines.get(path, number)
+            match = pattern.search(text)
+            if match is not None:
+                context, mark = _trim(text, match.span())
+                return number, context, mark
+    title = str(hit.get("title") or "")
+    match = pattern.search(title)
+    return 0, title, list(match.span()) if match else None

@@ -1,0 +1,420 @@
+"""A keyed tree model, and the Backlinks tree built on it from `Vault.backlinks`.
+
+`NodeModel` holds plain `Node`s. `set_nodes` compares the new tree with the
+shown one by each node's key among its siblings and emits only the row
+removals, moves, inserts and `dataChanged` that turn one into the other, so
+a reload after a file change keeps the selection, the scroll position and
+what the user collapsed (ARCHITECTURE: no full model reset). The timeline
+model reuses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
+
+Index = QModelIndex | QPersistentModelIndex
+
+OPEN_KEY_ROLE = Qt.ItemDataRole.UserRole
+"""Record id or vault-relative path the row opens (None for group headers)."""
+LINE_ROLE = Qt.ItemDataRole.UserRole + 1
+"""One-based line to reveal in the opened record, 0 for none."""
+MARK_ROLE = Qt.ItemDataRole.UserRole + 2
+"""[start, end) of the display text to emphasise (the link or the mentioned name)."""
+ALT_KEY_ROLE = Qt.ItemDataRole.UserRole + 3
+"""A second record the row stands for (a relationship row's relationship record)."""
+
+
+@dataclass(eq=False)
+class Node:
+    key: str
+    cells: tuple[str, ...]
+    open_key: str | None = None
+    line: int = 0
+    tooltip: str = ""
+    group: bool = False
+    dim: bool = False
+    mark: tuple[int, int] | None = None
+    alt_key: str | None = None
+    children: list[Node] = field(default_factory=list)
+    parent: Node | None = field(default=None, repr=False)
+
+    def same_look(self, other: Node) -> bool:
+        return (
+            self.cells == other.cells
+            and self.open_key == other.open_key
+            and self.line == other.line
+            and self.tooltip == other.tooltip
+            and self.group == other.group
+            and self.dim == other.dim
+            and self.mark == other.mark
+            and self.alt_key == other.alt_key
+        )
+
+
+def unique_keys(nodes: list[Node]) -> list[Node]:
+    """Siblings need distinct keys for the merge; repeats get a counter."""
+    seen: dict[str, int] = {}
+    for node in nodes:
+        count = seen.get(node.key, 0)
+        seen[node.key] = count + 1
+        if count:
+            node.key = f"{node.key}#{count}"
+    return nodes
+
+
+class NodeModel(QAbstractItemModel):
+    def __init__(self, headers: Sequence[str]) -> None:
+        super().__init__()
+        self.headers = tuple(headers)
+        self._root = Node("", ())
+
+    # -- updating ----------------------------------------------------------------------
+    def set_nodes(self, nodes: list[Node]) -> None:
+        self._merge(QModelIndex(), self._root, nodes)
+
+    def append_nodes(self, nodes: list[Node]) -> None:
+        """Add rows at the end (the next page of a paginated list)."""
+        known = {n.key for n in self._root.children}
+        fresh = [n for n in nodes if n.key not in known]
+        if not fresh:
+            return
+        first = len(self._root.children)
+        self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+        for node in fresh:
+            self._adopt(node, self._root)
+        self._root.children.extend(fresh)
+        self.endInsertRows()
+
+    def clear(self) -> None:
+        self.set_nodes([])
+
+    def _adopt(self, node: Node, parent: Node) -> None:
+        node.parent = parent
+        unique_keys(node.children)
+        for child in node.children:
+            self._adopt(child, node)
+
+    def _merge(self, parent_index: QModelIndex, parent: Node, wanted: list[Node]) -> None:
+        unique_keys(wanted)
+        old = parent.children
+        keys = {n.key for n in wanted}
+        for row in reversed(range(len(old))):
+            if old[row].key not in keys:
+                self.beginRemoveRows(parent_index, row, row)
+                del old[row]
+                self.endRemoveRows()
+        for pos, new in enumerate(wanted):
+            found = next((r for r in range(pos, len(old)) if old[r].key == new.key), None)
+            if found is None:
+                self.beginInsertRows(parent_index, pos, pos)
+                self._adopt(new, parent)
+                old.insert(pos, new)
+                self.endInsertRows()
+                continue
+            if found != pos:
+                self.beginMoveRows(parent_index, found, found, parent_index, pos)
+                old.insert(pos, old.pop(found))
+                self.endMoveRows()
+            current = old[pos]
+            if not current.same_look(new):
+                current.cells, current.open_key, current.line = new.cells, new.open_key, new.line
+                current.tooltip, current.group, current.dim = new.tooltip, new.group, new.dim
+                current.mark, current.alt_key = new.mark, new.alt_key
+                last = max(len(self.headers) - 1, 0)
+                self.dataChanged.emit(self.index(pos, 0, parent_index), self.index(pos, last, parent_index))
+            self._merge(self.index(pos, 0, parent_index), current, new.children)
+
+    # -- reading -----------------------------------------------------------------------
+    def node(self, index: Index) -> Node | None:
+        if not index.isValid():
+            return None
+        node = index.internalPointer()
+        return node if isinstance(node, Node) else None
+
+    def top_level(self) -> list[Node]:
+        return list(self._root.children)
+
+    def find_key(self, *keys: str) -> QModelIndex:
+        """The index reached by following sibling keys from the top (invalid when absent)."""
+        index = QModelIndex()
+        node = self._root
+        for key in keys:
+            row = next((r for r, child in enumerate(node.children) if child.key == key), None)
+            if row is None:
+                return QModelIndex()
+            index = self.index(row, 0, index)
+            node = node.children[row]
+        return index
+
+    # -- QAbstractItemModel ------------------------------------------------------------
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        owner = self.node(parent) if parent.isValid() else self._root
+        if owner is None or not (0 <= row < len(owner.children)) or not (0 <= column < len(self.headers)):
+            return QModelIndex()
+        return self.createIndex(row, column, owner.children[row])
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        node = self.node(index)
+        if node is None or node.parent is None or node.parent is self._root:
+            return QModelIndex()
+        owner = node.parent
+        grand = owner.parent or self._root
+        return self.createIndex(grand.children.index(owner), 0, owner)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid():
+            if parent.column() != 0:
+                return 0
+            node = self.node(parent)
+            return len(node.children) if node is not None else 0
+        return len(self._root.children)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.headers)
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        return self.rowCount(parent) > 0
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        node = self.node(index)
+        if node is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return node.cells[column] if column < len(node.cells) else ""
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return node.tooltip or None
+        if role == Qt.ItemDataRole.FontRole and node.group:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and node.dim:
+            return QGuiApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        if role == OPEN_KEY_ROLE:
+            return node.open_key
+        if role == LINE_ROLE:
+            return node.line
+        if role == MARK_ROLE:
+            return list(node.mark) if node.mark is not None and column == 0 else None
+        if role == ALT_KEY_ROLE:
+            return node.alt_key
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.headers)
+        ):
+            return self.headers[section]
+        return None
+
+
+# -- the Backlinks tree ------------------------------------------------------------------
+
+
+def readable_label(label: str) -> str:
+    return label.replace("_", " ") if label else "(no label)"
+
+
+def _title(entry: dict[str, Any]) -> str:
+    return str(entry.get("title") or entry.get("path") or entry.get("id") or "?")
+
+
+def _what(entry: dict[str, Any]) -> str:
+    kind, type_ = entry.get("kind"), entry.get("type")
+    return " · ".join(str(v) for v in (kind, type_) if v)
+
+
+def _inactive(entry: dict[str, Any]) -> bool:
+    return entry.get("eligible") is False or entry.get("lifecycle") not in (None, "active")
+
+
+def _state_note(entry: dict[str, Any]) -> str:
+    if entry.get("lifecycle") not in (None, "active"):
+        return f"\n({entry['lifecycle']})"
+    if entry.get("eligible") is False:
+        return "\n(not current: invalid, duplicate or missing a dependency)"
+    return ""
+
+
+def _group(key: str, name: str, count: int, children: list[Node], tip: str = "") -> Node:
+    return Node(key, (f"{name}  ·  {count}",), tooltip=tip, group=True, children=children)
+
+
+def _mark(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    return None
+
+
+def backlink_nodes(result: dict[str, Any]) -> list[Node]:
+    """The four groups as tree nodes; empty groups are left out."""
+    me = _title(result)
+    groups: list[Node] = []
+    counts = result.get("counts", {})
+
+    linked = []
+    for entry in result["linked"]:
+        first = entry["lines"][0]["line"] if entry["lines"] else 0
+        lines = [
+            Node(
+                f"line:{item['line']}",
+                (item["context"] or "(line not readable)",),
+                open_key=entry["path"],
+                line=item["line"],
+                tooltip=f"{entry['path']}, line {item['line']}",
+                mark=_mark(item.get("mark")),
+                dim=_inactive(entry),
+            )
+            for item in entry["lines"]
+        ]
+        linked.append(
+            Node(
+                f"src:{entry['path']}",
+                (_title(entry),),
+                open_key=entry["path"],
+                line=first,
+                tooltip=f"{_what(entry)}\n{entry['path']}{_state_note(entry)}",
+                dim=_inactive(entry),
+                children=lines,
+            )
+        )
+    if linked:
+        groups.append(
+            _group(
+                "linked",
+                "Linked from",
+                counts.get("linked", len(linked)),
+                linked,
+                f"Wikilinks and Markdown links to {me}, with the line that holds each",
+            )
+        )
+
+    labels = []
+    for group in result["relationships"]:
+        items = []
+        for item in group["items"]:
+            rel, other = item["relationship"], item["other"]
+            arrow = "→" if item["direction"] == "out" else "←"
+            name = _title(other) if other.get("path") else f"{other.get('id')} (missing)"
+            sentence = (
+                f"{me} {readable_label(group['label'])} {name}"
+                if item["direction"] == "out"
+                else f"{name} {readable_label(group['label'])} {me}"
+            )
+            items.append(
+                Node(
+                    f"rel:{rel['path']}:{item['direction']}",
+                    (f"{arrow} {name}",),
+                    open_key=other.get("path") or other.get("id"),
+                    alt_key=rel["path"],
+                    tooltip=f"{sentence}\nrelationship {rel['id']} — {rel['path']}{_state_note(rel)}",
+                    dim=_inactive(rel),
+                )
+            )
+        heading = group.get("name") or readable_label(group["label"])
+        labels.append(
+            _group(
+                f"label:{group['label']}",
+                heading,
+                len(items),
+                items,
+                f"relationship label `{group['label']}`",
+            )
+        )
+    if labels:
+        groups.append(
+            _group(
+                "relationships",
+                "Relationships",
+                counts.get("relationships", len(labels)),
+                labels,
+                f"Relationship records with {me} as an endpoint (→ from it, ← to it)",
+            )
+        )
+
+    fields = []
+    for group in result["references"]:
+        items = [
+            Node(
+                f"ref:{entry['path']}",
+                (_title(entry),),
+                open_key=entry["path"],
+                tooltip=f"{_what(entry)}\n{entry['path']}{_state_note(entry)}",
+                dim=_inactive(entry),
+            )
+            for entry in group["items"]
+        ]
+        fields.append(
+            _group(
+                f"field:{group['field']}",
+                group["name"],
+                len(items),
+                items,
+                f"Records naming {me} in their `{group['field']}` field",
+            )
+        )
+    if fields:
+        groups.append(
+            _group(
+                "references",
+                "Referenced by",
+                counts.get("references", len(fields)),
+                fields,
+                f"Claims and pages that name {me} by id in a reference field",
+            )
+        )
+
+    mentions = []
+    for entry in result["mentions"]:
+        context = Node(
+            f"line:{entry['line']}",
+            (entry["context"] or _title(entry),),
+            open_key=entry["path"],
+            line=entry["line"],
+            tooltip=f"mentions “{entry['name']}” — {entry['path']}"
+            + (f", line {entry['line']}" if entry["line"] else " (in the title)"),
+            mark=_mark(entry.get("mark")),
+        )
+        mentions.append(
+            Node(
+                f"mention:{entry['path']}",
+                (_title(entry),),
+                open_key=entry["path"],
+                line=entry["line"],
+                tooltip=f"{_what(entry)}\n{entry['path']}",
+                children=[context],
+            )
+        )
+    if mentions:
+        groups.append(
+            _group(
+                "mentions",
+                "Unlinked mentions",
+                len(mentions),
+                mentions,
+                f"Records whose text names {me} (title or alias) without linking to it",
+            )
+        )
+    return groups
+
+
+class BacklinksModel(NodeModel):
+    def __init__(self) -> None:
+        super().__init__(("Backlinks",))
+
+    def set_result(self, result: dict[str, Any] | None) -> None:
+        self.set_nodes(backlink_nodes(result) if result is not None else [])

@@ -1,0 +1,510 @@
+"""The catalog tree as a Qt model: partitions, kinds, types and lazily paged files.
+
+The structural part of the tree (partitions → kinds → types, and each
+partition's Invalid and Unrecognized groups) comes whole from one engine
+call; it is small even for a huge vault. Nodes whose children are files
+("branches") load them a page at a time through `fetchMore`, which asks a
+`Fetcher` the pane supplies (the pane runs it on a worker; tests may answer
+synchronously). The model itself never touches the vault.
+
+Changes never reset the model: `update_tree` diffs the new counts tree
+against the shown one and `replace_rows` diffs a branch's fresh rows against
+its loaded ones, emitting row insertions, removals and `dataChanged`, so a
+view keeps its expansion, selection and scroll position.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QStyle
+
+from knowledge_desktop.engine.query.catalog_tree import Branch
+
+Index = QModelIndex | QPersistentModelIndex
+Fetcher = Callable[[Branch, int, int, Callable[[dict[str, Any]], None], Callable[[str], None]], None]
+"""fetcher(branch, offset, limit, on_done, on_failed): deliver one `listing` page."""
+
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+NODE_ROLE = Qt.ItemDataRole.UserRole + 2
+"""The node's kind: scope, kind, type, invalid, unrecognized or record."""
+
+KIND_ORDER = {"page": 0, "claim": 1, "relationship": 2}
+KIND_LABELS = {"page": "Pages", "claim": "Claims", "relationship": "Relationships"}
+BRANCH_KINDS = ("type", "invalid", "unrecognized")
+NOT_ACTIVE = ("superseded", "withdrawn", "merged")
+
+
+class Node:
+    """One row of the tree; record nodes carry the engine's item dict."""
+
+    __slots__ = ("branch", "children", "count", "item", "key", "kind", "parent", "pending", "row", "why")
+
+    def __init__(self, kind: str, key: tuple[Any, ...], parent: Node | None = None) -> None:
+        self.kind = kind
+        self.key = key
+        self.parent = parent
+        self.children: list[Node] = []
+        self.row = 0
+        self.count = 0
+        self.why: str | None = None
+        self.item: dict[str, Any] = {}
+        self.branch: Branch | None = None
+        self.pending = False
+
+    @property
+    def is_branch(self) -> bool:
+        return self.kind in BRANCH_KINDS
+
+    def renumber(self, start: int = 0) -> None:
+        for i in range(start, len(self.children)):
+            self.children[i].row = i
+
+
+def build_nodes(tree: dict[str, Any]) -> list[Node]:
+    """Structural nodes (no file rows) for an engine `tree` answer, in display order."""
+    scopes: list[Node] = []
+    for part in tree["partitions"]:
+        scope = part["scope"]
+        node = Node("scope", ("scope", scope))
+        node.count = part["count"]
+        kinds = sorted(part["kinds"], key=lambda k: (KIND_ORDER.get(k["kind"], 9), k["kind"] or ""))
+        for kind in kinds:
+            kind_node = Node("kind", ("kind", scope, kind["kind"]), node)
+            kind_node.count = kind["count"]
+            for t in kind["types"]:
+                type_node = Node("type", ("type", scope, kind["kind"], t["type"]), kind_node)
+                type_node.count = t["count"]
+                type_node.branch = Branch("type", scope, kind["kind"], t["type"])
+                kind_node.children.append(type_node)
+            node.children.append(kind_node)
+        for group, why in (("invalid", "invalidWhy"), ("unrecognized", "unrecognizedWhy")):
+            if part[group]:
+                group_node = Node(group, (group, scope), node)
+                group_node.count = part[group]
+                group_node.why = part[why]
+                group_node.branch = Branch(group, scope)
+                node.children.append(group_node)
+        scopes.append(node)
+    for node in scopes:
+        _renumber_all(node)
+    return scopes
+
+
+def _renumber_all(node: Node) -> None:
+    node.renumber()
+    for child in node.children:
+        _renumber_all(child)
+
+
+def branch_key(branch: Branch) -> tuple[Any, ...]:
+    if branch.group == "type":
+        return ("type", branch.scope, branch.kind, branch.type)
+    return (branch.group, branch.scope)
+
+
+def error_color(palette: QPalette) -> QColor:
+    """Red that reads on the palette's base: darker on light themes, lighter on dark ones."""
+    dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+    return QColor("#ff7b72") if dark else QColor("#b3261e")
+
+
+class CatalogModel(QAbstractItemModel):
+    def __init__(self, fetcher: Fetcher, page_size: int = 200, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.fetcher = fetcher
+        self.page_size = page_size
+        self.root = Node("root", ("root",))
+        self._generation = 0
+        self._branches: dict[tuple[Any, ...], Node] = {}
+        self._by_path: dict[str, list[Node]] = {}
+
+    # -- loading ----------------------------------------------------------------------
+    def set_tree(self, tree: dict[str, Any] | None) -> None:
+        """Show a new counts tree from scratch (a new vault, filter, facet or sort)."""
+        self.beginResetModel()
+        self._generation += 1
+        self.root.children = build_nodes(tree) if tree else []
+        for node in self.root.children:
+            node.parent = self.root
+        self.root.renumber()
+        self._branches = {}
+        self._by_path = {}
+        for node in self._walk_structure(self.root):
+            if node.is_branch:
+                self._branches[node.key] = node
+        self.endResetModel()
+
+    def _walk_structure(self, node: Node) -> Iterable[Node]:
+        for child in node.children:
+            if child.kind == "record":
+                continue
+            yield child
+            yield from self._walk_structure(child)
+
+    def loaded_branches(self) -> dict[tuple[Any, ...], Node]:
+        """Branches with some file rows loaded (those a change may need to refresh)."""
+        return {key: node for key, node in self._branches.items() if node.children}
+
+    def branch_node(self, key: tuple[Any, ...]) -> Node | None:
+        return self._branches.get(key)
+
+    def nodes_for_path(self, path: str) -> list[Node]:
+        return list(self._by_path.get(path, ()))
+
+    # -- Qt model API -------------------------------------------------------------------
+    def node(self, index: Index) -> Node:
+        if not index.isValid():
+            return self.root
+        node = index.internalPointer()
+        assert isinstance(node, Node)
+        return node
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return QModelIndex()
+        owner = self.node(parent)
+        if not (0 <= row < len(owner.children) and 0 <= column < 2):
+            return QModelIndex()
+        return self.createIndex(row, column, owner.children[row])
+
+    def index_of(self, node: Node, column: int = 0) -> QModelIndex:
+        if node is self.root or node.parent is None:
+            return QModelIndex()
+        return self.createIndex(node.row, column, node)
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not index.isValid():
+            return QModelIndex()
+        owner = self.node(index).parent
+        if owner is None or owner is self.root:
+            return QModelIndex()
+        return self.createIndex(owner.row, 0, owner)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self.node(parent).children)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 2
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return False
+        node = self.node(parent)
+        if node.is_branch:
+            return node.count > 0 or bool(node.children)
+        return bool(node.children)
+
+    def canFetchMore(self, parent: Index) -> bool:
+        """Only a branch's first page: QTreeView asks again on every relayout of an
+        expanded branch, which would load it whole; later pages are `fetch`ed by
+        the view's owner as rows scroll into sight."""
+        if not parent.isValid() or parent.column() != 0:
+            return False
+        node = self.node(parent)
+        return node.is_branch and not node.children and self.has_more(node)
+
+    @staticmethod
+    def has_more(node: Node) -> bool:
+        """A branch with rows not loaded yet and no request on the way."""
+        return node.is_branch and not node.pending and len(node.children) < node.count
+
+    def fetchMore(self, parent: Index) -> None:
+        if not self.canFetchMore(parent):
+            return
+        self.fetch(self.node(parent), self.page_size)
+
+    def fetch(self, node: Node, limit: int, then: Callable[[], None] | None = None) -> None:
+        """Ask for the next `limit` rows of a branch; `then` runs once they are in."""
+        assert node.branch is not None
+        node.pending = True
+        generation = self._generation
+        offset = len(node.children)
+        key = node.key
+
+        def done(page: dict[str, Any]) -> None:
+            target = self._branches.get(key)
+            if generation != self._generation or target is None:
+                return
+            target.pending = False
+            if page["offset"] == len(target.children):
+                self._append_rows(target, page["items"], page["total"])
+            if then is not None:
+                then()
+
+        def failed(_message: str) -> None:
+            target = self._branches.get(key)
+            if target is not None and generation == self._generation:
+                target.pending = False
+
+        self.fetcher(node.branch, offset, max(1, limit), done, failed)
+
+    def _append_rows(self, node: Node, items: list[dict[str, Any]], total: int) -> None:
+        if total != node.count:
+            node.count = total
+            self._changed(node)
+        if not items:
+            return
+        start = len(node.children)
+        self.beginInsertRows(self.index_of(node), start, start + len(items) - 1)
+        for item in items:
+            node.children.append(self._record_node(node, item))
+        node.renumber(start)
+        self.endInsertRows()
+
+    def _record_node(self, parent: Node, item: dict[str, Any]) -> Node:
+        child = Node("record", ("record", item["path"]), parent)
+        child.item = item
+        self._by_path.setdefault(item["path"], []).append(child)
+        return child
+
+    def _forget(self, node: Node) -> None:
+        if node.kind == "record":
+            nodes = self._by_path.get(node.item["path"], [])
+            if node in nodes:
+                nodes.remove(node)
+            if not nodes:
+                self._by_path.pop(node.item["path"], None)
+            return
+        self._branches.pop(node.key, None)
+        for child in node.children:
+            self._forget(child)
+
+    def _adopt(self, node: Node) -> None:
+        if node.is_branch:
+            self._branches[node.key] = node
+        for child in node.children:
+            self._adopt(child)
+
+    def _changed(self, node: Node) -> None:
+        self.dataChanged.emit(self.index_of(node, 0), self.index_of(node, 1))
+
+    # -- updating in place ------------------------------------------------------------------
+    def update_tree(self, tree: dict[str, Any]) -> None:
+        """Bring the structure and counts in line with a fresh counts tree, row by row."""
+        fresh = Node("root", ("root",))
+        fresh.children = build_nodes(tree)
+        self._sync(self.root, fresh.children)
+
+    def _sync(self, owner: Node, fresh: list[Node]) -> None:
+        old_keys = [c.key for c in owner.children]
+        new_keys = [c.key for c in fresh]
+        matcher = difflib.SequenceMatcher(a=old_keys, b=new_keys, autojunk=False)
+        for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
+            if tag == "equal":
+                for old, new in zip(owner.children[i1:i2], fresh[j1:j2], strict=True):
+                    self._merge(old, new)
+                continue
+            if i2 > i1:
+                self.beginRemoveRows(self.index_of(owner), i1, i2 - 1)
+                for gone in owner.children[i1:i2]:
+                    self._forget(gone)
+                del owner.children[i1:i2]
+                owner.renumber(i1)
+                self.endRemoveRows()
+            if j2 > j1:
+                self.beginInsertRows(self.index_of(owner), i1, i1 + (j2 - j1) - 1)
+                for added in fresh[j1:j2]:
+                    added.parent = owner
+                    self._adopt(added)
+                owner.children[i1:i1] = fresh[j1:j2]
+                owner.renumber(i1)
+                self.endInsertRows()
+
+    def _merge(self, old: Node, new: Node) -> None:
+        if (old.count, old.why) != (new.count, new.why):
+            old.count, old.why = new.count, new.why
+            self._changed(old)
+        if not old.is_branch:
+            self._sync(old, new.children)
+
+    def replace_rows(self, key: tuple[Any, ...], items: list[dict[str, Any]], total: int) -> None:
+        """A branch's first rows as the engine lists them now: apply the difference."""
+        node = self._branches.get(key)
+        if node is None:
+            return
+        if total != node.count:
+            node.count = total
+            self._changed(node)
+        old_paths = [c.item["path"] for c in node.children]
+        new_paths = [item["path"] for item in items]
+        matcher = difflib.SequenceMatcher(a=old_paths, b=new_paths, autojunk=False)
+        parent = self.index_of(node)
+        for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
+            if tag == "equal":
+                for offset, item in enumerate(items[j1:j2]):
+                    child = node.children[i1 + offset]
+                    if child.item != item:
+                        child.item = item
+                        self._changed(child)
+                continue
+            if i2 > i1:
+                self.beginRemoveRows(parent, i1, i2 - 1)
+                for gone in node.children[i1:i2]:
+                    self._forget(gone)
+                del node.children[i1:i2]
+                node.renumber(i1)
+                self.endRemoveRows()
+            if j2 > j1:
+                self.beginInsertRows(parent, i1, i1 + (j2 - j1) - 1)
+                node.children[i1:i1] = [self._record_node(node, item) for item in items[j1:j2]]
+                node.renumber(i1)
+                self.endInsertRows()
+
+    # -- what the rows look like ---------------------------------------------------------------
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        node = self.node(index)
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._label(node) if column == 0 else self._detail(node)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(node)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._foreground(node)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._font(node)
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return self._icon(node)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == PATH_ROLE:
+            return node.item.get("path") if node.kind == "record" else None
+        if role == NODE_ROLE:
+            return node.kind
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if self.node(index).kind == "record":
+            flags |= Qt.ItemFlag.ItemNeverHasChildren
+        return flags
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return ("Name", "Count")[section] if 0 <= section < 2 else None
+        return None
+
+    @staticmethod
+    def _label(node: Node) -> str:
+        kind = node.kind
+        if kind == "scope":
+            scope = node.key[1]
+            return scope if scope is not None else "Outside partitions"
+        if kind == "kind":
+            name = node.key[2]
+            return KIND_LABELS.get(name, name or "(no kind)")
+        if kind == "type":
+            return node.key[3] or "(untyped)"
+        if kind == "invalid":
+            return "Invalid"
+        if kind == "unrecognized":
+            return "Unrecognized"
+        return str(node.item.get("label") or "")
+
+    @staticmethod
+    def _detail(node: Node) -> str:
+        if node.kind != "record":
+            return f"{node.count:,}"
+        lifecycle = node.item.get("lifecycle")
+        if lifecycle in NOT_ACTIVE:
+            return str(lifecycle)
+        updated = node.item.get("updatedAt") or ""
+        return str(updated)[:10]
+
+    @staticmethod
+    def _tooltip(node: Node) -> str | None:
+        kind = node.kind
+        if kind == "invalid":
+            why = f"\nFirst problem: {node.why}" if node.why else ""
+            return (
+                f"{node.count:,} records break the format or the ontology; each is also listed "
+                f"under its type.{why}"
+            )
+        if kind == "unrecognized":
+            why = f"\nFirst problem: {node.why}" if node.why else ""
+            return f"{node.count:,} files are not readable records (see Diagnostics).{why}"
+        if kind == "scope":
+            scope = node.key[1]
+            if scope is None:
+                return "Files at the vault root, outside any partition folder"
+            return f"Partition {scope}: {node.count:,} records"
+        if kind != "record":
+            return f"{node.count:,} records"
+        item = node.item
+        lines = [str(item.get("title") or item.get("label") or "")]
+        lines.append(str(item["path"]))
+        if item.get("status") == "unrecognized":
+            lines.append("Not a readable record")
+        else:
+            facts = [
+                str(item.get("id") or "(no id)"),
+                f"{item.get('kind')} / {item.get('type') or 'untyped'}",
+            ]
+            if item.get("lifecycle") and item["lifecycle"] != "active":
+                facts.append(str(item["lifecycle"]))
+            if item.get("duplicate"):
+                facts.append("duplicate id")
+            if not item.get("inWindow", True):
+                facts.append("outside its validity window")
+            if item.get("updatedAt"):
+                facts.append(f"updated {item['updatedAt']}")
+            lines.append(" · ".join(facts))
+            if not item.get("valid", True):
+                lines.append("Invalid")
+        if item.get("problem"):
+            lines.append(str(item["problem"]))
+        return "\n".join(lines)
+
+    @staticmethod
+    def _palette() -> QPalette:
+        return QGuiApplication.palette()
+
+    def _foreground(self, node: Node) -> QColor | None:
+        palette = self._palette()
+        if node.kind in ("invalid", "unrecognized"):
+            return error_color(palette)
+        if node.kind != "record":
+            return None
+        item = node.item
+        if item.get("status") == "unrecognized" or not item.get("valid", True):
+            return error_color(palette)
+        if item.get("lifecycle") in NOT_ACTIVE or not item.get("inWindow", True):
+            return palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        return None
+
+    @staticmethod
+    def _font(node: Node) -> QFont | None:
+        if node.kind in ("scope", "invalid", "unrecognized"):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if node.kind == "record" and node.item.get("lifecycle") in NOT_ACTIVE:
+            font = QFont()
+            font.setStrikeOut(node.item["lifecycle"] != "merged")
+            font.setItalic(True)
+            return font
+        return None
+
+    @staticmethod
+    def _icon(node: Node) -> QIcon | None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return None
+        pixmap = {
+            "scope": QStyle.StandardPixmap.SP_DirIcon,
+            "invalid": QStyle.StandardPixmap.SP_MessageBoxCritical,
+            "unrecognized": QStyle.StandardPixmap.SP_MessageBoxWarning,
+        }.get(node.kind)
+        return app.style().standardIcon(pixmap) if pixmap is not None else None

@@ -1,0 +1,118 @@
+"""Small HTML pieces shared by the record sections: values, record links, badges, rows.
+
+Every string that comes from a record goes through `esc` (or `value_html`,
+which escapes) before it is placed in markup.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from knowledge_desktop.ui.render.links import record_href
+from knowledge_desktop.ui.render.theme import Colors
+
+REF_STATUS_WORDS = {
+    "missing": "not in this vault",
+    "duplicate": "id used by several files",
+    "wrong-kind": "not a page",
+    "broken-merge": "broken merge chain",
+    "ambiguous": "ambiguous",
+}
+
+LIFECYCLE_TONES = {"active": "success", "superseded": "warning", "withdrawn": "error", "merged": "info"}
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def muted(text: str) -> str:
+    """Already-safe HTML shown in the muted colour."""
+    return f'<span class="muted">{text}</span>'
+
+
+def value_html(value: Any) -> str:
+    """A frontmatter value as readable HTML: lists joined, mappings as key: value lines."""
+    if value is None:
+        return muted("—")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return muted("(empty list)")
+        if all(not isinstance(v, (list, dict)) for v in value):
+            return ", ".join(value_html(v) for v in value)
+        return "<br/>".join(f"• {value_html(v)}" for v in value)
+    if isinstance(value, Mapping):
+        if not value:
+            return muted("(empty)")
+        return "<br/>".join(f'<span class="muted">{esc(k)}:</span> {value_html(v)}' for k, v in value.items())
+    text = str(value)
+    if text == "":
+        return muted("(empty text)")
+    return esc(text).replace("\n", "<br/>")
+
+
+def badge(text: str, tone: str, colors: Colors) -> str:
+    """A small coloured label (lifecycle, verification) that reads in both palettes."""
+    return (
+        f'<span style="background-color:{colors.tint(tone)}; color:{colors.tone(tone)};'
+        f' font-weight:600;">&nbsp;{esc(text)}&nbsp;</span>'
+    )
+
+
+def record_link(
+    record_id: str,
+    names: Mapping[str, Mapping[str, Any]],
+    *,
+    resolved: str | None = None,
+    status: str = "resolved",
+    line: int = 0,
+) -> str:
+    """A link to the record an id names, by title, with what is odd about it said next to it."""
+    shown_id = resolved or record_id
+    info = names.get(shown_id) or names.get(record_id)
+    if info is None:
+        word = REF_STATUS_WORDS.get(status, "not in this vault")
+        return f'<span class="link-missing" title="{esc(record_id)}">{esc(record_id)}</span>' + muted(
+            f" ({esc(word)})"
+        )
+    key = str(info.get("path") or info.get("id"))
+    href = record_href(key) + (f"#{line}" if line else "")
+    title = info.get("title") or info.get("id")
+    out = f'<a href="{esc(href)}" title="{esc(info.get("id"))} — {esc(key)}">{esc(title)}</a>'
+    notes: list[str] = []
+    if info.get("type"):
+        notes.append(esc(info["type"]))
+    if info.get("lifecycle") not in (None, "active"):
+        notes.append(esc(info["lifecycle"]))
+    if resolved and resolved != record_id:
+        notes.append(f"via merged {esc(record_id)}")
+    if status != "resolved":
+        notes.append(esc(REF_STATUS_WORDS.get(status, status)))
+    return out + (muted(" · " + " · ".join(notes)) if notes else "")
+
+
+def field_rows(rows: Iterable[tuple[str, str]], tips: Mapping[str, str] | None = None) -> str:
+    """A two-column table of label → HTML value; labels are escaped, values are trusted HTML."""
+    tips = tips or {}
+    body = "".join(
+        f'<tr><td class="key" width="26%"{_tip(tips.get(label))}>{esc(label)}</td><td>{value}</td></tr>'
+        for label, value in rows
+    )
+    if not body:
+        return ""
+    return f'<table class="fields" width="100%" cellspacing="0" cellpadding="3">{body}</table>'
+
+
+def _tip(text: str | None) -> str:
+    return f' title="{esc(text)}"' if text else ""
+
+
+def section(title: str, content: str, anchor: str = "") -> str:
+    if not content:
+        return ""
+    name = f' id="{esc(anchor)}"' if anchor else ""
+    return f"<h3{name}>{esc(title)}</h3>\n{content}\n"

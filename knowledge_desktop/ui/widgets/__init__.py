@@ -1,0 +1,1 @@
+"""Reusable widgets the panes are built from."""
