@@ -11,11 +11,19 @@ Eligibility, validity windows and the filters are applied in the same SQL
 statement that ranks, so they are applied before a page is cut. Ranking
 statistics are those of the partition's current records (each partition has
 its own tables); searching several partitions merges their hits by score.
+
+Scoring every match with bm25() costs about 3 µs a match, which a word found
+in most of 100,000 records turns into hundreds of milliseconds. So current
+records are first ranked among candidates — records where a query word is
+"strong" (keyword.strong_terms) — and that page is kept only when its last
+score provably beats every record left out; otherwise every match is scored.
+Both ways give the same page, scores and totals.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +41,9 @@ MAX_QUERY = 500
 MAX_OFFSET = 500
 BM25 = "bm25({fts}, 8.0, 6.0, 1.0)"
 MAX_CHAIN = 32
+EXACT_BELOW = 3000
+"""Queries matching at most this many records are scored outright (a few ms)."""
+SAMPLE = 2000
 EVIDENCE_SHOWN = 3
 
 
@@ -126,8 +137,12 @@ def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, 
         parts.append(f"{alias}.type IN ({','.join('?' * len(q.types))})")
         params.extend(sorted(q.types))
     if q.tag:
-        parts.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)")
-        params.append(q.tag)
+        # instr() on the stored JSON (the tag as json.dumps writes it) is a cheap
+        # necessary test; json_each() then confirms it is a whole list element.
+        parts.append(
+            f"instr({alias}.tags, ?) AND EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)"
+        )
+        params += [json.dumps(q.tag), q.tag]
     if q.time_field:
         column = q.time_field.removesuffix("_at")
         low, high = bounds(q.since, q.until)
@@ -145,12 +160,36 @@ def _ranked(
     conn: sqlite3.Connection,
     scope: str,
     history: bool,
+    words: list[str],
+    q: GrepQuery,
+    where: str,
+    params: list[object],
+    limit: int,
+) -> tuple[int, list[tuple[int, str, float]]]:
+    """The best `limit` filtered matches, best first, and how many match in all."""
+    match = match_expression(words, q.mode)
+    if not history:
+        try:
+            found = _ranked_strong(conn, scope, words, q.mode, match, where, params, limit)
+        except sqlite3.OperationalError:
+            # e.g. a word FTS5 splits in two: a phrase the strong table (detail=none)
+            # cannot search. Full scoring answers the same question.
+            found = None
+        if found is not None:
+            return found
+    return _ranked_exact(conn, scope, history, match, where, params, limit)
+
+
+def _ranked_exact(
+    conn: sqlite3.Connection,
+    scope: str,
+    history: bool,
     match: str,
     where: str,
     params: list[object],
     limit: int,
 ) -> tuple[int, list[tuple[int, str, float]]]:
-    """The best `limit` matches and, from the same pass, how many match in all."""
+    """Score every filtered match with bm25(): right for any query, slow for common words."""
     fts, rows = tables(scope, history)
     bm25 = BM25.format(fts=fts)
     # bm25() cannot sit beside a window function, so it is scored in a subquery.
@@ -162,6 +201,140 @@ def _ranked(
     found = conn.execute(sql, [match, *params]).fetchall()
     total = int(found[0][3]) if found else 0
     return total, [(int(a), str(b), float(c)) for a, b, c, _ in found]
+
+
+def _idf(records: int, hits: int) -> float:
+    """FTS5's IDF: log((N − n + ½) / (n + ½)), raised to 1e-6 when not positive."""
+    value = math.log((records - hits + 0.5) / (hits + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
+def _ranked_strong(
+    conn: sqlite3.Connection,
+    scope: str,
+    words: list[str],
+    mode: str,
+    match: str,
+    where: str,
+    params: list[object],
+    limit: int,
+) -> tuple[int, list[tuple[int, str, float]]] | None:
+    """The same answer as `_ranked_exact`, scoring only records with a strong query term.
+
+    A record where query word w is not stored at level i or above (see
+    keyword.strong_terms) scores below IDF(w) × STRONG_LEVELS[i] for w, and a
+    phrase scores no higher in a record than any of its words; so a record
+    left out scores below `bound`, and a candidates' page whose last score
+    reaches the bound is the page. When it does not, every filtered match is
+    scored. None — the caller scores every match — when the strong sets are
+    stale or the filters keep so few records that full scoring is cheaper.
+    Totals are exact counts either way.
+    """
+    fts, rows = tables(scope)
+    strong = keyword.strong_table(scope)
+    stats = keyword.totals(conn, scope)
+    cut = keyword.strong_avgdl(conn, scope)
+    if stats is None or cut is None or stats[0] == 0 or stats[1] / stats[0] > cut:
+        return None
+    records = stats[0]
+    # Filters that keep few records make full scoring cheap, and cheaper than the
+    # count this path needs first: judge them on a slice of the rows table.
+    sample, kept = conn.execute(
+        f"SELECT count(*), total({where}) FROM (SELECT * FROM {rows} ORDER BY rowid LIMIT {SAMPLE}) r", params
+    ).fetchone()
+    if sample and records * kept / sample <= 2 * EXACT_BELOW:
+        return None
+    hits, passed = conn.execute(
+        f"SELECT count(*), total({where}) FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+        f" WHERE {fts} MATCH ?",
+        [*params, match],
+    ).fetchone()
+    hits, total = int(hits), int(passed)
+    bm25 = BM25.format(fts=fts)
+    sql = (
+        f"SELECT rowid, id, -score FROM (SELECT r.rowid AS rowid, r.id AS id, {bm25} AS score"
+        f" FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid WHERE {fts} MATCH ? CANDIDATES"
+        f" AND {where}) ORDER BY score, id LIMIT {int(limit)}"
+    )
+
+    def scored(candidates: str = "", cand_params: list[object] | None = None) -> list[tuple[int, str, float]]:
+        rows_ = conn.execute(sql.replace("CANDIDATES", candidates), [match, *(cand_params or []), *params])
+        return [(int(a), str(b), float(c)) for a, b, c in rows_]
+
+    if total <= EXACT_BELOW:
+        return total, scored()
+    distinct = sorted(set(words))
+    extra: list[str] = []  # words whose every match is a candidate
+    if mode == "phrase":
+        weight, strong_words, join = _idf(records, hits), distinct, " AND "
+    elif mode == "all":
+        # every word is in every match, so each word's document count is at least `hits`
+        weight, strong_words, join = len(words) * _idf(records, hits), distinct, " OR "
+    else:
+        counts = {
+            w: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'"{w}"',)).fetchone()[0])
+            for w in distinct
+        }
+        extra = [f'"{w}"' for w in distinct if counts[w] <= EXACT_BELOW]
+        strong_words = [w for w in distinct if counts[w] > EXACT_BELOW]
+        weight = sum(_idf(records, counts[w]) for w in words if counts[w] > EXACT_BELOW)
+        join = " OR "
+    levels = keyword.STRONG_LEVELS
+    slots = 1 if mode == "phrase" else sum(1 for w in words if w in strong_words)
+    level = len(levels) - min(max(slots, 1), len(levels) - 1)  # more words need a lower level
+
+    def expression(level: int) -> str:
+        stored = [
+            "(" + " OR ".join(f'"{keyword.level_token(i, w)}"' for i in range(level, len(levels))) + ")"
+            for w in strong_words
+        ]
+        return " OR ".join([*([f"({join.join(stored)})"] if stored else []), f'"{keyword.UNSURE}"'])
+
+    def attempt(level: int) -> list[tuple[int, str, float]]:
+        candidates = f"SELECT rowid FROM {strong} WHERE {strong} MATCH ?"
+        cand_params: list[object] = [expression(level)]
+        if extra:
+            candidates += f" UNION ALL SELECT rowid FROM {fts} WHERE {fts} MATCH ?"
+            cand_params.append(" OR ".join(extra))
+        # The unary + keeps the rowid test off FTS5's index: one pass over the matches
+        # (bm25() would otherwise recount every word's documents for each rowid).
+        return scored(f" AND +{fts}.rowid IN ({candidates})", cand_params)
+
+    # Filters keep about total/hits of the candidates; start at the highest level
+    # likely to leave a full page, and score everything when none is.
+    def expected(level: int) -> float:
+        stored = conn.execute(f"SELECT count(*) FROM {strong} WHERE {strong} MATCH ?", (expression(level),))
+        return float(stored.fetchone()[0]) * total / max(hits, 1)
+
+    while level > 0 and expected(level) < 2 * limit:
+        level -= 1
+    if not extra and expected(level) < limit:
+        return total, scored()
+    found = attempt(level)
+    page = _candidate_page(found, total, limit, weight * levels[level])
+    if page is None and level > 0:
+        # More candidates only raise the page's last score, so the highest level
+        # whose bound that score already clears is sure to succeed.
+        lower = [
+            i for i in range(level) if len(found) < limit or found[-1][2] >= weight * levels[i] * (1 + 1e-9)
+        ]
+        if lower:
+            retry = max(lower) if len(found) == limit else 0
+            page = _candidate_page(attempt(retry), total, limit, weight * levels[retry])
+    return total, page if page is not None else scored()
+
+
+def _candidate_page(
+    found: list[tuple[int, str, float]], total: int, limit: int, bound: float
+) -> list[tuple[int, str, float]] | None:
+    """The candidates' page when it is provably the whole ranking's page, else None.
+
+    Records outside the candidates score strictly below `bound`; the margin
+    absorbs rounding between our bound and SQLite's arithmetic.
+    """
+    if len(found) == total or (len(found) == limit and found[-1][2] >= bound * (1 + 1e-9)):
+        return found
+    return None
 
 
 def grep(
@@ -178,7 +351,7 @@ def grep(
         for scope in scopes:
             for history in history_modes[q.lifecycle]:
                 where, params = filter_sql(q, "r", now, current=not history)
-                count, ranked = _ranked(conn, scope, history, match, where, params, want)
+                count, ranked = _ranked(conn, scope, history, words, q, where, params, want)
                 total += count
                 direct += [_Hit(scope, rowid, score, history, rid) for rowid, rid, score in ranked]
         direct.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
@@ -263,16 +436,15 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
             )
         )
     rowids = sorted(set(current.values()))
-    direct: set[int] = set()
-    for chunk in range(0, len(rowids), 500):
-        part = rowids[chunk : chunk + 500]
-        direct.update(
-            r
-            for (r,) in conn.execute(
-                f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN ({','.join('?' * len(part))})",
-                [match, *part],
-            )
+    # + keeps the rowids off FTS5's index: one pass over the matches instead of
+    # re-running the query for every rowid (slow for common words).
+    direct = {
+        int(r)
+        for (r,) in conn.execute(
+            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
+            (match, json.dumps(rowids)),
         )
+    }
     out: list[_Hit] = []
     for rid, revision, title, path, sha, superseded_by, score in earlier:
         final = ends.get(superseded_by)
@@ -381,8 +553,10 @@ def scope_state(conn: sqlite3.Connection, scope: str) -> dict[str, Any]:
     row = conn.execute(
         "SELECT generation, indexed_at, scanned_at FROM keyword_state_v1 WHERE scope=?", (scope,)
     ).fetchone()
+    # EXISTS stops at the first issue; a count would read the whole partition
     issues = conn.execute(
-        "SELECT count(*) FROM catalog WHERE scope=? AND (status='unrecognized' OR valid=0)", (scope,)
+        "SELECT EXISTS (SELECT 1 FROM catalog WHERE scope=? AND (status='unrecognized' OR valid=0))",
+        (scope,),
     ).fetchone()[0]
     return {
         "generation": row[0] if row else 0,

@@ -89,6 +89,7 @@ def keyword_tables(scope: str) -> list[str]:
         f"keyword_rows_v1_{s}",
         f"keyword_history_fts_v1_{s}",
         f"keyword_history_rows_v1_{s}",
+        f"keyword_strong_v1_{s}",
     ]
 
 
@@ -97,6 +98,7 @@ DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_rows_v1_",
     "keyword_history_fts_v1_",
     "keyword_history_rows_v1_",
+    "keyword_strong_v1_",
 )
 """Per-scope tables, created as partitions appear; dropped with the projections."""
 
@@ -144,6 +146,8 @@ CREATE INDEX IF NOT EXISTS catalog_id ON catalog(scope, id);
 CREATE INDEX IF NOT EXISTS catalog_bare_id ON catalog(id);
 CREATE INDEX IF NOT EXISTS catalog_problems ON catalog(scope) WHERE status='unrecognized' OR valid=0;
 CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
+-- covers the catalog pane's counts tree and its per-type pages (GROUP BY without a sort)
+CREATE INDEX IF NOT EXISTS catalog_tree ON catalog(scope, kind, type, status, valid);
 
 -- normalised titles and aliases, for exact lookup
 CREATE TABLE IF NOT EXISTS catalog_names (
@@ -233,7 +237,8 @@ CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     scope TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,   -- bumped on every change: the search snapshot
     indexed_at TEXT,
-    scanned_at TEXT
+    scanned_at TEXT,
+    strong_avgdl REAL              -- mean record length the strong-term sets were cut at
 );
 
 CREATE TABLE IF NOT EXISTS ontology_state (

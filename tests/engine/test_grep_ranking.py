@@ -1,0 +1,144 @@
+"""The strong-term ranking path gives exactly the pages full bm25() scoring gives
+(spec: retrieval-and-dates — BM25 weights, filters before ranking, total,
+offset and nextOffset). A few hundred generated records share a small
+vocabulary, so most query words are in most records, as in a large vault."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.store.projections import keyword
+from tests.vaultkit import VaultKit
+
+COMMON = ["review", "group", "design", "pilot", "launch", "vendor", "policy", "draft", "board", "plan"]
+RARE = ["harbour", "glacier", "quartz", "lantern", "meadow"]
+FILLER = ["the", "a", "of", "we", "team", "after", "with", "and", "for", "still"]
+TAGS = ["alpha", "beta", "gamma"]
+MONTHS = ["2025-01", "2025-02", "2025-03"]
+
+
+def _words(rng: random.Random, n: int) -> str:
+    pool = COMMON * 3 + FILLER * 4 + RARE
+    return " ".join(rng.choice(pool) for _ in range(n))
+
+
+@pytest.fixture
+def crowd(kit: VaultKit) -> VaultKit:
+    rng = random.Random(7)
+    for i in range(320):
+        title = " ".join(rng.sample(COMMON + FILLER, rng.randint(1, 4))).capitalize()
+        body = "\n\n".join(_words(rng, rng.randint(5, 120)) for _ in range(rng.randint(1, 3)))
+        if i % 37 == 0:
+            body += "\nCafé crème at the harbour, naïve résumé.\n"
+        extra: dict[str, Any] = {"tags": rng.sample(TAGS, rng.randint(0, 2))}
+        if rng.random() < 0.3:
+            extra["aliases"] = [" ".join(rng.sample(COMMON, 2))]
+        if i % 3 == 0:
+            month = rng.choice(MONTHS)
+            kit.claim(
+                f"private/claims/c{i:03}.md", f"cl_{i:03}", title, body, **extra, occurred_at=f"{month}-15"
+            )
+        else:
+            kit.page(f"private/notes/n{i:03}.md", f"pg_{i:03}", title, body, type="note", **extra)
+    return kit
+
+
+def _queries(rng: random.Random, count: int) -> list[GrepQuery]:
+    out = []
+    for _ in range(count):
+        mode = rng.choice(["all", "any", "phrase"])
+        n = rng.choice([1, 1, 2, 3])
+        pool = COMMON if rng.random() < 0.8 else COMMON + RARE + FILLER
+        words = [rng.choice(pool) for _ in range(n)]
+        options: dict[str, Any] = {}
+        choice = rng.choice(["none", "none", "kind", "tag", "month", "kind+tag"])
+        if "kind" in choice:
+            options["kind"] = rng.choice(["page", "claim"])
+        if "tag" in choice:
+            options["tag"] = rng.choice(TAGS)
+        if choice == "month":
+            month = rng.choice(MONTHS)
+            options.update(time_field="occurred_at", since=f"{month}-01", until=f"{month}-28")
+        out.append(
+            GrepQuery(
+                " ".join(words),
+                mode=mode,
+                limit=rng.choice([1, 5, 20, 50]),
+                offset=rng.choice([0, 0, 3, 20, 60]),
+                **options,
+            )
+        )
+    return out
+
+
+def _page(result: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        result["total"],
+        result["nextOffset"],
+        [(h["id"], h["score"], h["matches"]) for h in result["hits"]],
+    )
+
+
+def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page, total and nextOffset equals the one full bm25 scoring gives."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    used = {"strong": 0, "fallback": 0}
+    page = grep_module._candidate_page
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        found = page(*args, **kwargs)
+        used["strong" if found is not None else "fallback"] += 1
+        return found
+
+    queries = _queries(random.Random(11), 240)
+    monkeypatch.setattr(grep_module, "_ranked_strong", lambda *a, **k: None)
+    expected = [_page(vault.grep(q)) for q in queries]
+    monkeypatch.undo()
+    monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)  # take the strong path even on a small vault
+    monkeypatch.setattr(grep_module, "_candidate_page", spy)
+    for q, want in zip(queries, expected, strict=True):
+        assert _page(vault.grep(q)) == want, q
+    assert used["strong"] > 60  # the comparison exercised the strong path, not only its fallback
+
+
+def test_strong_sets_follow_edits_and_deletions(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited or deleted record changes its strong terms in the indexing transaction."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    strong = keyword.strong_table("private")
+    conn = vault.store.reader()
+
+    def terms(record_id: str) -> set[str] | None:
+        row = conn.execute(
+            f"SELECT s.terms FROM {strong} s JOIN keyword_rows_v1_private r"
+            " ON r.rowid = s.rowid WHERE r.id=?",
+            (record_id,),
+        ).fetchone()
+        return set(row[0].split()) if row else None
+
+    crowd.page("private/notes/n001.md", "pg_001", "Glacier", "glacier glacier glacier", type="note")
+    crowd.scan()
+    vault.index_keywords()
+    assert terms("pg_001") == {keyword.level_token(len(keyword.STRONG_LEVELS) - 1, "glacier")}
+    (crowd.root / "private/notes/n001.md").unlink()
+    crowd.scan()
+    vault.index_keywords()
+    assert terms("pg_001") is None
+    rowids = {r for (r,) in conn.execute("SELECT rowid FROM keyword_rows_v1_private")}
+    assert {r for (r,) in conn.execute(f"SELECT rowid FROM {strong}")} <= rowids
+
+    monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)
+    hits = vault.grep(GrepQuery("glacier"))
+    assert "pg_001" not in [h["id"] for h in hits["hits"]]
+
+
+def test_unsure_text_is_marked() -> None:
+    """Text our tokenizer might split unlike FTS5 is always ranked exactly."""
+    assert keyword.strong_terms(["Cafe\u0301", "", "body"], 10.0) == keyword.UNSURE
+    assert keyword.strong_terms(["Café", "", ""], 10.0) == keyword.level_token(3, "cafe")
