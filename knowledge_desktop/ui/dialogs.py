@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -54,6 +54,9 @@ class CrashDialog(QDialog):
         )
         self.details = QPlainTextEdit(trace)
         self.details.setReadOnly(True)
+        # A traceback lines its ^^^ markers up under the code: keep its columns and its lines.
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         layout.addWidget(self.details)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         copy = buttons.addButton("Copy details", QDialogButtonBox.ButtonRole.ActionRole)

@@ -131,7 +131,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.summary)
         self._build_actions()
         self._restore_settings()
-        QGuiApplication.instance().installEventFilter(self)  # mouse back/forward buttons
+        app = QGuiApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)  # mouse back/forward buttons
 
     # -- layout ---------------------------------------------------------------------
     def _dock(self, pane: Pane, area: Qt.DockWidgetArea) -> None:
@@ -161,7 +163,8 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         key = QKeySequence.StandardKey
-        self.act_open = self._action("&Open Vault…", self.choose_vault, key.Open, "Open a vault folder")
+        # Not the platform's Open (Ctrl+O): that one belongs to the quick switcher, as in code editors.
+        self.act_open = self._action("&Open Vault…", self.choose_vault, "Ctrl+Shift+O", "Open a vault folder")
         self.act_demo = self._action("Open &Demo Vault", self.open_demo, None, "Open the bundled demo vault")
         self.act_export = self._action(
             "&Export Diagnostics…",
@@ -169,10 +172,10 @@ class MainWindow(QMainWindow):
             "Ctrl+E",
             "Write the diagnostics as HTML, JSON, CSV or Markdown",
         )
-        self.act_quit = self._action("&Quit", self.close, key.Quit)
-        self.act_back = self._action("&Back", self.go_back, [QKeySequence("Alt+Left"), key.Back], "Go back")
+        self.act_quit = self._action("&Quit", self.close, _keys("Ctrl+Q", key.Quit))
+        self.act_back = self._action("&Back", self.go_back, _keys("Alt+Left", key.Back), "Go back")
         self.act_forward = self._action(
-            "&Forward", self.go_forward, [QKeySequence("Alt+Right"), key.Forward], "Go forward"
+            "&Forward", self.go_forward, _keys("Alt+Right", key.Forward), "Go forward"
         )
         self.act_search = self._action("&Search…", self.focus_search, "Ctrl+K", "Search the vault by keyword")
         self.act_switch = self._action(
@@ -181,7 +184,6 @@ class MainWindow(QMainWindow):
             [QKeySequence("Ctrl+P"), QKeySequence("Ctrl+O")],
             "Jump to a record by title or alias",
         )
-        self.act_open.setShortcuts([QKeySequence("Ctrl+Shift+O")])
         self.act_edit = self._action(
             "Open in &External Editor",
             self.open_external,
@@ -276,7 +278,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{vault.root.name} — Knowledge Desktop")
         self._show_counts(counts)
         note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
-        self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)
+        # "0 files read" reads like an empty vault; say the index was already current instead.
+        read = f"{change.parsed} files read" if change.parsed else "index up to date"
+        self.statusBar().showMessage(f"Opened {vault.root} — {read}{note}", 8000)
         self._remember_vault(vault.root)
         self._update_actions()
         if self.event_log is not None and not change.empty:
@@ -303,7 +307,7 @@ class MainWindow(QMainWindow):
         value = self.settings.value("recentVaults", [])
         if isinstance(value, str):
             return [value]
-        return [str(v) for v in value or []]
+        return [str(v) for v in value] if isinstance(value, list) else []
 
     def _remember_vault(self, root: Path) -> None:
         recent = [str(root)] + [p for p in self.recent_vaults() if p != str(root)]
@@ -320,15 +324,16 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("No recent vaults").setEnabled(False)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
+        if _dropped_folder(event) is not None:
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls = event.mimeData().urls()
-        if urls and urls[0].isLocalFile():
-            event.acceptProposedAction()
-            self.open_vault(Path(urls[0].toLocalFile()))
+        folder = _dropped_folder(event)
+        if folder is None:
+            event.ignore()  # a file, a web link, text: not something to open as a vault
+            return
+        event.acceptProposedAction()
+        self.open_vault(folder)
 
     # -- live changes ---------------------------------------------------------------
     def _on_live_change(self, vault: Vault, change: ChangeSet) -> None:
@@ -417,14 +422,19 @@ class MainWindow(QMainWindow):
 
     def focus_pane(self, title: str) -> None:
         if title == "Record":
-            self.record.setFocus()
-            return
-        dock = self.docks[title]
-        dock.show()
-        dock.raise_()
-        widget = dock.widget()
-        focus = getattr(widget, "focus_target", None)
-        (focus() if callable(focus) else widget).setFocus(Qt.FocusReason.ShortcutFocusReason)
+            pane: QWidget = self.record
+        else:
+            dock = self.docks[title]
+            dock.show()
+            dock.raise_()
+            pane = dock.widget()
+        focus = getattr(pane, "focus_target", None)
+        target = focus() if callable(focus) else pane
+        if not target.isVisibleTo(pane):
+            # The pane shows a message in place of its list: focus its first control instead,
+            # so the shortcut never leaves the focus in the pane the user left.
+            target = _first_focusable(pane) or pane
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_search(self) -> None:
         self.focus_pane("Search")
@@ -533,6 +543,44 @@ class MainWindow(QMainWindow):
             self._retired.append(self.vault)
             self.vault = None
             self._on_busy(self.runner.running)
+
+
+def _dropped_folder(event: QDropEvent) -> Path | None:
+    """The local folder a drag carries first, if it carries one."""
+    urls = event.mimeData().urls()
+    if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
+        return Path(urls[0].toLocalFile())
+    return None
+
+
+def _keys(own: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
+    """`own` and the platform's bindings for `standard`, each once, Backspace left out.
+
+    A key listed twice on one action makes Qt call the shortcut ambiguous and do
+    nothing (Alt+Left is both ours and the platform's Back), and Backspace means
+    "delete" to anyone typing in a list's filter or a search box.
+    """
+    keys: list[QKeySequence] = []
+    for sequence in [QKeySequence(own), *QKeySequence.keyBindings(standard)]:
+        text = sequence.toString()
+        if "Backspace" not in text and text not in {k.toString() for k in keys}:
+            keys.append(sequence)
+    return keys
+
+
+def _first_focusable(pane: QWidget) -> QWidget | None:
+    """The first widget inside `pane`, in Tab order, that Tab would stop at."""
+    widget = pane.nextInFocusChain()
+    while widget is not None and widget is not pane:
+        if (
+            pane.isAncestorOf(widget)
+            and widget.isVisibleTo(pane)
+            and widget.isEnabled()
+            and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+        ):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None
 
 
 def open_in_timer(window: MainWindow, path: Path) -> None:
