@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeySequence,
     QMouseEvent,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QStyle,
     QTabWidget,
     QWidget,
 )
@@ -119,10 +121,6 @@ class MainWindow(QMainWindow):
             self.docks[title].setTitleBarWidget(QWidget())
         self.docks["Catalog"].raise_()
         self.docks["Diagnostics"].raise_()
-        self.resizeDocks(
-            [self.docks["Catalog"], self.docks["Backlinks"]], [340, 300], Qt.Orientation.Horizontal
-        )
-        self.resizeDocks([self.docks["Timeline"]], [230], Qt.Orientation.Vertical)
 
         self.summary = QLabel("")
         self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
@@ -146,6 +144,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         self.docks[pane.title] = dock
 
+    def _size_docks(self) -> None:
+        """Side docks take a share of the window, so a narrow window keeps room for the record."""
+        width, height = self.width(), self.height()
+        self.resizeDocks(
+            [self.docks["Catalog"], self.docks["Backlinks"]],
+            [max(220, width * 26 // 100), max(200, width * 22 // 100)],
+            Qt.Orientation.Horizontal,
+        )
+        self.resizeDocks([self.docks["Timeline"]], [max(160, height * 28 // 100)], Qt.Orientation.Vertical)
+
     def _action(
         self, text: str, slot: Any, shortcut: QKeySequence | str | list[Any] | None = None, tip: str = ""
     ) -> QAction:
@@ -156,7 +164,8 @@ class MainWindow(QMainWindow):
             action.setShortcut(shortcut)
         if tip:
             action.setStatusTip(tip)
-            action.setToolTip(tip)
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(f"{tip} ({keys})" if keys else tip)
         action.triggered.connect(slot)
         self.addAction(action)
         return action
@@ -237,6 +246,18 @@ class MainWindow(QMainWindow):
         toolbar = self.addToolBar("Navigation")
         toolbar.setObjectName("toolbar-navigation")
         toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        style = self.style()
+        pixmap = QStyle.StandardPixmap
+        icons = {
+            self.act_back: pixmap.SP_ArrowBack,
+            self.act_forward: pixmap.SP_ArrowForward,
+            self.act_switch: pixmap.SP_FileDialogContentsView,
+            self.act_search: pixmap.SP_FileDialogDetailedView,
+            self.act_open: pixmap.SP_DirOpenIcon,
+        }
+        for action, icon in icons.items():
+            action.setIcon(style.standardIcon(icon))
         for action in (self.act_back, self.act_forward, self.act_switch, self.act_search):
             toolbar.addAction(action)
         self._update_actions()
@@ -510,8 +531,14 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         state = self.settings.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        self._sized = isinstance(state, QByteArray) and self.restoreState(state)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            # First run: share the width out once the window has its real size.
+            self._sized = True
+            QTimer.singleShot(0, self._size_docks)
 
     def last_vault(self) -> Path | None:
         value = self.settings.value("lastVault")
