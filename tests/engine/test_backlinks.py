@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_desktop.engine.query.backlinks import CONTEXT_CHARS, _trim
+from knowledge_desktop.engine.query.backlinks import CONTEXT_CHARS, _trim, plain_line
 from knowledge_desktop.engine.query.inventory import QueryError
 from tests.vaultkit import VaultKit
 
@@ -49,16 +49,17 @@ def test_linking_lines_carry_their_text_with_the_link_marked(linked: VaultKit) -
     assert set(by_source) == {"pg_bab", "pg_long"}
     line = by_source["pg_bab"]["lines"][0]
     assert line["line"] > 1
-    assert line["context"] == "Worked with [[Ada Lovelace]]."
+    assert line["context"] == "Worked with Ada Lovelace."
     start, end = line["mark"]
-    assert line["context"][start:end] == "[[Ada Lovelace]]"
+    assert line["context"][start:end] == "Ada Lovelace"
     long_lines = by_source["pg_long"]["lines"]
     assert [item["linkKind"] for item in long_lines] == ["wiki", "markdown"]
     wiki, markdown = long_lines
     assert len(wiki["context"]) <= CONTEXT_CHARS + 2
     assert wiki["context"].startswith("…")
-    assert wiki["context"][wiki["mark"][0] : wiki["mark"][1]] == "[[people/ada|the Countess]]"
-    assert markdown["context"][markdown["mark"][0] : markdown["mark"][1]] == "[Ada](../people/ada.md)"
+    assert wiki["context"][wiki["mark"][0] : wiki["mark"][1]] == "the Countess"
+    assert markdown["context"] == "Also Ada in Markdown."
+    assert markdown["context"][markdown["mark"][0] : markdown["mark"][1]] == "Ada"
 
 
 def test_relationships_in_both_directions_are_grouped_by_label(linked: VaultKit) -> None:
@@ -119,3 +120,45 @@ def test_trim_keeps_the_mark_in_view() -> None:
     assert context.startswith("…")
     assert context.endswith("…")
     assert _trim("   short  ", None) == ("short", None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "marked", "plain", "mark"),
+    [
+        (
+            "- **Who:** [[Mira]], [[companies/harbor-lane-studio|Harbor Lane Studio]].",
+            "[[companies/harbor-lane-studio|Harbor Lane Studio]]",
+            "Who: Mira, Harbor Lane Studio.",
+            "Harbor Lane Studio",
+        ),
+        (
+            "## Met [[people/ada-lovelace]] today",
+            "[[people/ada-lovelace]]",
+            "Met ada-lovelace today",
+            "ada-lovelace",
+        ),
+        ("> 1. See [Ada](../people/ada.md) *now*", "[Ada](../people/ada.md)", "See Ada now", "Ada"),
+        (
+            "| [[people/ada.md#Early life]] | `founder` |",
+            "[[people/ada.md#Early life]]",
+            "ada · founder",
+            "ada",
+        ),
+        (
+            "[[Elif]] and **[[Ada]]** on snake_case_names",
+            "[[Ada]]",
+            "Elif and Ada on snake_case_names",
+            "Ada",
+        ),
+    ],
+)
+def test_context_lines_read_as_text_with_the_mark_kept(raw: str, marked: str, plain: str, mark: str) -> None:
+    start = raw.index(marked)
+    text, span = plain_line(raw, (start, start + len(marked)))
+    assert text == plain
+    assert span is not None
+    assert text[span[0] : span[1]] == mark
+
+
+def test_a_table_rule_has_no_context() -> None:
+    assert plain_line("|---|:---:|", None) == ("", None)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, QPersistentModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -52,13 +52,15 @@ def test_every_group_is_shown_with_counts(qtbot: QtBot, open_window: OpenWindow,
         "Referenced by  ·  1",
         "Unlinked mentions  ·  1",
     ]
-    assert pane.heading.text() == "Ada Lovelace"
+    assert pane.heading.text() == "Backlinks to Ada Lovelace  ·  5"
+    assert QObject.parent(pane.model) is pane
+    assert pane.focus_target() is pane.tree
     source = vault_kit.root / "private/people/babbage.md"
     number = source.read_text().splitlines().index("Worked with [[Ada Lovelace]].") + 1
     line = pane.model.find_key("linked", "src:private/people/babbage.md", f"line:{number}")
-    assert line.data() == "Worked with [[Ada Lovelace]]."
+    assert line.data() == "Worked with Ada Lovelace."
     start, end = line.data(MARK_ROLE)
-    assert line.data()[start:end] == "[[Ada Lovelace]]"
+    assert line.data()[start:end] == "Ada Lovelace"
     assert (line.data(OPEN_KEY_ROLE), line.data(LINE_ROLE)) == ("private/people/babbage.md", number)
 
     relates = pane.model.find_key("relationships", "label:relates_to")
@@ -94,6 +96,9 @@ def test_a_record_nothing_points_at_says_so(
     pane = show(qtbot, window, "pg_other")
     assert pane.stack.currentWidget() is pane.empty
     assert pane.empty.text().startswith("No backlinks to Other")
+    assert pane.empty.alignment() & Qt.AlignmentFlag.AlignTop
+    assert pane.heading.isHidden()
+    assert pane.focus_target() is pane.empty
 
 
 def test_double_click_opens_the_linking_record_at_its_line(

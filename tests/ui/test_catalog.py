@@ -393,6 +393,30 @@ def test_an_empty_vault_says_so(open_window: OpenWindow, kit: VaultKit) -> None:
     pane = window.catalog
     assert pane.stack.currentWidget() is pane.empty
     assert "no records yet" in pane.empty.text()
+    assert pane.focus_target() is pane.filter
+
+
+def test_facets_fold_behind_a_filters_button_that_names_them(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, settings: QSettings
+) -> None:
+    people_vault(kit)
+    window = open_window(kit.root)
+    pane = window.catalog
+    assert pane.facets.isHidden()
+    assert pane.filters_button.text() == "Filters"
+    pane.filters_button.click()
+    assert pane.facets.isVisibleTo(pane)
+    choose(pane, "lifecycle", "active")
+    choose(pane, "sort", "updated")
+    wait_idle(qtbot, window)
+    assert pane.filters_button.text() == "Filters (2)"
+    assert "Active, Sort by last update" in pane.filters_button.toolTip()
+    window.close()
+    assert settings.value("catalog/facets_shown") in (True, "true")
+    again = open_window(kit.root)
+    wait_idle(qtbot, again)
+    assert again.catalog.facets.isVisibleTo(again.catalog)
+    assert again.catalog.filters_button.text() == "Filters (2)"
 
 
 def test_path_role_is_only_on_record_rows(qtbot: QtBot, open_window: OpenWindow, kit: VaultKit) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -193,6 +193,8 @@ def test_a_clean_vault_says_so(open_window: OpenWindow, kit: VaultKit) -> None:
     assert pane.model.rowCount() == 0
     assert pane.stack.currentWidget() is pane.empty_label
     assert pane.empty_label.text() == EMPTY_CLEAN == "No problems found in this vault"
+    assert pane.focus_target() is pane.filter_edit
+    assert QObject.parent(pane.model) is pane
 
 
 @pytest.mark.parametrize(

@@ -329,3 +329,19 @@ def test_the_dark_palette_re_renders_with_dark_colours(
     wait_idle(qtbot, window)
     assert pane._colors().dark
     assert "#1e1f22" in pane.loaded.document or "#dfe1e5" in pane.loaded.document  # type: ignore[union-attr]
+
+
+def test_links_of_a_generated_section_are_looked_up_for_navigation(kit: VaultKit) -> None:
+    kit.page("private/meetings/kickoff.md", "pg_kick", "Kickoff notes", type="meeting")
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person")
+    body = (
+        "About Ada.\n\n<!-- backlinks:start -->\n## Backlinks\n\n"
+        "- [[Kickoff notes]]\n- [[people/ada]]\n- [[No such page]]\n<!-- backlinks:end -->\n"
+    )
+    kit.page("private/notes/n.md", "pg_n", "Note", body, type="note")
+    vault = kit.scan()
+    view = vault.show("pg_n")
+    assert record_module.resolve_generated(vault, view) == {
+        ("wiki", "Kickoff notes"): "private/meetings/kickoff.md",
+        ("wiki", "people/ada"): "private/people/ada.md",
+    }

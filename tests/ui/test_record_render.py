@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import ast
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import knowledge_desktop.ui.render as render_package
 from knowledge_desktop.ui.render import Colors, parse_anchor, record_href, render_document, render_header
 from knowledge_desktop.ui.render.links import external_href
-from knowledge_desktop.ui.render.markdown import render_markdown
+from knowledge_desktop.ui.render.markdown import GENERATED_TIP, generated_targets, render_markdown
+from knowledge_desktop.ui.render.values import instant_html, instant_text
 from tests.vaultkit import VaultKit
 
 COLORS = Colors()
@@ -193,15 +195,21 @@ def test_claim_sections_show_kind_origin_evidence_entities_and_validity(kit: Vau
     assert ">Ada Lovelace</a>" in document
     assert "pg_gone" in document
     assert "not in this vault" in document
-    assert "from 2026-01-01T00:00:00Z" in document
+    # Midnight UTC reads as the day it names; the value as written stays in the tooltip.
+    assert 'from <span title="2026-01-01T00:00:00Z">2026-01-01</span>' in document
+    assert 'until <span title="2026-06-01T00:00:00Z">2026-06-01</span>' in document
+    assert "T00:00:00Z</span>" not in document
     assert "ended" in document  # NOW is after valid_until
-    assert "Expires</td><td>2027-01-01T00:00:00Z" in document
+    assert 'Expires</td><td><span title="2027-01-01T00:00:00Z">2027-01-01</span>' in document
     assert "Evidence (3)" in document
     assert record_href("private/sources/notes.md") + "#12" in hrefs(document)
     assert ">Stand-up notes</a>" in document
     assert "verified" in document
     assert "unverified" in document
     assert "not checked offline" in document
+    offline = document.split("not checked offline", 1)[0].rsplit("<span", 1)[1]
+    assert COLORS.tint("neutral") in offline  # a grey fact, not the link colour on blue
+    assert COLORS.link not in offline
     assert "“tea, please”" in document
     assert "https://example.org/notes" in hrefs(document)
 
@@ -288,3 +296,69 @@ def test_dark_colours_change_the_stylesheet() -> None:
     dark = render_document(view, {}, Colors(text="#dfe1e5", base="#1e1f22", dark=True))
     assert light != dark
     assert "#dfe1e5" in dark
+
+
+@pytest.mark.parametrize(
+    ("value", "zone", "shown"),
+    [
+        ("2026-08-01T00:00:00.000Z", ZoneInfo("Europe/Lisbon"), "2026-08-01"),
+        ("2026-08-01", ZoneInfo("America/New_York"), "2026-08-01"),
+        (date(2026, 8, 1), None, "2026-08-01"),
+        ("2026-09-28T18:30:00.000Z", ZoneInfo("Europe/Berlin"), "2026-09-28 20:30 CEST"),
+        ("2026-09-28T18:30:00Z", UTC, "2026-09-28 18:30 UTC"),
+        ("2026-09-28T00:00:00+02:00", ZoneInfo("Europe/Berlin"), "2026-09-28 00:00 CEST"),
+        ("2026-01-05T09:15:00+01:00", timezone(timedelta(hours=-5)), "2026-01-05 03:15 UTC-05:00"),
+        ("not a time", UTC, None),
+        (42, UTC, None),
+    ],
+)
+def test_timestamps_read_as_dates_or_local_times(value: Any, zone: Any, shown: str | None) -> None:
+    assert instant_text(value, zone) == shown
+
+
+def test_a_readable_timestamp_keeps_the_written_value_in_its_tooltip() -> None:
+    html = instant_html("2026-09-28T18:30:00.000Z", UTC)
+    assert html == '<span title="2026-09-28T18:30:00.000Z">2026-09-28 18:30 UTC</span>'
+    assert instant_html("<b>soon</b>") == "&lt;b&gt;soon&lt;/b&gt;"
+
+
+def test_recorded_and_updated_are_readable(kit: VaultKit) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person")
+    _, document = rendered(kit, "pg_ada")
+    recorded = document.split("Recorded</td><td>", 1)[1].split("</td>", 1)[0]
+    assert recorded.startswith('<span title="20')
+    shown = recorded.split(">", 1)[1].split("<", 1)[0]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2} \S+)?", shown), shown
+
+
+def test_links_in_a_generated_section_are_navigation_not_broken_links() -> None:
+    body = (
+        "Works with [[Ada]].\n\n"
+        "<!-- backlinks:start -->\n## Backlinks (generated)\n\n"
+        "- [[Ada]]\n- [[Kickoff notes]]\n- [[Gone page]]\n- [old](../notes/old.md)\n"
+        "<!-- backlinks:end -->\n\nAfter [[Nowhere]].\n"
+    )
+    refs = [
+        {"kind": "wiki", "target": "Ada", "line": 1, "status": "resolved", "path": "private/people/ada.md"},
+        {"kind": "wiki", "target": "Nowhere", "line": 11, "status": "missing"},
+    ]
+    assert generated_targets(body) == [
+        ("wiki", "Ada"),
+        ("wiki", "Kickoff notes"),
+        ("wiki", "Gone page"),
+        ("markdown", "../notes/old.md"),
+    ]
+    html = render_markdown(body, 1, refs, {("wiki", "Kickoff notes"): "private/meetings/kickoff.md"})
+    generated = html.split("Backlinks (generated)", 1)[1].split("After", 1)[0]
+    # Resolved through the body's own rows, or through the caller's lookup of the target text.
+    assert hrefs(generated) == [
+        record_href("private/people/ada.md"),
+        record_href("private/meetings/kickoff.md"),
+    ]
+    # Unresolved ones are muted text saying why, never a broken or unindexed link.
+    assert f'<span class="muted" title="{GENERATED_TIP}">Gone page</span>' in generated
+    assert f'<span class="muted" title="{GENERATED_TIP}">old</span>' in generated
+    assert "link-" not in generated
+    assert "not indexed" not in generated
+    # Outside the section, links are judged as before.
+    assert "link-missing" in html.split("After", 1)[1]

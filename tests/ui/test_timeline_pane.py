@@ -109,6 +109,7 @@ def test_filters_by_time_field_kind_range_and_inactive(
     pane.until.set_value(date(2026, 9, 10))
     assert titles(settle(qtbot, window)) == []
     assert pane.results.currentWidget() is pane.empty
+    assert pane.focus_target() is pane.scope  # the hidden list would take the focus out of sight
     pane.inactive.setChecked(True)
     assert titles(settle(qtbot, window)) == ["Old plan"]
     pane.until.set_value(None)

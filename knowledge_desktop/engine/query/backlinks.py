@@ -121,7 +121,7 @@ def _linked(conn: sqlite3.Connection, lines: _LineCache, scope: str | None, reco
             continue  # several links on one line: the line is shown once
         text = lines.get(path, line)
         span = _link_span(text, link_kind, target, label)
-        context, mark = _trim(text, span)
+        context, mark = _trim(*plain_line(text, span))
         entry["lines"].append({"line": line, "context": context, "mark": mark, "linkKind": link_kind})
     return list(by_source.values())
 
@@ -170,6 +170,99 @@ def _trim(text: str, span: tuple[int, int] | None) -> tuple[str, list[int] | Non
     shift = len(prefix) - start - skipped
     first, last = span[0] + shift, min(span[1] + shift, len(cut) - len(suffix))
     return cut, [first, last] if first < last else None
+
+
+# -- Markdown to reading text --------------------------------------------------------
+
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?)?")
+_WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
+_MD_LINK = re.compile(
+    r"!?\[([^\[\]\n]*)\]\((?:<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+\"[^\"\n]*\")?\)"
+)
+_CODE = re.compile(r"(`+)(?=\S)(.+?)(?<=\S)\1")
+_STRONG = re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"
+)
+_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+Piece = tuple[int, int] | str
+"""A kept slice of the current text (start, end), or new text standing where the match began."""
+
+
+class _Plain:
+    """Text being cleaned, with the original column of every character it still holds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.origin = list(range(len(text)))
+
+    def sub(self, pattern: re.Pattern[str], pieces: Callable[[re.Match[str]], list[Piece]]) -> None:
+        text, origin, cursor = [], [], 0
+        for match in pattern.finditer(self.text):
+            text.append(self.text[cursor : match.start()])
+            origin.extend(self.origin[cursor : match.start()])
+            at = self.origin[match.start()] if match.start() < len(self.origin) else len(self.origin)
+            for piece in pieces(match):
+                if isinstance(piece, str):
+                    text.append(piece)
+                    origin.extend([at] * len(piece))
+                else:
+                    text.append(self.text[piece[0] : piece[1]])
+                    origin.extend(self.origin[piece[0] : piece[1]])
+            cursor = match.end()
+        text.append(self.text[cursor:])
+        origin.extend(self.origin[cursor:])
+        self.text, self.origin = "".join(text), origin
+
+    def span(self, span: tuple[int, int] | None) -> tuple[int, int] | None:
+        """Where the characters that stood in `span` of the original now are."""
+        if span is None:
+            return None
+        inside = [i for i, column in enumerate(self.origin) if span[0] <= column < span[1]]
+        return (inside[0], inside[-1] + 1) if inside else None
+
+
+def _wikilink_words(match: re.Match[str]) -> list[Piece]:
+    inner_start = match.start(1)
+    written, bar, label = match.group(1).partition("|")
+    if bar and label.strip():
+        start = inner_start + len(written) + 1
+        return [(start + len(label) - len(label.lstrip()), start + len(label.rstrip()))]
+    target = written.split("#", 1)[0].rstrip().rstrip("/")
+    if not target.strip():
+        # `[[#Heading]]` points inside the page itself: its words are the heading.
+        return [(inner_start + written.index("#") + 1, inner_start + len(written.rstrip()))]
+    name = target.rsplit("/", 1)[-1]
+    start = inner_start + len(target) - len(name) + len(name) - len(name.lstrip())
+    name_end = inner_start + len(target) - (3 if name.lower().endswith(".md") else 0)
+    return [(start, name_end)]
+
+
+def plain_line(text: str, span: tuple[int, int] | None) -> tuple[str, tuple[int, int] | None]:
+    """A Markdown line as a reader sees it, and where `span` of it went.
+
+    Wikilinks show their label (else their target without folders), Markdown
+    links and images their text, code its content; emphasis, heading, quote,
+    list and table markers and inline HTML go. The span is carried through, so
+    a mark computed on the raw line still covers the same words.
+    """
+    if _TABLE_RULE.match(text):
+        return "", None
+    plain = _Plain(text)
+    plain.sub(_LINE_PREFIX, lambda _m: [])
+    plain.sub(_TAG, lambda _m: [])
+    plain.sub(_CODE, lambda m: [m.span(2)])
+    plain.sub(_WIKILINK, _wikilink_words)
+    plain.sub(_MD_LINK, lambda m: [m.span(1)] if m.group(1).strip() else ["link"])
+    plain.sub(_STRONG, lambda m: [m.span(2)])
+    plain.sub(_EMPHASIS, lambda m: [m.span(1) if m.group(1) is not None else m.span(2)])
+    stripped = plain.text.strip()
+    if stripped.startswith("|") or stripped.endswith("|") or stripped.count("|") >= 2:
+        plain.sub(re.compile(r"^\s*\|\s*|\s*\|\s*$"), lambda _m: [])
+        plain.sub(re.compile(r"\s*(?<!\\)\|\s*"), lambda _m: [" · "])
+    return plain.text, plain.span(span)
 
 
 class _LineCache:
@@ -330,7 +423,7 @@ def _mention_context(
             text = lines.get(path, number)
             match = pattern.search(text)
             if match is not None:
-                context, mark = _trim(text, match.span())
+                context, mark = _trim(*plain_line(text, match.span()))
                 return number, context, mark
     title = str(hit.get("title") or "")
     match = pattern.search(title)

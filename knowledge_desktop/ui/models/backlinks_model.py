@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
 Index = QModelIndex | QPersistentModelIndex
@@ -68,8 +68,8 @@ def unique_keys(nodes: list[Node]) -> list[Node]:
 
 
 class NodeModel(QAbstractItemModel):
-    def __init__(self, headers: Sequence[str]) -> None:
-        super().__init__()
+    def __init__(self, headers: Sequence[str], parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.headers = tuple(headers)
         self._root = Node("", ())
 
@@ -413,8 +413,8 @@ def backlink_nodes(result: dict[str, Any]) -> list[Node]:
 
 
 class BacklinksModel(NodeModel):
-    def __init__(self) -> None:
-        super().__init__(("Backlinks",))
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(("Backlinks",), parent)
 
     def set_result(self, result: dict[str, Any] | None) -> None:
         self.set_nodes(backlink_nodes(result) if result is not None else [])

@@ -21,7 +21,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QStyle
 
@@ -82,8 +82,8 @@ _PRIMARY: dict[int, Callable[[Diagnostic], Any]] = {
 
 
 class DiagnosticsModel(QAbstractTableModel):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self._all: list[Diagnostic] = []
         # Rows hold positions in `_all`: ints hash and compare far faster than
         # the frozen dataclasses, which matters with tens of thousands of rows.

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPointF,
     QRect,
@@ -170,8 +171,8 @@ class ResultsModel(QAbstractListModel):
         DIM_ROLE: "dim",
     }
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self._rows: list[dict[str, Any]] = []
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:

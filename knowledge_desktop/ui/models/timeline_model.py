@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Signal
 
 from knowledge_desktop.ui.models.backlinks_model import Node, NodeModel
 
@@ -172,8 +172,8 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
 class TimelineModel(NodeModel):
     fetch_more_requested = Signal()
 
-    def __init__(self) -> None:
-        super().__init__(HEADERS)
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(HEADERS, parent)
         self.more = False
         self.loading = False
 

@@ -93,7 +93,9 @@ class ContextDelegate(QStyledItemDelegate):
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         rect = opt.rect
-        doc = self._document(opt, index, rect.width())
+        # Wrap at the width sizeHint measured with, or a line that wraps here but not there
+        # leaves a blank line under the row (or cuts its last line off).
+        doc = self._document(opt, index, min(rect.width(), self._text_width(index)))
         opt.text = ""
         style = opt.widget.style() if opt.widget else self.view.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
@@ -138,7 +140,7 @@ class BacklinksPane(Pane):
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
-        self.model = BacklinksModel()
+        self.model = BacklinksModel(self)
         self.result: dict[str, Any] | None = None
         self._shown_for: str | None = None
 
@@ -165,9 +167,12 @@ class BacklinksPane(Pane):
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.model.rowsInserted.connect(self._expand_inserted)
 
+        # The message sits at the top, where the groups would start, rather than in the
+        # middle of a tall dock; it takes the focus so Alt+3 lands on something that reads.
         self.empty = QLabel("Open a record to see what links to it.")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.empty.setWordWrap(True)
+        self.empty.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.empty.setContentsMargins(12, 12, 12, 12)
 
@@ -183,7 +188,8 @@ class BacklinksPane(Pane):
         self._show_message("Open a record to see what links to it.")
 
     def focus_target(self) -> QWidget:
-        return self.tree
+        """The tree when it shows, else the message in its place."""
+        return self.tree if self.stack.currentWidget() is self.tree else self.empty
 
     # -- the Pane contract -----------------------------------------------------------------
     def set_vault(self, vault: Any) -> None:
@@ -230,17 +236,17 @@ class BacklinksPane(Pane):
         counts = result.get("counts", {})
         total = sum(counts.values()) if counts else 0
         if not result.get("id"):
-            self.heading.setText(str(title))
             self._show_message(f"{title} is not a record, so nothing can link to it by id.")
             return
         if total == 0:
-            self.heading.setText(str(title))
             self._show_message(
                 f"No backlinks to {title}.\nNothing links to it, relates to it or mentions it."
             )
             return
-        self.heading.setText(str(title))
+        # The Record pane already shows the title large; here it only says what the count is of.
+        self.heading.setText(f"Backlinks to {title}  ·  {total}")
         self.heading.setToolTip(str(result.get("path") or ""))
+        self.heading.setVisible(True)
         self.stack.setCurrentWidget(self.tree)
         if moved:
             self.tree.scrollToTop()
@@ -251,15 +257,15 @@ class BacklinksPane(Pane):
         self.result = None
         self._shown_for = None
         self.model.clear()
-        self.heading.setText("")
         self._show_message(message)
         self.status_message.emit(message)
 
     def _show_message(self, text: str) -> None:
         self.empty.setText(text)
         self.stack.setCurrentWidget(self.empty)
-        if not text.startswith("No backlinks"):
-            self.heading.setText("")
+        # The message names the record itself; a heading above it would only repeat it.
+        self.heading.setText("")
+        self.heading.setVisible(False)
 
     def _expand_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         for row in range(first, last + 1):

@@ -22,10 +22,12 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QStackedWidget,
+    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -113,6 +115,15 @@ class CatalogPane(Pane):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)
             combo.currentIndexChanged.connect(self._query_changed)
+            combo.currentIndexChanged.connect(self._describe_facets)
+
+        # The facets fold away behind one button on the filter row (as in the Search pane), so a
+        # narrow catalog keeps its height for the tree; the button says which facets are set.
+        self.filters_button = QToolButton()
+        self.filters_button.setText("Filters")
+        self.filters_button.setCheckable(True)
+        self.filters_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.filters_button.toggled.connect(self._toggle_facets)
 
         self.tree = QTreeView()
         self.tree.setModel(self.model)
@@ -151,7 +162,8 @@ class CatalogPane(Pane):
         self.summary.setForegroundRole(self.summary.foregroundRole())
         self.summary.setEnabled(False)  # drawn in the palette's muted text colour
 
-        facets = QGridLayout()
+        self.facets = QWidget()
+        facets = QGridLayout(self.facets)
         facets.setContentsMargins(0, 0, 0, 0)
         facets.setHorizontalSpacing(4)
         facets.setVerticalSpacing(4)
@@ -162,8 +174,15 @@ class CatalogPane(Pane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        layout.addWidget(self.filter)
-        layout.addLayout(facets)
+        filter_row = QHBoxLayout()
+        filter_row.setContentsMargins(0, 0, 0, 0)
+        filter_row.setSpacing(4)
+        filter_row.addWidget(self.filter, 1)
+        filter_row.addWidget(self.filters_button)
+        layout.addLayout(filter_row)
+        layout.addWidget(self.facets)
+        self.facets.setVisible(False)
+        self._describe_facets()
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.summary)
         self._show_empty("No vault is open. Open a vault folder to see its records here.")
@@ -176,10 +195,30 @@ class CatalogPane(Pane):
         return combo
 
     def focus_target(self) -> QWidget:
-        return self.tree
+        """The tree when it shows, else the filter box (a message page takes no keys)."""
+        return self.tree if self.stack.currentWidget() is self.tree else self.filter
+
+    # -- facets ------------------------------------------------------------------------
+    def _toggle_facets(self, shown: bool) -> None:
+        self.facets.setVisible(shown)
+
+    def _active_facets(self) -> list[str]:
+        """The facets set away from their default, as their combo reads."""
+        return [
+            combo.currentText()
+            for combo in (self.tag, self.lifecycle, self.validity, self.sort)
+            if combo.currentIndex() > 0
+        ]
+
+    def _describe_facets(self) -> None:
+        active = self._active_facets()
+        self.filters_button.setText(f"Filters ({len(active)})" if active else "Filters")
+        summary = ", ".join(active) if active else "none set: all tags, lifecycles and validity, by title"
+        self.filters_button.setToolTip(f"Tag, lifecycle, validity and sort — {summary}")
 
     # -- settings ------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("catalog/facets_shown", self.filters_button.isChecked())
         settings.setValue("catalog/tag", self.tag.currentData() or "")
         settings.setValue("catalog/lifecycle", self.lifecycle.currentData())
         settings.setValue("catalog/validity", self.validity.currentData())
@@ -199,7 +238,10 @@ class CatalogPane(Pane):
         finally:
             self._syncing = False
         self._wanted_tag = str(settings.value("catalog/tag", "") or "") or None
+        shown = settings.value("catalog/facets_shown", False)
+        self.filters_button.setChecked(shown is True or str(shown).lower() == "true")
         self.query = self._read_query()
+        self._describe_facets()
 
     def _settings(self) -> QSettings | None:
         settings = getattr(self.window(), "settings", None)

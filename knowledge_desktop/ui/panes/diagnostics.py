@@ -113,7 +113,7 @@ class DiagnosticsPane(Pane):
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
-        self.model = DiagnosticsModel()
+        self.model = DiagnosticsModel(self)
         self._settings: QSettings | None = None
         self._restored = False
         self._export_folder: Path | None = None
@@ -205,7 +205,8 @@ class DiagnosticsPane(Pane):
 
     # -- Pane contract ------------------------------------------------------------------
     def focus_target(self) -> QWidget:
-        return self.table
+        """The table when it shows, else the filter box (a message page takes no keys)."""
+        return self.table if self.stack.currentWidget() is self.table else self.filter_edit
 
     def set_vault(self, vault: Vault | None) -> None:
         self._restore_from_window()

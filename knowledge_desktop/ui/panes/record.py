@@ -20,6 +20,7 @@ lines, hands http(s)/mailto to the desktop and refuses everything else.
 from __future__ import annotations
 
 import codecs
+import posixpath
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from knowledge_desktop.engine.query.inventory import QueryError
+from knowledge_desktop.engine.query.inventory import QueryError, RecordFilter
 from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
@@ -38,9 +39,12 @@ from knowledge_desktop.ui.render import (
     render_gone_banner,
     render_header,
 )
+from knowledge_desktop.ui.render.markdown import generated_targets
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.widgets.source_view import SourceView
 
+GENERATED_LOOKUPS = 50
+"""At most this many links of generated sections are looked up to make them followable."""
 RENDER_LIMIT = 1024 * 1024
 """Bodies larger than this (bytes) are not rendered; the source view shows them."""
 SOURCE_LIMIT = 4 * 1024 * 1024
@@ -98,6 +102,43 @@ def read_source(vault: Vault, path: str) -> tuple[str, str | None, bool]:
     return text.removeprefix("\ufeff"), " ".join(notes) or None, renderable
 
 
+def resolve_generated(vault: Vault, view: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """Runs on a worker: the record each link of a generated backlinks section names, when
+    exactly one current record does. Those links are not the record's own (the index leaves
+    them out), so they are looked up here only to let the reader follow them."""
+    body = view.get("body") or ""
+    if "backlinks:start" not in body:
+        return {}
+    scope = view.get("scope")
+    folder = posixpath.dirname(str(view.get("path") or ""))
+    found: dict[tuple[str, str], str] = {}
+    for kind, target in generated_targets(body)[:GENERATED_LOOKUPS]:
+        key = _generated_key(vault, kind, target, scope, folder)
+        if key is not None:
+            found[(kind, target)] = key
+    return found
+
+
+def _generated_key(vault: Vault, kind: str, target: str, scope: Any, folder: str) -> str | None:
+    if kind == "markdown":
+        paths = [posixpath.normpath(posixpath.join(folder, target))]
+    else:
+        written = target if target.lower().endswith(".md") else target + ".md"
+        paths = [f"{scope}/{written}"] if isinstance(scope, str) and "/" in target else []
+    for candidate in paths:
+        rows = vault.find(candidate)
+        if len(rows) == 1 and rows[0].get("path") == candidate:
+            return candidate
+    if kind != "wiki":
+        return None
+    try:
+        answer = vault.lookup(target, RecordFilter(scope=scope if isinstance(scope, str) else None))
+    except QueryError:
+        return None
+    record = answer.get("record") if answer.get("status") == "found" else None
+    return str(record["path"]) if isinstance(record, dict) and record.get("path") else None
+
+
 def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None) -> Loaded:
     """Runs on a worker: the record at `path`, or — when it is gone — the last one marked gone."""
     rows = vault.find(path)
@@ -120,6 +161,7 @@ def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None
         return replace(previous, document=document, gone=True, moved_to=moved)
     view = vault.show(path)
     context = vault.record_context(path)
+    context["generatedLinks"] = resolve_generated(vault, view)
     source, notice, renderable = read_source(vault, path)
     marks = [
         (int(d["line"]), f"{d['severity']}: {d['message']}")

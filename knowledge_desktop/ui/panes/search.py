@@ -155,7 +155,7 @@ class SearchPane(Pane):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.linkActivated.connect(self._summary_link)
 
-        self.model = ResultsModel()
+        self.model = ResultsModel(self)
         self.results = QListView()
         self.results.setModel(self.model)
         self.results.setItemDelegate(ResultDelegate(self.results))

@@ -258,7 +258,7 @@ class TimelinePane(Pane):
         controls.addWidget(self.bars, 1)
 
         # -- results -----------------------------------------------------------------------
-        self.model = TimelineModel()
+        self.model = TimelineModel(self)
         self.model.fetch_more_requested.connect(self.load_more)
         self.tree = QTreeView()
         self.tree.setModel(self.model)
@@ -317,7 +317,10 @@ class TimelinePane(Pane):
         self._show_message("No vault open.")
 
     def focus_target(self) -> QWidget:
-        return self.tree
+        """The list when it shows, else the first control of the current mode's bar."""
+        if self.results.currentWidget() is self.tree:
+            return self.tree
+        return self.day if self.mode_chronicle.isChecked() else self.scope
 
     # -- settings --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:

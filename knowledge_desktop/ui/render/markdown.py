@@ -7,6 +7,12 @@ its row by kind, target and file line, so a link is drawn the way the index
 judged it: resolved links open the record, missing, ambiguous or
 out-of-partition ones are drawn as marked text with a tooltip saying why.
 
+Links inside a generated `<!-- backlinks:start --> … <!-- backlinks:end -->`
+section are not links of the record (the index leaves them out, so they
+have no rows): they are drawn as plain navigation — a link when their target
+resolves (from the record's own rows, or the `generated` map the caller
+looked up), else muted text saying why — never as broken.
+
 Raw HTML is never passed through. markdown-it is asked to recognise HTML
 only so that comments can be dropped (the format keeps them in the file but
 does not show them); every other HTML block or tag is printed as escaped
@@ -17,7 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -37,6 +43,7 @@ STATUS_TEXT = {
     "broken-merge": ("broken merge", "This link names a merged page whose merge chain is broken"),
     "unindexed": ("not indexed", "This link is not in the index yet; it refreshes on the next scan"),
 }
+GENERATED_TIP = "Generated section — not a link of this record"
 
 
 def _wikilink(state: StateInline, silent: bool) -> bool:
@@ -84,6 +91,11 @@ class LinkIndex:
                 self.exact.setdefault((kind, target, line), []).append(ref)
             self.loose.setdefault((kind, target), ref)
 
+    def resolved(self, kind: str, target: str) -> dict[str, Any] | None:
+        """A resolved row for this target anywhere in the body, else None."""
+        ref = self.loose.get((kind, target))
+        return ref if ref is not None and ref.get("status") == "resolved" else None
+
     def find(self, kind: str, target: str, line: int | None) -> dict[str, Any] | None:
         if line is not None:
             rows = self.exact.get((kind, target, line))
@@ -92,9 +104,42 @@ class LinkIndex:
         return self.loose.get((kind, target))
 
 
+def _generated_blocks(tokens: list[Token]) -> list[tuple[Token, bool]]:
+    """Every block token, with whether it sits in a generated backlinks section
+    (the rule of the link extractor, so the two agree on what is generated)."""
+    out: list[tuple[Token, bool]] = []
+    inside = False
+    for block in tokens:
+        if block.type == "html_block":
+            if "backlinks:start" in block.content:
+                inside = "backlinks:end" not in block.content.split("backlinks:start", 1)[1]
+            elif "backlinks:end" in block.content:
+                inside = False
+        out.append((block, inside))
+    return out
+
+
+def generated_targets(body: str) -> list[tuple[str, str]]:
+    """(kind, target) of every link inside the body's generated sections, for the caller to resolve.
+
+    Markdown targets are written as in the file (relative to it, percent-decoded)."""
+    out: list[tuple[str, str]] = []
+    for block, inside in _generated_blocks(_MD.parse(body, {})):
+        if not inside or block.type != "inline":
+            continue
+        for child in block.children or []:
+            if child.type == "wikilink" and not child.meta["embed"] and child.meta["target"]:
+                out.append(("wiki", child.meta["target"]))
+            elif child.type == "link_open":
+                target = _markdown_target(str(child.attrGet("href") or ""))
+                if target is not None:
+                    out.append(("markdown", target))
+    return list(dict.fromkeys(out))
+
+
 def _annotate(tokens: list[Token], first_line: int, index: LinkIndex) -> None:
     """Give every link token its file line and the reference row that judged it."""
-    for block in tokens:
+    for block, generated in _generated_blocks(tokens):
         if block.type != "inline" or not block.children:
             continue
         base = first_line + block.map[0] if block.map else None
@@ -104,7 +149,9 @@ def _annotate(tokens: list[Token], first_line: int, index: LinkIndex) -> None:
                 offset += 1
                 continue
             line = None if base is None else base + offset
-            if child.type == "wikilink" and not child.meta["embed"]:
+            if generated and child.type in {"wikilink", "link_open"}:
+                _mark_generated(child, index)
+            elif child.type == "wikilink" and not child.meta["embed"]:
                 child.meta["ref"] = index.find("wiki", child.meta["target"], line)
             elif child.type == "link_open":
                 target = _markdown_target(str(child.attrGet("href") or ""))
@@ -115,23 +162,60 @@ def _annotate(tokens: list[Token], first_line: int, index: LinkIndex) -> None:
                     )
 
 
+def _mark_generated(token: Token, index: LinkIndex) -> None:
+    """A link of a generated section: navigation by target text, never judged as the record's link."""
+    if token.type == "wikilink":
+        if token.meta["embed"]:
+            return
+        kind, target = "wiki", str(token.meta["target"])
+    else:
+        written = _markdown_target(str(token.attrGet("href") or ""))
+        if written is None:
+            return  # an external or refused address is drawn as anywhere else
+        kind, target = "markdown", written
+    ref = index.resolved(kind, target)
+    if ref is None and kind == "markdown":
+        ref = index.resolved(kind, posixpath.normpath(target))
+    token.meta = {**(token.meta or {}), "generated": (kind, target, ref)}
+
+
+def _generated_html(token: Token, env: Any) -> tuple[str, str]:
+    """Opening and closing markup around the text of a generated-section link."""
+    kind, target, ref = token.meta["generated"]
+    found: Mapping[tuple[str, str], str] = env.get("generated") or {}
+    key = found.get((kind, target))
+    if key is None and ref is not None:
+        key = str(ref.get("path") or ref.get("id") or "")
+    if key:
+        tip = escapeHtml(f"{GENERATED_TIP}; opens {key}")
+        return f'<a href="{escapeHtml(record_href(key))}" title="{tip}">', "</a>"
+    return f'<span class="muted" title="{escapeHtml(GENERATED_TIP)}">', "</span>"
+
+
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 class _Renderer(RendererHTML):
     """markdown-it's HTML renderer with every address and raw tag vetted."""
 
-    def wikilink(self, tokens: Sequence[Token], idx: int, _options: OptionsDict, _env: Any) -> str:
+    def wikilink(self, tokens: Sequence[Token], idx: int, _options: OptionsDict, env: Any) -> str:
         meta = tokens[idx].meta
         text = escapeHtml(meta["label"] or meta["written"])
         if meta["embed"]:
             return f'<span class="muted" title="Embeds are not shown">{text}</span>'
+        if "generated" in meta:
+            opening, closing = _generated_html(tokens[idx], env)
+            return opening + text + closing
         return _status_link(meta.get("ref"), text, "[[" + tokens[idx].content + "]]")
 
     def link_open(self, tokens: Sequence[Token], idx: int, _options: OptionsDict, env: Any) -> str:
         token = tokens[idx]
         href = str(token.attrGet("href") or "")
         stack: list[str] = env.setdefault("link_stack", [])
+        if "generated" in (token.meta or {}):
+            opening, closing = _generated_html(token, env)
+            stack.append(closing)
+            return opening
         if token.meta.get("md_target") is not None:
             ref = token.meta.get("ref")
             if ref is not None and ref.get("status") == "resolved":
@@ -199,9 +283,17 @@ def _build() -> MarkdownIt:
 _MD = _build()
 
 
-def render_markdown(body: str, body_line: int, references: Sequence[dict[str, Any]]) -> str:
-    """HTML for a record body whose first line is file line `body_line` (one-based)."""
-    env: dict[str, Any] = {}
+def render_markdown(
+    body: str,
+    body_line: int,
+    references: Sequence[dict[str, Any]],
+    generated: Mapping[tuple[str, str], str] | None = None,
+) -> str:
+    """HTML for a record body whose first line is file line `body_line` (one-based).
+
+    `generated` maps (kind, target) of links in generated sections (`generated_targets`)
+    to the record key each resolves to, for the ones the caller could resolve."""
+    env: dict[str, Any] = {"generated": generated or {}}
     tokens = _MD.parse(body, env)
     _annotate(tokens, body_line, LinkIndex(references))
     return str(_MD.renderer.render(tokens, _MD.options, env))

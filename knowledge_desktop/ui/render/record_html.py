@@ -17,7 +17,7 @@ from knowledge_desktop.ui.render import sections
 from knowledge_desktop.ui.render.links import line_href, record_href
 from knowledge_desktop.ui.render.markdown import render_markdown
 from knowledge_desktop.ui.render.theme import Colors
-from knowledge_desktop.ui.render.values import LIFECYCLE_TONES, badge, esc, muted
+from knowledge_desktop.ui.render.values import LIFECYCLE_TONES, badge, esc, instant_html, muted
 
 BANNER_DIAGNOSTICS = 3
 
@@ -60,7 +60,9 @@ def _reason(data: dict[str, Any]) -> str:
     change = data.get("lifecycle_change")
     if not isinstance(change, dict) or not change.get("reason"):
         return ""
-    who = " · ".join(esc(change[k]) for k in ("actor", "at") if change.get(k))
+    who = " · ".join(
+        instant_html(change[k]) if k == "at" else esc(change[k]) for k in ("actor", "at") if change.get(k)
+    )
     return f"<br/>Reason: {esc(change['reason'])}" + (muted(f" — {who}") if who else "")
 
 
@@ -176,7 +178,14 @@ def render_document(
         parts.append(_banner("warning", "Not rendered.", esc(notice), colors))
     body = view.get("body") or ""
     if render_body and body.strip():
-        parts.append(render_markdown(body, int(view.get("bodyLine") or 1), view.get("references") or []))
+        parts.append(
+            render_markdown(
+                body,
+                int(view.get("bodyLine") or 1),
+                view.get("references") or [],
+                context.get("generatedLinks"),
+            )
+        )
     elif render_body and kind == "page":
         parts.append(f"<p>{muted('This page has no body text.')}</p>")
     if kind == "claim":

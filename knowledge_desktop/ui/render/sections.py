@@ -8,12 +8,22 @@ empty when the record has nothing to show there.
 from __future__ import annotations
 
 import posixpath
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from knowledge_desktop.ui.render.links import external_href, line_href, record_href
 from knowledge_desktop.ui.render.theme import Colors
-from knowledge_desktop.ui.render.values import badge, esc, field_rows, muted, record_link, section, value_html
+from knowledge_desktop.ui.render.values import (
+    badge,
+    esc,
+    field_rows,
+    instant_html,
+    muted,
+    parse_instant,
+    record_link,
+    section,
+    value_html,
+)
 
 ENVELOPE_KEYS = (
     "format",
@@ -81,14 +91,9 @@ def _ref_links(view: dict[str, Any], context: dict[str, Any], field: str, value:
     return _ref_link(view, context, field, value)
 
 
-def _parse_instant(text: Any) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+def _parse_instant(value: Any) -> datetime | None:
+    found = parse_instant(value)
+    return found[0] if found else None
 
 
 def validity_html(data: dict[str, Any], now: datetime) -> tuple[str, str]:
@@ -98,9 +103,9 @@ def validity_html(data: dict[str, Any], now: datetime) -> tuple[str, str]:
     if start is not None or end is not None:
         parts = []
         if start is not None:
-            parts.append(f"from {esc(start)}")
+            parts.append(f"from {instant_html(start)}")
         if end is not None:
-            parts.append(f"until {esc(end)} {muted('(exclusive)')}")
+            parts.append(f"until {instant_html(end)} {muted('(exclusive)')}")
         window = " ".join(parts)
         begins, ends = _parse_instant(start), _parse_instant(end)
         if begins is not None and now < begins:
@@ -109,7 +114,7 @@ def validity_html(data: dict[str, Any], now: datetime) -> tuple[str, str]:
             window += " " + muted("— ended")
     expiry = ""
     if expires is not None:
-        expiry = esc(expires)
+        expiry = instant_html(expires)
         at = _parse_instant(expires)
         if at is not None and now >= at:
             expiry += " " + muted("— expired: left out of active results")
@@ -130,7 +135,7 @@ def claim_section(view: dict[str, Any], context: dict[str, Any], now: datetime) 
         rows.append(("Entities", _ref_links(view, context, "entities", data["entities"])))
     for key, label in (("occurred_at", "Occurred"), ("due_at", "Due")):
         if key in data:
-            rows.append((label, value_html(data[key])))
+            rows.append((label, instant_html(data[key])))
     if "owner" in data:
         rows.append(("Owner", _ref_link(view, context, "owner", data["owner"])))
     window, expiry = validity_html(data, now)
@@ -220,7 +225,7 @@ def _evidence_item(
     tone, word = {
         "verified": ("success", "verified"),
         "unverified": ("error", "unverified"),
-        "offline": ("info", "not checked offline"),
+        "offline": ("neutral", "not checked offline"),
     }.get(status, ("warning", status))
     reason = f" {muted(esc(checked['reason']))}" if checked and checked.get("reason") else ""
     out = f"<p><b>{n + 1}.</b> {badge(word, tone, colors)}{reason} {' · '.join(locators)}</p>"
@@ -272,8 +277,8 @@ def record_section(view: dict[str, Any], context: dict[str, Any]) -> str:
         ("Id", f"<code>{esc(data['id'])}</code>" if "id" in data else muted("—")),
         ("Revision", value_html(data.get("revision"))),
         ("Partition", value_html(data.get("scope", view.get("scope")))),
-        ("Recorded", value_html(data.get("recorded_at"))),
-        ("Updated", value_html(data.get("updated_at"))),
+        ("Recorded", instant_html(data.get("recorded_at"))),
+        ("Updated", instant_html(data.get("updated_at"))),
     ]
     for key, label in (("aliases", "Aliases"), ("tags", "Tags")):
         if key in data:
@@ -290,7 +295,8 @@ def record_section(view: dict[str, Any], context: dict[str, Any]) -> str:
     change = data.get("lifecycle_change")
     if isinstance(change, dict):
         parts = [esc(change.get("reason") or "")]
-        meta = [esc(change[k]) for k in ("at", "actor") if change.get(k)]
+        meta = [instant_html(change["at"])] if change.get("at") else []
+        meta += [esc(change["actor"])] if change.get("actor") else []
         if meta:
             parts.append(muted(" · ".join(meta)))
         if change.get("request_id"):

@@ -35,11 +35,34 @@ class Colors:
         return "#56d364" if self.dark else "#1a7f37"
 
     def tint(self, tone: str) -> str:
-        """A pale background for a banner of the given tone (error, warning, info, success)."""
-        light = {"error": "#fdecea", "warning": "#fff4d6", "info": "#e8f0fe", "success": "#e6f4ea"}
-        dark = {"error": "#4a2326", "warning": "#45391a", "info": "#1f3352", "success": "#1e3d29"}
+        """A pale background for a banner of the given tone (error, warning, info, success, neutral)."""
+        light = {
+            "error": "#fdecea",
+            "warning": "#fff4d6",
+            "info": "#e8f0fe",
+            "success": "#e6f4ea",
+            "neutral": "#eaeef2",
+        }
+        dark = {
+            "error": "#4a2326",
+            "warning": "#45391a",
+            "info": "#1f3352",
+            "success": "#1e3d29",
+            "neutral": "#343a42",
+        }
         return (dark if self.dark else light).get(tone, self.alt_base)
+
+    @property
+    def neutral(self) -> str:
+        """Grey text for a badge that states a fact without judging it (neither good nor bad,
+        and not the link colour, which would make it read like something to click)."""
+        return "#c9d1d9" if self.dark else "#57606a"
 
     def tone(self, tone: str) -> str:
         """The foreground colour of a tone."""
-        return {"error": self.error, "warning": self.warning, "success": self.success}.get(tone, self.link)
+        return {
+            "error": self.error,
+            "warning": self.warning,
+            "success": self.success,
+            "neutral": self.neutral,
+        }.get(tone, self.link)

@@ -7,7 +7,9 @@ which escapes) before it is placed in markup.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 from knowledge_desktop.ui.render.links import record_href
@@ -53,6 +55,59 @@ def value_html(value: Any) -> str:
     if text == "":
         return muted("(empty text)")
     return esc(text).replace("\n", "<br/>")
+
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def parse_instant(value: Any) -> tuple[datetime, bool] | None:
+    """A timestamp or date value as an aware datetime, and whether it names a whole day
+    (a bare date, or midnight UTC — how a date is written as an instant); None when unreadable."""
+    if isinstance(value, datetime):
+        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
+    elif isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC), True
+    elif isinstance(value, str) and value.strip():
+        text = value.strip()
+        if _DATE.match(text):
+            try:
+                day = date.fromisoformat(text)
+            except ValueError:
+                return None
+            return datetime(day.year, day.month, day.day, tzinfo=UTC), True
+        try:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+    else:
+        return None
+    utc = parsed.astimezone(UTC)
+    whole_day = (utc.hour, utc.minute, utc.second, utc.microsecond) == (0, 0, 0, 0)
+    return parsed, whole_day
+
+
+def instant_text(value: Any, zone: tzinfo | None = None) -> str | None:
+    """`2026-08-01` for a whole day, else `2026-09-28 20:30 CEST` in `zone` (None: the
+    computer's local zone); None when the value is not a timestamp."""
+    found = parse_instant(value)
+    if found is None:
+        return None
+    moment, whole_day = found
+    if whole_day:
+        return moment.astimezone(UTC).strftime("%Y-%m-%d")
+    local = moment.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or local.strftime('%z')}".rstrip()
+
+
+def instant_html(value: Any, zone: tzinfo | None = None) -> str:
+    """A timestamp shown readably, with the value as written in its tooltip."""
+    shown = instant_text(value, zone)
+    if shown is None:
+        return value_html(value)
+    raw = value.isoformat() if isinstance(value, (date, datetime)) else str(value)
+    return f'<span title="{esc(raw)}">{esc(shown)}</span>'
 
 
 def badge(text: str, tone: str, colors: Colors) -> str:
