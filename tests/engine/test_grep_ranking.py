@@ -13,6 +13,7 @@ import pytest
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.store.projections import keyword
+from tests.engine.test_retrieval import CHANGE
 from tests.vaultkit import VaultKit
 
 COMMON = ["review", "group", "design", "pilot", "launch", "vendor", "policy", "draft", "board", "plan"]
@@ -40,11 +41,28 @@ def crowd(kit: VaultKit) -> VaultKit:
             extra["aliases"] = [" ".join(rng.sample(COMMON, 2))]
         if i % 3 == 0:
             month = rng.choice(MONTHS)
+            if i % 33 == 0:
+                extra["expires_at"] = "2020-01-01T00:00:00Z"  # outside its window: left out
+            if i % 39 == 0:
+                extra["valid_from"] = "2099-01-01T00:00:00Z"
+            if i < 60:
+                extra["supersedes"] = f"cl_old{i:03}"
             kit.claim(
                 f"private/claims/c{i:03}.md", f"cl_{i:03}", title, body, **extra, occurred_at=f"{month}-15"
             )
         else:
             kit.page(f"private/notes/n{i:03}.md", f"pg_{i:03}", title, body, type="note", **extra)
+    earlier = random.Random(5)
+    for i in range(0, 60, 3):  # superseded wording: earlier versions of current claims
+        kit.claim(
+            f"private/claims/old{i:03}.md",
+            f"cl_old{i:03}",
+            _words(earlier, 3).capitalize(),
+            _words(earlier, earlier.randint(5, 80)),
+            lifecycle="superseded",
+            superseded_by=f"cl_{i:03}",
+            lifecycle_change=CHANGE,
+        )
     return kit
 
 
@@ -105,6 +123,48 @@ def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyte
     for q, want in zip(queries, expected, strict=True):
         assert _page(vault.grep(q)) == want, q
     assert used["strong"] > 60  # the comparison exercised the strong path, not only its fallback
+
+
+def test_left_out_rows_follow_edits(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unfiltered totals subtract the ineligible and windowed rows that match; the
+    partial index they are read from follows edits that expire or restore a record."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    queries = [GrepQuery(w, mode=m) for w in ("review", "design plan", "group") for m in ("all", "any")]
+
+    def pages(strong: bool) -> list[tuple[Any, ...]]:
+        with monkeypatch.context() as m:
+            if strong:
+                m.setattr(grep_module, "EXACT_BELOW", 0)
+            else:
+                m.setattr(grep_module, "_ranked_strong", lambda *a, **k: None)
+            return [_page(vault.grep(q)) for q in queries]
+
+    assert pages(True) == pages(False)
+    text = (crowd.root / "private/claims/c003.md").read_text("utf-8")
+    crowd.write(
+        "private/claims/c003.md", text.replace("---\n", "---\nexpires_at: '2020-01-01T00:00:00Z'\n", 1)
+    )
+    crowd.write("private/claims/c033.md", (crowd.root / "private/claims/c036.md").read_text("utf-8"))
+    crowd.scan()
+    vault.index_keywords()
+    assert pages(True) == pages(False)
+    conn = vault.store.reader()
+    index = keyword.exceptions_index("private")
+    listed = {
+        r
+        for (r,) in conn.execute(
+            f"SELECT rowid FROM keyword_rows_v1_private INDEXED BY {index} WHERE {keyword.EXCEPTIONS}"
+        )
+    }
+    assert listed == {
+        r
+        for (r,) in conn.execute(
+            "SELECT rowid FROM keyword_rows_v1_private WHERE eligible=0 OR active_from IS NOT NULL"
+            " OR active_until IS NOT NULL"
+        )
+    }
+    assert listed  # the crowd has expired, future and duplicate records
 
 
 def test_strong_sets_follow_edits_and_deletions(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,6 +44,9 @@ MAX_CHAIN = 32
 EXACT_BELOW = 3000
 """Queries matching at most this many records are scored outright (a few ms)."""
 SAMPLE = 2000
+MAX_EXCEPTIONS = 200
+"""An unfiltered total looks up at most this many ineligible or windowed rows
+in the match (`_left_out`); with more it joins every match to the rows table."""
 EVIDENCE_SHOWN = 3
 
 
@@ -165,19 +168,25 @@ def _ranked(
     where: str,
     params: list[object],
     limit: int,
-) -> tuple[int, list[tuple[int, str, float]]]:
-    """The best `limit` filtered matches, best first, and how many match in all."""
+    probe: list[int] | None = None,
+) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
+    """The best `limit` filtered matches, best first, and how many match in all.
+
+    Third, when it came for free: which rowids of `probe` (rows that pass the
+    filters) are matches; None when the caller must ask.
+    """
     match = match_expression(words, q.mode)
     if not history:
+        plain = not (q.kind or q.types is not None or q.tag or q.time_field)
         try:
-            found = _ranked_strong(conn, scope, words, q.mode, match, where, params, limit)
+            found = _ranked_strong(conn, scope, words, q.mode, match, where, params, limit, plain, probe)
         except sqlite3.OperationalError:
             # e.g. a word FTS5 splits in two: a phrase the strong table (detail=none)
             # cannot search. Full scoring answers the same question.
             found = None
         if found is not None:
             return found
-    return _ranked_exact(conn, scope, history, match, where, params, limit)
+    return (*_ranked_exact(conn, scope, history, match, where, params, limit), None)
 
 
 def _ranked_exact(
@@ -218,7 +227,9 @@ def _ranked_strong(
     where: str,
     params: list[object],
     limit: int,
-) -> tuple[int, list[tuple[int, str, float]]] | None:
+    plain: bool = False,
+    probe: list[int] | None = None,
+) -> tuple[int, list[tuple[int, str, float]], set[int] | None] | None:
     """The same answer as `_ranked_exact`, scoring only records with a strong query term.
 
     A record where query word w is not stored at level i or above (see
@@ -228,7 +239,8 @@ def _ranked_strong(
     reaches the bound is the page. When it does not, every filtered match is
     scored. None — the caller scores every match — when the strong sets are
     stale or the filters keep so few records that full scoring is cheaper.
-    Totals are exact counts either way.
+    Totals are exact counts either way; `plain` (no kind, type, tag or date
+    filter) lets the total skip the join to the rows table (`_left_out`).
     """
     fts, rows = tables(scope)
     strong = keyword.strong_table(scope)
@@ -244,12 +256,19 @@ def _ranked_strong(
     ).fetchone()
     if sample and records * kept / sample <= 2 * EXACT_BELOW:
         return None
-    hits, passed = conn.execute(
-        f"SELECT count(*), total({where}) FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
-        f" WHERE {fts} MATCH ?",
-        [*params, match],
-    ).fetchone()
-    hits, total = int(hits), int(passed)
+    left_out = None
+    if plain:
+        hits = int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (match,)).fetchone()[0])
+        left_out = _left_out(conn, scope, match, where, params)
+    if left_out is not None:
+        total = hits - left_out
+    else:
+        counted, passed = conn.execute(
+            f"SELECT count(*), total({where}) FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+            f" WHERE {fts} MATCH ?",
+            [*params, match],
+        ).fetchone()
+        hits, total = int(counted), int(passed)
     bm25 = BM25.format(fts=fts)
     sql = (
         f"SELECT rowid, id, -score FROM (SELECT r.rowid AS rowid, r.id AS id, {bm25} AS score"
@@ -262,7 +281,7 @@ def _ranked_strong(
         return [(int(a), str(b), float(c)) for a, b, c in rows_]
 
     if total <= EXACT_BELOW:
-        return total, scored()
+        return total, scored(), None
     distinct = sorted(set(words))
     extra: list[str] = []  # words whose every match is a candidate
     if mode == "phrase":
@@ -300,6 +319,24 @@ def _ranked_strong(
         # (bm25() would otherwise recount every word's documents for each rowid).
         return scored(f" AND +{fts}.rowid IN ({candidates})", cand_params)
 
+    def first_attempt(level: int) -> tuple[list[tuple[int, str, float]], set[int]]:
+        """`attempt`, also telling which `probe` rows match: the same pass over the
+        matches answers both (the superseded-wording check needs the second)."""
+        candidates = f"SELECT rowid FROM {strong} WHERE {strong} MATCH ?"
+        cand_params: list[object] = [expression(level)]
+        if extra:
+            candidates += f" UNION ALL SELECT rowid FROM {fts} WHERE {fts} MATCH ?"
+            cand_params.append(" OR ".join(extra))
+        rows_ = conn.execute(
+            f"SELECT r.rowid, r.id, CASE WHEN +{fts}.rowid IN ({candidates}) THEN {bm25} END"
+            f" FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid WHERE {fts} MATCH ?"
+            f" AND +{fts}.rowid IN ({candidates} UNION ALL SELECT value FROM json_each(?)) AND {where}",
+            [*cand_params, match, *cand_params, json.dumps(probe), *params],
+        ).fetchall()
+        scored_rows = sorted(((float(c), str(b), int(a)) for a, b, c in rows_ if c is not None))[:limit]
+        wanted = set(probe or ())
+        return [(a, b, -c) for c, b, a in scored_rows], {int(a) for a, _, _ in rows_ if a in wanted}
+
     # Filters keep about total/hits of the candidates; start at the highest level
     # likely to leave a full page, and score everything when none is.
     def expected(level: int) -> float:
@@ -309,8 +346,12 @@ def _ranked_strong(
     while level > 0 and expected(level) < 2 * limit:
         level -= 1
     if not extra and expected(level) < limit:
-        return total, scored()
-    found = attempt(level)
+        return total, scored(), None
+    direct: set[int] | None = None
+    if probe is None:
+        found = attempt(level)
+    else:
+        found, direct = first_attempt(level)
     page = _candidate_page(found, total, limit, weight * levels[level])
     if page is None and level > 0:
         # More candidates only raise the page's last score, so the highest level
@@ -321,7 +362,35 @@ def _ranked_strong(
         if lower:
             retry = max(lower) if len(found) == limit else 0
             page = _candidate_page(attempt(retry), total, limit, weight * levels[retry])
-    return total, page if page is not None else scored()
+    return total, page if page is not None else scored(), direct
+
+
+def _left_out(
+    conn: sqlite3.Connection, scope: str, match: str, where: str, params: list[object]
+) -> int | None:
+    """How many matches an unfiltered search leaves out, or None when that is not cheap.
+
+    Only rows in the exceptions index (ineligible or windowed) can fail the
+    eligibility and window tests, so each of them is looked up in the match
+    (FTS5 seeks a rowid in a few µs) instead of joining every match to the
+    rows table. None when there are too many of them for lookups to pay.
+    """
+    fts, rows = tables(scope)
+    index = keyword.exceptions_index(scope)
+    exceptions = keyword.EXCEPTIONS.replace("eligible", "r.eligible").replace("active_", "r.active_")
+    many = conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {rows} r INDEXED BY {index} WHERE {exceptions}"
+        f" LIMIT {MAX_EXCEPTIONS + 1})"
+    ).fetchone()[0]
+    if many > MAX_EXCEPTIONS:
+        return None
+    # CROSS JOIN keeps the exceptions outside: FTS5 then tests one rowid at a time.
+    matched, passed = conn.execute(
+        f"SELECT count(*), total({where}) FROM {rows} r INDEXED BY {index} CROSS JOIN {fts}"
+        f" ON {fts}.rowid = r.rowid WHERE ({exceptions}) AND {fts} MATCH ?",
+        [*params, match],
+    ).fetchone()
+    return int(matched) - int(passed)
 
 
 def _candidate_page(
@@ -348,17 +417,19 @@ def grep(
     total = 0
     history_modes = {"active": (False,), "superseded": (True,), "all": (False, True)}
     try:
+        replacements: list[_Hit] = []
         for scope in scopes:
+            earlier = _Earlier(conn, scope, q, match, now) if q.lifecycle == "active" else None
             for history in history_modes[q.lifecycle]:
                 where, params = filter_sql(q, "r", now, current=not history)
-                count, ranked = _ranked(conn, scope, history, words, q, where, params, want)
+                probe = (earlier.rowids or None) if earlier is not None and not history else None
+                count, ranked, matched = _ranked(conn, scope, history, words, q, where, params, want, probe)
                 total += count
                 direct += [_Hit(scope, rowid, score, history, rid) for rowid, rid, score in ranked]
+                if earlier is not None and not history:
+                    replacements += earlier.hits(matched)
         direct.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
-        replacements: list[_Hit] = []
         if q.lifecycle == "active":
-            for scope in scopes:
-                replacements += _replacements(conn, scope, q, match, now)
             replacements.sort(key=lambda h: (-(h.via or {}).get("_score", 0.0), (h.via or {}).get("id", "")))
             seen: set[tuple[str, str]] = set()
             unique = []
@@ -398,10 +469,57 @@ def grep(
     }
 
 
-def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> list[_Hit]:
-    """Current records reached from superseded records that match (spec: Superseded wording)."""
+class _Earlier:
+    """Current records reached from superseded records that match (spec: Superseded wording).
+
+    Built before the direct ranking, whose pass over the matches can also tell
+    which of these current records are direct matches (`rowids`, `hits`).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> None:
+        self.conn, self.scope, self.match = conn, scope, match
+        self.earlier, self.ends, self.current = _replacement_targets(conn, scope, q, match, now)
+        self.rowids = sorted(set(self.current.values()))
+
+    def hits(self, matched: set[int] | None) -> list[_Hit]:
+        if not self.earlier:
+            return []
+        if matched is None:
+            fts, _ = tables(self.scope, False)
+            # + keeps the rowids off FTS5's index: one pass over the matches instead of
+            # re-running the query for every rowid (slow for common words).
+            matched = {
+                int(r)
+                for (r,) in self.conn.execute(
+                    f"SELECT rowid FROM {fts} WHERE {fts} MATCH ?"
+                    " AND +rowid IN (SELECT value FROM json_each(?))",
+                    (self.match, json.dumps(self.rowids)),
+                )
+            }
+        out: list[_Hit] = []
+        for rid, revision, title, path, sha, superseded_by, score in self.earlier:
+            final = self.ends.get(superseded_by)
+            if final is None or final not in self.current or self.current[final] in matched:
+                continue  # missing, withdrawn, ineligible, filtered out, or a direct match
+            via = {
+                "id": rid,
+                "revision": revision,
+                "title": title,
+                "path": path,
+                "hash": sha,
+                "_score": float(score),
+            }
+            out.append(_Hit(self.scope, self.current[final], None, False, final, via, ["superseded"]))
+        return out
+
+
+def _replacement_targets(
+    conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str
+) -> tuple[list[Any], dict[str, str | None], dict[str, int]]:
+    """Matching superseded records, where their chains end, and those ends that are
+    current and pass the filters (id → rowid)."""
     hfts, hrows = tables(scope, True)
-    fts, rows = tables(scope, False)
+    _, rows = tables(scope, False)
     bm25 = BM25.format(fts=hfts)
     earlier = conn.execute(
         f"SELECT h.id, h.revision, h.title, h.path, h.sha256, h.superseded_by, -{bm25} "
@@ -410,7 +528,7 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
         (match,),
     ).fetchall()
     if not earlier:
-        return []
+        return [], {}, {}
     # Follow superseded_by through eligible superseded records, in memory.
     steps = dict(conn.execute(f"SELECT id, superseded_by FROM {hrows} WHERE eligible=1"))
     ends: dict[str, str | None] = {}
@@ -435,31 +553,7 @@ def _replacements(conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str
                 [*ids, *params],
             )
         )
-    rowids = sorted(set(current.values()))
-    # + keeps the rowids off FTS5's index: one pass over the matches instead of
-    # re-running the query for every rowid (slow for common words).
-    direct = {
-        int(r)
-        for (r,) in conn.execute(
-            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
-            (match, json.dumps(rowids)),
-        )
-    }
-    out: list[_Hit] = []
-    for rid, revision, title, path, sha, superseded_by, score in earlier:
-        final = ends.get(superseded_by)
-        if final is None or final not in current or current[final] in direct:
-            continue  # missing, withdrawn, ineligible, filtered out, or a direct match
-        via = {
-            "id": rid,
-            "revision": revision,
-            "title": title,
-            "path": path,
-            "hash": sha,
-            "_score": float(score),
-        }
-        out.append(_Hit(scope, current[final], None, False, final, via, ["superseded"]))
-    return out
+    return earlier, ends, current
 
 
 def _complete(conn: sqlite3.Connection, hit: _Hit, words: list[str], q: GrepQuery) -> dict[str, Any]:

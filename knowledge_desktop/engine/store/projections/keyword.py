@@ -96,6 +96,17 @@ def tables(scope: str, history: bool = False) -> tuple[str, str]:
     return (history_fts, history_rows) if history else (fts, rows)
 
 
+EXCEPTIONS = "eligible=0 OR active_from IS NOT NULL OR active_until IS NOT NULL"
+"""Current rows an unfiltered search may leave out: ineligible, or with a validity
+window. A partial index keeps them (SQLite maintains it with every insert,
+update and delete), so an unfiltered total is the match count minus the few
+of them that match and fail the filter."""
+
+
+def exceptions_index(scope: str) -> str:
+    return f"{tables(scope)[1]}_exceptions"
+
+
 def strong_table(scope: str) -> str:
     return keyword_tables(scope)[4]
 
@@ -110,6 +121,9 @@ def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
         columns = ", ".join(f"{c} {'TEXT UNIQUE NOT NULL' if c == 'path' else ''}" for c in ROW_COLUMNS)
         tx.execute(f"CREATE TABLE IF NOT EXISTS {rows} (rowid INTEGER PRIMARY KEY, {columns})")
         tx.execute(f"CREATE INDEX IF NOT EXISTS {rows}_id ON {rows}(id)")
+        if not history:
+            index = exceptions_index(scope)
+            tx.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {rows}(eligible) WHERE {EXCEPTIONS}")
     tx.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {strong_table(scope)} USING fts5("
         f"terms, tokenize='{TOKENIZER}', detail=none, columnsize=0)"
