@@ -12,17 +12,26 @@ changes, the keys it provides before and after the change are "touched",
 and exactly the records that watched them are derived again. Eligibility
 then propagates to dependents until nothing changes. A full scan is the same
 computation with every record touched.
+
+Memory: the catalog lives as long as the vault is open and holds one `Node`
+and one `Derived` per file, so at 100,000 files every hundred bytes per file
+is ten megabytes. A `Node` therefore keeps only what derivation and the
+projections read, in compact form (tuples, interned names, no frontmatter
+dict); the full parse stays in the `files.node` column for whoever needs the
+rest (the record pane reads it there). Index members and watched keys are
+stored the cheap way for the common case of one member (see `Index`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import evidence
@@ -45,11 +54,53 @@ REFERENCE_FIELDS = ("from", "to", "entities", "owner", "dependencies")
 """References whose targets must be available for the record to be eligible."""
 HISTORY_FIELDS = ("supersedes", "superseded_by", "merged_into", "merged_from")
 
+RETAINED = (
+    "title",
+    "aliases",
+    "revision",
+    "tags",
+    "recorded_at",
+    "updated_at",
+    "occurred_at",
+    "due_at",
+    "superseded_by",
+    "merged_into",
+    "source_event",
+    "type",
+    "claim_kind",
+    "label",
+    "fields",
+)
+"""Frontmatter values a Node keeps as they were parsed: what derive and the
+projections (catalog, temporal, keyword) read besides ids, kinds, names,
+references and evidence, which are kept in their own compact form."""
+_SLOT = {key: index for index, key in enumerate(RETAINED)}
+
+LINE_KEYS = frozenset(("id", "type", "label", "fields", *REFERENCE_FIELDS, *HISTORY_FIELDS))
+"""Frontmatter keys whose line a derived diagnostic may cite (with fields.* and evidence.N)."""
+
+NO_WINDOW: Window = (None, None)
+
+
+class _Absent:
+    """Marks a RETAINED key the frontmatter does not have (None is a value)."""
+
+    __slots__ = ()
+
+
+_ABSENT = _Absent()
+
+_intern = sys.intern
+
 
 @lru_cache(maxsize=65536)
 def normalise_name(text: str) -> str:
-    """NFKC, lowercase, trimmed, inner whitespace collapsed (spec: retrieval, lookup)."""
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    """NFKC, lowercase, trimmed, inner whitespace collapsed (spec: retrieval, lookup).
+
+    Interned: the same name is a key in several indexes and in many records'
+    watched keys, and one string serves them all.
+    """
+    return _intern(" ".join(unicodedata.normalize("NFKC", text).lower().split()))
 
 
 def partition_path(path: str) -> str:
@@ -80,50 +131,211 @@ class Derived:
     valid: bool = False
     type: str | None = None
     duplicate: bool = False
-    links: list[ResolvedLink] = field(default_factory=list)
-    refs: list[ResolvedRef] = field(default_factory=list)
+    link_results: tuple[str | None, ...] = ()
+    """(status, target id, target path) per link of the node, flattened; see `resolved_links`."""
+    refs: tuple[ResolvedRef, ...] = ()
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    watch: set[Key] = field(default_factory=set)
-    depends_on: list[str] = field(default_factory=list)
+    pending: set[Key] | None = None
+    """Keys looked at while deriving; `Catalog` files them under `watched` once done."""
+    watched: tuple[str, ...] = ()
+    """(kind, value) of each key whose change re-derives this record, flattened.
+    The scope is the record's own: derivation never looks outside its partition."""
+    depends_on: tuple[str, ...] = ()
     """Resolved ids of REFERENCE_FIELDS targets, for eligibility."""
     deps_ok: bool = True
-    evidence: list[evidence.CheckedEvidence] = field(default_factory=list)
-    own_window: Window = (None, None)
-    window: Window = (None, None)
+    evidence: tuple[evidence.CheckedEvidence, ...] = ()
+    own_window: Window = NO_WINDOW
+    window: Window = NO_WINDOW
     """When the record counts as current: its own validity/expiry met with its dependencies'."""
+
+    @property
+    def watch(self) -> set[Key]:
+        """Where derivation (and `evidence.check`) adds the keys it looks at."""
+        if self.pending is None:
+            self.pending = set(self.watched_keys())
+        return self.pending
+
+    def watched_keys(self) -> Iterator[Key]:
+        watched = self.watched
+        for index in range(0, len(watched), 2):
+            yield (watched[index], self.scope, watched[index + 1])
+
+    def resolved_links(self, node: Node) -> list[ResolvedLink]:
+        """Each of the node's links with how it resolved."""
+        results = self.link_results
+        return [
+            ResolvedLink(raw, results[3 * i] or "", results[3 * i + 1], results[3 * i + 2])
+            for i, raw in enumerate(node.links)
+        ]
 
     def base_ok(self, lifecycle: str) -> bool:
         return self.valid and not self.duplicate and lifecycle == "active"
 
 
-class Node:
-    """One candidate file as parse left it, with the facts derive reads most, computed once."""
+class KeyLines(tuple[str | int, ...]):
+    """Frontmatter key -> line, flattened (key, line, key, line …); `get` as on a dict.
 
-    __slots__ = ("data", "id", "is_record", "kind", "lifecycle", "names", "parsed", "path", "rel", "scope")
+    A dict per record costs several hundred bytes; derivation needs a handful
+    of lines, and only when it writes a diagnostic.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def keep(cls, key_lines: Mapping[str, int]) -> KeyLines:
+        flat: list[str | int] = []
+        for key, line in key_lines.items():
+            if (
+                key in LINE_KEYS
+                or key.startswith("fields.")
+                or (key.startswith("evidence.") and key.count(".") == 1)
+            ):
+                flat += (_intern(key), line)
+        return cls(flat)
+
+    def get(self, key: str, default: int | None = None) -> int | None:
+        for index in range(0, len(self), 2):
+            if self[index] == key:
+                line = self[index + 1]
+                return line if isinstance(line, int) else default
+        return default
+
+
+EvidenceItem = tuple[str | None, str | None, str | None, tuple[int, int] | None, str | None] | None
+"""One evidence mapping as (source, path, url, lines, sha256), each None unless
+well-typed; None for an entry that is not a mapping (it still takes an index)."""
+
+
+class Node:
+    """One candidate file: what derivation and the projections read of its parse.
+
+    Built from a `ParsedFile`, which is not kept. Names that recur across
+    files (scope, kind, lifecycle, type, field names, ids, link targets) are
+    interned so each is stored once. `data` and `parsed` give readers written
+    against the parse (evidence.py, keyword.py) the same answers for what a
+    Node keeps.
+    """
+
+    __slots__ = (
+        "body_chars",
+        "body_line",
+        "diagnostics",
+        "evidence_items",
+        "id",
+        "is_record",
+        "key_lines",
+        "kind",
+        "lifecycle",
+        "link_parts",
+        "names",
+        "path",
+        "refs",
+        "scope",
+        "sha256",
+        "size",
+        "structurally_valid",
+        "values",
+        "window",
+    )
 
     def __init__(self, parsed: ParsedFile) -> None:
-        self.parsed = parsed
         self.path = parsed.path
-        self.rel = partition_path(parsed.path)
-        self.scope = parsed.scope
+        self.scope = _intern(parsed.scope) if parsed.scope is not None else None
         self.is_record = parsed.status == "record" and parsed.scope is not None
-        self.data: dict[str, Any] = parsed.data or {}
-        data = self.data
-        self.id: str | None = parsed.record_id if self.is_record else None
-        self.kind: str | None = str(data["kind"]) if self.is_record else None
-        self.lifecycle: str = str(data.get("lifecycle", "active")) if self.is_record else "active"
-        self.names: list[str] = _names(data) if self.is_record else []
+        self.sha256 = parsed.sha256
+        self.size = parsed.size
+        self.body_line = parsed.body_line
+        self.body_chars = parsed.body_chars
+        self.structurally_valid = parsed.structurally_valid
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(parsed.diagnostics)
+        self.key_lines = KeyLines.keep(parsed.key_lines)
+        parts: list[str | int | None] = []
+        for link in parsed.links:
+            parts += (
+                link.kind,
+                _intern(link.target),
+                _intern(link.label) if link.label is not None else None,
+                link.line,
+            )
+        self.link_parts: tuple[str | int | None, ...] = tuple(parts)
+        """(kind, target, label, line) per link, flattened: a RawLink each costs 72 bytes more."""
+        data = parsed.data or {}
+        self.values: tuple[Any, ...] | None = (
+            tuple(_retained(key, data[key]) if key in data else _ABSENT for key in RETAINED) if data else None
+        )
+        record_id = parsed.record_id if self.is_record else None
+        self.id: str | None = _intern(record_id) if record_id else record_id
+        self.kind: str | None = _intern(str(data["kind"])) if self.is_record else None
+        self.lifecycle: str = _intern(str(data.get("lifecycle", "active"))) if self.is_record else "active"
+        self.names: tuple[str, ...] = _names(data) if self.is_record else ()
+        self.refs: tuple[tuple[str, str], ...] = ref_targets(data) if self.is_record else ()
+        self.evidence_items: tuple[EvidenceItem, ...] | None = (
+            _evidence(data.get("evidence")) if self.is_record else None
+        )
+        window = own_window(data) if self.is_record and self.kind in ("claim", "relationship") else NO_WINDOW
+        self.window: Window = NO_WINDOW if window == NO_WINDOW else window  # most are unbounded: share one
+
+    @property
+    def rel(self) -> str:
+        """The partition-relative path (computed: a stored copy costs 100 bytes a file)."""
+        return partition_path(self.path)
+
+    @property
+    def links(self) -> list[RawLink]:
+        """The body's links, rebuilt from `link_parts`."""
+        parts = self.link_parts
+        return [
+            RawLink(parts[i], parts[i + 1], parts[i + 2], parts[i + 3])  # type: ignore[arg-type]
+            for i in range(0, len(parts), 4)
+        ]
+
+    def value(self, key: str) -> Any:
+        """A RETAINED frontmatter value, None when absent."""
+        if self.values is None:
+            return None
+        found = self.values[_SLOT[key]]
+        return None if found is _ABSENT else found
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The frontmatter as far as it is kept (RETAINED keys, evidence locators).
+
+        Built on each call, for readers that expect the parse's mapping.
+        """
+        out: dict[str, Any] = {}
+        if self.values is not None:
+            out = {k: v for k, v in zip(RETAINED, self.values, strict=True) if v is not _ABSENT}
+        if self.evidence_items is not None:
+            out["evidence"] = [
+                None
+                if item is None
+                else {
+                    "source": item[0],
+                    "path": item[1],
+                    "url": item[2],
+                    "lines": list(item[3]) if item[3] is not None else None,
+                    "sha256": item[4],
+                }
+                for item in self.evidence_items
+            ]
+        return out
+
+    @property
+    def parsed(self) -> Node:
+        """The node itself: it carries the parse's attributes that are kept
+        (path, scope, sha256, size, body_line, body_chars, key_lines, links,
+        diagnostics, structurally_valid) for readers written as `node.parsed.X`."""
+        return self
 
     def identity_signature(self) -> tuple[object, ...]:
         """What records referring to this id by id may read of it."""
-        data = self.data
         return (
             self.id,
             self.kind,
             self.lifecycle,
-            data.get("merged_into"),
-            data.get("type"),
-            self.parsed.structurally_valid,
+            self.value("merged_into"),
+            self.value("type"),
+            self.structurally_valid,
         )
 
     def provided_keys(self) -> set[Key]:
@@ -137,21 +349,67 @@ class Node:
         return keys
 
 
-def _names(data: dict[str, Any]) -> list[str]:
+def _retained(key: str, value: Any) -> Any:
+    """A RETAINED value in its cheapest equal form: recurring strings interned."""
+    if key in ("type", "claim_kind", "label", "merged_into", "superseded_by") and isinstance(value, str):
+        return _intern(value)
+    if key == "tags" and isinstance(value, list):
+        return [_intern(v) if isinstance(v, str) else v for v in value]
+    if key == "fields" and isinstance(value, dict):
+        return {_intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
+    return value
+
+
+def _evidence(items: Any) -> tuple[EvidenceItem, ...] | None:
+    """Evidence as the locators `evidence.check` reads; quotes and attribution are dropped."""
+    if not isinstance(items, list):
+        return None
+    out: list[EvidenceItem] = []
+    for item in items:
+        if not isinstance(item, dict):
+            out.append(None)
+            continue
+        source, path, url, sha = (item.get(k) for k in ("source", "path", "url", "sha256"))
+        raw_lines = item.get("lines")
+        lines = None
+        if (
+            isinstance(raw_lines, list)
+            and len(raw_lines) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in raw_lines)
+        ):
+            lines = (raw_lines[0], raw_lines[1])
+        out.append(
+            (
+                _intern(source) if isinstance(source, str) else None,
+                path if isinstance(path, str) else None,
+                url if isinstance(url, str) else None,
+                lines,
+                sha if isinstance(sha, str) else None,
+            )
+        )
+    return tuple(out)
+
+
+def _names(data: dict[str, Any]) -> tuple[str, ...]:
     out = [data.get("title")]
     aliases = data.get("aliases")
     if isinstance(aliases, list):
         out.extend(aliases)
-    return [normalise_name(n) for n in out if isinstance(n, str) and n.strip()]
+    return tuple(normalise_name(n) for n in out if isinstance(n, str) and n.strip())
 
 
-def ref_targets(data: dict[str, Any]) -> list[tuple[str, str]]:
+def ref_targets(data: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
-    for name in REFERENCE_FIELDS + HISTORY_FIELDS:
+    for name in _REF_NAMES:
         value = data.get(name)
+        if value is None:
+            continue
         values = value if isinstance(value, list) else [value]
-        out.extend((name, v) for v in values if isinstance(v, str) and v)
-    return out
+        out.extend((name, _intern(v)) for v in values if isinstance(v, str) and v)
+    return tuple(out)
+
+
+_REF_NAMES = REFERENCE_FIELDS + HISTORY_FIELDS
 
 
 class Catalog:
@@ -161,45 +419,49 @@ class Catalog:
         self.nodes: dict[str, Node] = {}
         self.derived: dict[str, Derived] = {}
         self.ontologies: dict[str, Activation] = {}
-        self.ids: dict[tuple[str, str], set[str]] = {}
-        self.names: dict[tuple[str, str], set[str]] = {}
-        self.paths: dict[tuple[str, str], str] = {}
-        self.watchers: dict[Key, set[str]] = {}
-        self.dependents: dict[tuple[str, str], set[str]] = {}
+        self.ids: Index[str] = Index()
+        """scope -> record id -> files holding it."""
+        self.names: Index[str] = Index()
+        """scope -> normalised title or alias -> files."""
+        self.paths = PathIndex(self.nodes)
+        self.watchers: Index[tuple[str, str]] = Index()
+        """(key kind, scope) -> value -> files whose derivation looked at the key."""
+        self.dependents: Index[str] = Index()
+        """scope -> id -> files whose eligibility depends on it."""
         self.probe: evidence.FileProbe | None = None
         """Reads vault files for evidence hashes; set by the reconciler."""
 
     # -- index maintenance -------------------------------------------------
     def _index(self, node: Node, add: bool) -> None:
         scope = node.scope or ""
-        pkey = (scope, node.rel)
-        if add:
-            self.paths[pkey] = node.path
-        elif self.paths.get(pkey) == node.path:
-            del self.paths[pkey]
         if node.id:
-            _toggle(self.ids, (scope, node.id), node.path, add)
+            self.ids.toggle(scope, node.id, node.path, add)
         for name in node.names:
-            _toggle(self.names, (scope, name), node.path, add)
+            self.names.toggle(scope, name, node.path, add)
 
     def _set_derived(self, path: str, derived: Derived | None) -> None:
         old = self.derived.pop(path, None)
         if old is not None:
-            for key in old.watch:
-                _toggle(self.watchers, key, path, False)
+            for kind, scope, value in old.watched_keys():
+                self.watchers.toggle((kind, scope), value, path, False)
             for target in old.depends_on:
-                _toggle(self.dependents, (old.scope, target), path, False)
+                self.dependents.toggle(old.scope, target, path, False)
         if derived is not None:
             self.derived[path] = derived
-            for key in derived.watch:
-                _toggle(self.watchers, key, path, True)
+            watched: list[str] = []
+            for kind, scope, value in derived.pending or ():
+                shared = _intern(value)  # many records watch the same path, name or id
+                watched += (kind, shared)
+                self.watchers.toggle((kind, scope), shared, path, True)
+            derived.watched = tuple(watched)
+            derived.pending = None
             for target in derived.depends_on:
-                _toggle(self.dependents, (derived.scope, target), path, True)
+                self.dependents.toggle(derived.scope, target, path, True)
 
     # -- the incremental step ----------------------------------------------
     def apply(
         self,
-        changed: dict[str, ParsedFile | None],
+        changed: Mapping[str, Node | ParsedFile | None],
         ontology_changed: Iterable[str] = (),
     ) -> set[str]:
         """Replace/remove the given files and re-derive what depends on them.
@@ -208,9 +470,9 @@ class Catalog:
         included), which is what the store must rewrite.
         """
         touched: set[Key] = set()
-        for path, parsed in changed.items():
+        for path, given in changed.items():
             old = self.nodes.get(path)
-            new = Node(parsed) if parsed is not None else None
+            new = Node(given) if isinstance(given, ParsedFile) else given
             touched |= _touched_keys(old, new)
             if old is not None:
                 self._index(old, False)
@@ -220,9 +482,9 @@ class Catalog:
                 self._index(new, True)
         redo: set[str] = {p for p in changed if p in self.nodes}
         for key in touched:
-            redo |= self.watchers.get(key, set())
+            redo.update(self.watchers.get((key[0], key[1]), key[2]))
             if key[0] == "i":
-                redo |= self.ids.get((key[1], key[2]), set())
+                redo.update(self.ids.get(key[1], key[2]))
         scopes = set(ontology_changed)
         if scopes:
             redo |= {p for p, n in self.nodes.items() if n.scope in scopes}
@@ -257,7 +519,7 @@ class Catalog:
             region.add(path)
             node = self.nodes[path]
             if node.id:
-                frontier.extend(self.dependents.get((node.scope or "", node.id), ()))
+                frontier.extend(self.dependents.get(node.scope or "", node.id))
         before = {p: self._eligible_tuple(p) for p in region if p not in seeds}
         for path in region:
             self.derived[path].deps_ok = True
@@ -280,8 +542,8 @@ class Catalog:
         start, end = derived.own_window
         scope = self.nodes[path].scope or ""
         for target in derived.depends_on:
-            paths = self.ids.get((scope, target))
-            if paths and len(paths) == 1:
+            paths = self.ids.get(scope, target)
+            if len(paths) == 1:
                 other = self.derived.get(next(iter(paths)))
                 if other is not None:
                     start, end = _intersect((start, end), other.window)
@@ -290,8 +552,8 @@ class Catalog:
     def _deps_available(self, path: str, derived: Derived) -> bool:
         scope = self.nodes[path].scope or ""
         for target in derived.depends_on:
-            paths = self.ids.get((scope, target))
-            if not paths or len(paths) != 1:
+            paths = self.ids.get(scope, target)
+            if len(paths) != 1:
                 return False
             target_path = next(iter(paths))
             target_derived = self.derived.get(target_path)
@@ -305,57 +567,63 @@ class Catalog:
     def _derive(self, node: Node) -> Derived:
         scope = node.scope or ""
         derived = Derived(scope=scope)
-        derived.watch.add(("i", scope, node.id or ""))
+        if not node.id:
+            derived.watch.add(("i", scope, ""))
+        # A record needs no watch on its own id: `apply` re-derives every file
+        # holding a touched id through the ids index (that is what finds duplicates).
         if not node.is_record:
             return derived
-        data, parsed = node.data, node.parsed
         record_id = node.id
         diags = derived.diagnostics
-        derived.duplicate = len(self.ids.get((scope, record_id or ""), ())) > 1
+        same_id = self.ids.get(scope, record_id or "")
+        derived.duplicate = len(same_id) > 1
         if derived.duplicate:
-            others = sorted(self.ids[(scope, record_id or "")] - {node.path})
+            others = sorted(p for p in same_id if p != node.path)
             diags.append(
                 dg.make(
                     "duplicate-id",
                     node.path,
                     f"id {record_id!r} is also used by {', '.join(others)}",
-                    line=parsed.key_lines.get("id"),
+                    line=node.key_lines.get("id"),
                     record_id=record_id,
                 )
             )
-        valid = parsed.structurally_valid
+        valid = node.structurally_valid
         activation = self.ontologies.get(scope)
         ontology = activation.ontology if activation else None
         kind = node.kind
         if kind == "page":
             valid &= self._check_page(node, ontology, derived)
         elif kind == "claim":
-            derived.type = str(data.get("claim_kind")) if data.get("claim_kind") else None
+            claim_kind = node.value("claim_kind")
+            derived.type = _intern(str(claim_kind)) if claim_kind else None
             self._check_filing(node, "claims/", "claims", derived)
         elif kind == "relationship":
             valid &= self._check_relationship_label(node, ontology, derived)
         valid &= self._resolve_refs(node, derived)
-        derived.evidence = evidence.check(self, node, derived, self.probe)
-        for raw in parsed.links:
+        derived.evidence = tuple(evidence.check(self, node, derived, self.probe))
+        results: list[str | None] = []
+        for raw in node.links:
             resolved = self._resolve_link(node, raw, derived.watch)
-            derived.links.append(resolved)
+            results += (resolved.status, resolved.target_id, resolved.target_path)
             if resolved.status != "resolved":
                 diags.append(_link_diagnostic(node, resolved))
+        derived.link_results = tuple(results)
         derived.valid = valid
-        derived.own_window = own_window(data) if kind in ("claim", "relationship") else (None, None)
+        derived.own_window = node.window
         derived.window = derived.own_window
         return derived
 
     def _check_page(self, node: Node, ontology: Ontology | None, derived: Derived) -> bool:
-        data, parsed, diags = node.data, node.parsed, derived.diagnostics
-        declared = data.get("type") if isinstance(data.get("type"), str) else None
+        diags = derived.diagnostics
+        declared = node.value("type") if isinstance(node.value("type"), str) else None
         if ontology is None:
             diags.append(
                 dg.make(
                     "ontology-unavailable",
                     node.path,
                     f"partition {node.scope!r} has no active ontology",
-                    line=parsed.key_lines.get("type"),
+                    line=node.key_lines.get("type"),
                     record_id=node.id,
                 )
             )
@@ -383,7 +651,7 @@ class Catalog:
                     "unknown-type",
                     node.path,
                     f"type {derived.type!r} is {what} in ontology {ontology.name!r}",
-                    line=parsed.key_lines.get("type"),
+                    line=node.key_lines.get("type"),
                     record_id=node.id,
                 )
             )
@@ -394,8 +662,8 @@ class Catalog:
         return ok
 
     def _check_relationship_label(self, node: Node, ontology: Ontology | None, derived: Derived) -> bool:
-        data, parsed, diags = node.data, node.parsed, derived.diagnostics
-        label = data.get("label") if isinstance(data.get("label"), str) else None
+        diags = derived.diagnostics
+        label = node.value("label") if isinstance(node.value("label"), str) else None
         derived.type = label
         if ontology is None:
             diags.append(
@@ -403,7 +671,7 @@ class Catalog:
                     "ontology-unavailable",
                     node.path,
                     f"partition {node.scope!r} has no active ontology",
-                    line=parsed.key_lines.get("label"),
+                    line=node.key_lines.get("label"),
                     record_id=node.id,
                 )
             )
@@ -417,7 +685,7 @@ class Catalog:
                     "unknown-relationship-label",
                     node.path,
                     f"label {label!r} is not a relationship in ontology {ontology.name!r}",
-                    line=parsed.key_lines.get("label"),
+                    line=node.key_lines.get("label"),
                     record_id=node.id,
                 )
             )
@@ -440,7 +708,7 @@ class Catalog:
         current = target
         for _ in range(MAX_MERGE_HOPS + 1):
             watch.add(("i", scope, current))
-            paths = self.ids.get((scope, current))
+            paths = self.ids.get(scope, current)
             if not paths:
                 return None, None, "missing" if len(seen) == 1 else "broken-merge"
             if len(paths) > 1:
@@ -449,7 +717,7 @@ class Catalog:
             node = self.nodes[path]
             if node.lifecycle != "merged":
                 return current, path, "resolved"
-            following = node.data.get("merged_into")
+            following = node.value("merged_into")
             if not isinstance(following, str) or following in seen:
                 return None, None, "broken-merge"
             seen.append(following)
@@ -459,8 +727,10 @@ class Catalog:
     def _resolve_refs(self, node: Node, derived: Derived) -> bool:
         scope = node.scope or ""
         ok = True
-        lines = node.parsed.key_lines
-        for field_name, target in ref_targets(node.data):
+        lines = node.key_lines
+        refs: list[ResolvedRef] = []
+        depends_on: list[str] = []
+        for field_name, target in node.refs:
             if field_name in HISTORY_FIELDS:
                 final, final_path, status = self._history_target(scope, target, derived.watch)
             else:
@@ -469,9 +739,9 @@ class Catalog:
                 target_node = self.nodes[final_path or ""]
                 if target_node.kind != "page":
                     status = "wrong-kind"
-            derived.refs.append(ResolvedRef(field_name, target, final, status))
+            refs.append(ResolvedRef(field_name, target, final, status))
             if field_name in REFERENCE_FIELDS and final is not None and status == "resolved":
-                derived.depends_on.append(final)
+                depends_on.append(final)
             if status == "resolved":
                 continue
             line = lines.get(field_name)
@@ -519,6 +789,8 @@ class Catalog:
                         record_id=node.id,
                     )
                 )
+        derived.refs = tuple(refs)
+        derived.depends_on = tuple(depends_on)
         if node.kind == "relationship":
             ok &= self._check_endpoints(node, derived)
         if node.lifecycle == "merged":
@@ -539,7 +811,7 @@ class Catalog:
 
     def _history_target(self, scope: str, target: str, watch: set[Key]) -> tuple[str | None, str | None, str]:
         watch.add(("i", scope, target))
-        paths = self.ids.get((scope, target))
+        paths = self.ids.get(scope, target)
         if not paths:
             return None, None, "missing"
         return target, next(iter(paths)), "resolved"
@@ -547,7 +819,7 @@ class Catalog:
     def _check_endpoints(self, node: Node, derived: Derived) -> bool:
         activation = self.ontologies.get(node.scope or "")
         ontology = activation.ontology if activation else None
-        label = node.data.get("label")
+        label = node.value("label")
         if ontology is None or not isinstance(label, str):
             return True
         definition = ontology.definitions.get(label)
@@ -562,7 +834,7 @@ class Catalog:
             )
             if not allowed or ref.status != "resolved" or ref.resolved_id is None:
                 continue
-            target_path = next(iter(self.ids[(node.scope or "", ref.resolved_id)]))
+            target_path = next(iter(self.ids.get(node.scope or "", ref.resolved_id)))
             target_type = self.page_type(target_path)
             derived.watch.add(("i", node.scope or "", ref.resolved_id))
             if target_type not in allowed:
@@ -573,7 +845,7 @@ class Catalog:
                         node.path,
                         f"{label} needs {ref.field} to be a {' or '.join(allowed)} page; "
                         f"{ref.resolved_id!r} is a {target_type or 'untyped'} page",
-                        line=node.parsed.key_lines.get(ref.field),
+                        line=node.key_lines.get(ref.field),
                         record_id=node.id,
                     )
                 )
@@ -582,7 +854,7 @@ class Catalog:
     def page_type(self, path: str) -> str | None:
         """A page's declared type, else its classification (independent of derive order)."""
         node = self.nodes[path]
-        declared = node.data.get("type")
+        declared = node.value("type")
         if isinstance(declared, str):
             return declared
         activation = self.ontologies.get(node.scope or "")
@@ -606,9 +878,9 @@ class Catalog:
                 matches.add(hit)
         if name:
             watch.add(("n", scope, name))
-            named_paths = self.names.get((scope, name))
+            named_paths = self.names.get(scope, name)
             if named_paths:
-                matches = matches | named_paths if matches else named_paths
+                matches = matches.union(named_paths)
         if not matches:
             return ResolvedLink(raw, "missing")
         # Names that reach one page through merges are one target: the survivor
@@ -638,10 +910,20 @@ def _wiki_keys(target: str) -> tuple[str | None, str]:
     return _md_path(candidate), normalise_name(target)
 
 
-@lru_cache(maxsize=65536)
 def _markdown_keys(source_rel: str, target: str) -> tuple[str | None, str]:
     candidate = posixpath.normpath(posixpath.join(posixpath.dirname(source_rel), target))
     return _md_path(candidate), ""
+
+
+def release_caches() -> None:
+    """Empty the memo caches of name and wikilink normalisation.
+
+    They pay off while a scan resolves the same targets again and again, and
+    would otherwise keep up to 65,536 entries each for as long as the vault
+    is open.
+    """
+    normalise_name.cache_clear()
+    _wiki_keys.cache_clear()
 
 
 def _md_path(candidate: str) -> str | None:
@@ -694,21 +976,102 @@ def _touched_keys(old: Node | None, new: Node | None) -> set[Key]:
     return keys
 
 
-def _toggle(index: dict[Any, set[str]], key: Any, path: str, add: bool) -> None:
-    if add:
-        index.setdefault(key, set()).add(path)
-        return
-    members = index.get(key)
-    if members is not None:
-        members.discard(path)
-        if not members:
-            del index[key]
+Members = str | tuple[str, ...] | set[str]
+"""An index entry: the one path (the common case), a tuple of a few, or a set of many.
+
+Most ids, names and watched keys have exactly one file behind them, and most
+of the rest a few dozen at most; a set costs over 200 bytes even for one
+member, and over 700 from five, where a tuple of five costs 80.
+"""
+
+SMALL = 64
+"""Up to this many members an entry is a tuple: 8 bytes a member where a set
+takes 30-50, for a copy of at most 64 pointers when a member comes or goes."""
+
+
+Group = TypeVar("Group", str, tuple[str, str])
+
+
+class Index(Generic[Group]):
+    """Paths filed under (group, value): group a scope or (key kind, scope).
+
+    Nested by group rather than keyed by tuples: at 100,000 records the
+    tuple keys alone would take tens of megabytes.
+    """
+
+    __slots__ = ("_groups",)
+
+    def __init__(self) -> None:
+        self._groups: dict[Group, dict[str, Members]] = {}
+
+    def get(self, group: Group, value: str) -> Collection[str]:
+        """The paths filed under (group, value), empty when none."""
+        found = self._groups.get(group, _NO_MEMBERS).get(value)
+        if found is None:
+            return ()
+        return (found,) if isinstance(found, str) else found
+
+    def toggle(self, group: Group, value: str, path: str, add: bool) -> None:
+        """File path under (group, value), or take it out."""
+        entries = self._groups.get(group)
+        if entries is None:
+            if not add:
+                return
+            entries = self._groups[group] = {}
+        stored = entries.get(value)
+        if stored is None:
+            if add:
+                entries[value] = path
+            return
+        found: tuple[str, ...] | set[str] = (stored,) if isinstance(stored, str) else stored
+        if add:
+            if isinstance(found, set):
+                found.add(path)
+            elif path not in found:
+                entries[value] = (*found, path) if len(found) < SMALL else {*found, path}
+        elif isinstance(found, set):
+            found.discard(path)
+            if len(found) <= SMALL // 2:
+                entries[value] = tuple(found)
+        elif path in found:
+            rest = tuple(p for p in found if p != path)
+            if not rest:
+                del entries[value]
+            else:
+                entries[value] = rest[0] if len(rest) == 1 else rest
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._groups.values())
+
+
+_NO_MEMBERS: dict[str, Members] = {}
+
+
+class PathIndex:
+    """(scope, partition-relative path) -> vault path, answered from the nodes.
+
+    A file's vault path is its scope and its partition path joined, so no
+    second map (and no second copy of every path) is needed.
+    """
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes: dict[str, Node]) -> None:
+        self._nodes = nodes
+
+    def get(self, key: tuple[str, str]) -> str | None:
+        scope, rel = key
+        path = f"{scope}/{rel}" if scope else rel
+        node = self._nodes.get(path)
+        if node is None or (node.scope or "") != scope or (not scope and "/" in rel):
+            return None  # (the last: a file outside partitions has its whole path as rel)
+        return node.path
 
 
 def _link_diagnostic(node: Node, link: ResolvedLink) -> Diagnostic:
     raw = link.raw
     shown = f"[[{raw.target}]]" if raw.kind == "wiki" else f"({raw.target})"
-    line = node.parsed.body_line + raw.line
+    line = node.body_line + raw.line
     if link.status == "ambiguous":
         return dg.make(
             "link-ambiguous", node.path, f"link {shown} matches several records", line=line, record_id=node.id
@@ -733,9 +1096,9 @@ def _link_diagnostic(node: Node, link: ResolvedLink) -> Diagnostic:
 
 
 def _check_fields(node: Node, definition: Definition, diags: list[Diagnostic]) -> bool:
-    raw = node.data.get("fields", {})
+    raw = node.value("fields")
     values: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    lines = node.parsed.key_lines
+    lines = node.key_lines
     ok = True
     declared = {f.name: f for f in definition.fields}
     for spec in definition.fields:

@@ -5,9 +5,11 @@ rebuildable.)"""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -187,6 +189,138 @@ def test_incremental_updates_equal_a_full_rebuild(kit: VaultKit, tmp_path: Path)
     rebuilt.reconcile()
     assert snapshot(rebuilt) == incremental
     rebuilt.close()
+
+
+def _rich_edit(kit: VaultKit, rng: random.Random) -> list[str]:
+    """An edit touching what a catalog Node keeps besides links: typed pages and
+    their fields, relationship endpoints and labels, evidence by source, path,
+    sha256 and lines, dependencies, merges, tags and dates."""
+    n = rng.randrange(8)
+    pages = [f"pg_{i}" for i in range(8)]
+    existing = sorted((kit.root / "private").rglob("*.md"))
+    action = rng.random()
+    if action < 0.12 and existing:
+        victim = rng.choice(existing)
+        victim.unlink()
+        return [str(victim.relative_to(kit.root))]
+    if action < 0.45:
+        folder, type_name = rng.choice(
+            [("people", "person"), ("projects", "project"), ("companies", "company"), ("sources", "source")]
+        )
+        path = f"private/{folder}/p{n}.md"
+        extra: dict[str, object] = {}
+        if rng.random() < 0.6:
+            extra["type"] = rng.choice([type_name, type_name, "project", "leads", "nonsense"])
+        if rng.random() < 0.5:
+            extra["fields"] = rng.choice(
+                [{"role": "Engineer"}, {"status": "active"}, {"status": "bogus"}, {"role": 3}, {"other": 1}]
+            )
+        if rng.random() < 0.3:
+            extra["tags"] = rng.sample(["alpha", "beta", "gamma"], 2)
+        if rng.random() < 0.1:
+            extra["lifecycle"] = "merged"
+            extra["merged_into"] = rng.choice(pages)
+        body = f"[[{rng.choice(pages)}]] [[P{rng.randrange(8)}]] [x](../people/p{rng.randrange(8)}.md)\n"
+        kit.page(path, pages[n], f"P{n}", body=body, **extra)
+        return [path]
+    if action < 0.7:
+        path = f"private/relationships/r{n}.md"
+        label = rng.choice(["leads", "supports", "works_at", "undefined_label"])
+        kit.relationship(path, f"rl_{n}", rng.choice(pages), rng.choice(pages), label)
+        return [path]
+    path = f"private/claims/c{n}.md"
+    evidence: dict[str, object] = rng.choice(
+        [{"source": rng.choice(pages)}, {"path": f"people/p{rng.randrange(8)}.md"}, {"url": "https://x.org"}]
+    )
+    if existing and rng.random() < 0.4:
+        cited = rng.choice(existing)
+        data = cited.read_bytes()
+        evidence = {
+            "path": str(cited.relative_to(kit.root / "private")),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+        if rng.random() < 0.5:
+            first = data.splitlines(keepends=True)[:2]
+            evidence["lines"] = [1, 2]
+            evidence["sha256"] = hashlib.sha256(b"".join(first)).hexdigest()
+    extra_claim: dict[str, object] = {"entities": rng.sample(pages, 2), "evidence": [evidence]}
+    if rng.random() < 0.3:
+        extra_claim.update(claim_kind="commitment", owner=rng.choice(pages), due_at="2026-01-05")
+    if rng.random() < 0.3:
+        extra_claim["dependencies"] = [f"cl_{rng.randrange(8)}"]
+    if rng.random() < 0.3:
+        extra_claim["occurred_at"] = rng.choice(["2025-03-01", "2025-03-01T10:00:00Z", "not a date"])
+    if rng.random() < 0.2:
+        extra_claim["valid_from"] = "2020-01-01T00:00:00Z"
+        extra_claim["expires_at"] = rng.choice(["2001-01-01T00:00:00Z", "2999-01-01T00:00:00Z"])
+    kit.claim(path, f"cl_{n}", f"Claim {n}", **extra_claim)
+    return [path]
+
+
+def test_incremental_updates_from_a_reopened_vault_equal_a_full_rebuild(kit: VaultKit) -> None:
+    """Reconcile: the catalog loaded from the parse cache (files.node) on reopen
+    derives as a fresh scan does, through edits of every kind of record."""
+    rng = random.Random(11)
+    for _ in range(40):
+        _rich_edit(kit, rng)
+    kit.scan()
+    kit.close()
+    vault = kit.open()  # the first incremental change loads the catalog from files.node
+    for _ in range(150):
+        vault.reconcile(_rich_edit(kit, rng), "watcher")
+    incremental = snapshot(vault)
+    kit.close()
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    assert snapshot(kit.scan()) == incremental
+
+
+def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
+    """Memory: the catalog lives as long as the vault is open, so a Node keeps no
+    parse (no frontmatter dict, no pydantic model, no ParsedFile) and stays small;
+    what it does keep still answers the readers written against the parse."""
+    from pydantic import BaseModel
+
+    from knowledge_desktop.engine.derive import Node
+
+    small_vault(kit)
+    kit.claim(
+        "private/claims/c2.md",
+        "cl_2",
+        "With quotes",
+        entities=["pg_ada"],
+        evidence=[{"source": "pg_ada", "quote": "a long quotation " * 20, "lines": [1, 2]}],
+    )
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    kit.page("private/notes/new.md", "pg_new", "New", type="note")
+    vault.reconcile(["private/notes/new.md"], "watcher")
+    catalog = vault.reconciler.catalog()
+
+    def contents(value: object) -> list[object]:
+        if isinstance(value, dict):
+            return [value, *(item for pair in value.items() for part in pair for item in contents(part))]
+        if isinstance(value, list | tuple | set | frozenset):
+            return [value, *(item for part in value for item in contents(part))]
+        return [value]
+
+    for node in catalog.nodes.values():
+        assert not hasattr(node, "__dict__")
+        kept = [item for slot in Node.__slots__ for item in contents(getattr(node, slot))]
+        assert not any(isinstance(item, BaseModel | parse_module.ParsedFile) for item in kept)
+        frontmatter = [item for item in kept if isinstance(item, dict)]
+        assert all(set(d) <= {"role", "status", "occurred_at"} for d in frontmatter)  # page fields only
+        # Shared strings (scope, kind, ids) are counted in full: the real cost is lower.
+        assert sum(sys.getsizeof(item) for item in kept if item is not None) < 3000
+    claim = catalog.nodes["private/claims/c2.md"]
+    assert "quote" not in repr(claim.link_parts) + repr(claim.evidence_items)
+    assert claim.data["evidence"] == [
+        {"source": "pg_ada", "path": None, "url": None, "lines": [1, 2], "sha256": None}
+    ]
+    assert claim.key_lines.get("evidence.0") is not None
+    assert claim.key_lines.get("attribution") is None  # not a line any diagnostic of derive cites
+    vault.close()
 
 
 def test_parallel_parsing_gives_the_same_projections(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from knowledge_desktop.engine.derive import Catalog
+from knowledge_desktop.engine.derive import Catalog, Derived, Node
 from knowledge_desktop.engine.diagnostics import Severity
 
 COLUMNS = (
@@ -38,57 +38,64 @@ COLUMNS = (
 
 
 def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
-    rows: list[tuple[object, ...]] = []
-    gone: list[tuple[object, ...]] = []
-    names: dict[str, set[str]] = {}
-    for path in paths:
-        node = catalog.nodes.get(path)
-        derived = catalog.derived.get(path)
-        if node is None or derived is None:
-            gone.append((path,))
-            continue
-        data = node.data if node.is_record else {}
-        names[path] = set(node.names)
-        diags = node.parsed.diagnostics + derived.diagnostics
-        lifecycle = node.lifecycle if node.is_record else None
-        base_ok = derived.base_ok(node.lifecycle) if node.is_record else False
-        rows.append(
-            (
-                path,
-                node.scope,
-                "record" if node.is_record else "unrecognized",
-                node.id,
-                node.kind,
-                derived.type,
-                _text(data.get("title")),
-                data.get("revision") if isinstance(data.get("revision"), int) else None,
-                lifecycle,
-                int(derived.valid),
-                int(derived.duplicate),
-                int(derived.deps_ok),
-                int(base_ok and derived.deps_ok),
-                derived.window[0],
-                derived.window[1],
-                _text(data.get("recorded_at")),
-                _text(data.get("updated_at")),
-                json.dumps(_strings(data.get("aliases"))),
-                json.dumps(_strings(data.get("tags"))),
-                node.parsed.sha256,
-                node.parsed.size,
-                sum(d.severity is Severity.ERROR for d in diags),
-                sum(d.severity is Severity.WARNING for d in diags),
-            )
-        )
-    tx.executemany("DELETE FROM catalog_names WHERE path=?", [(r[0],) for r in rows] + gone)
+    """Rewrite the rows of paths; rows are generated as SQLite takes them (a full
+    scan writes one per file, and a list of them all is a peak worth avoiding)."""
+    paths = list(paths)
+    present = [p for p in paths if p in catalog.nodes and p in catalog.derived]
+    tx.executemany("DELETE FROM catalog_names WHERE path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO catalog_names(path, name) VALUES (?, ?)",
-        [(path, name) for path in names for name in names[path]],
+        ((path, name) for path in present for name in set(catalog.nodes[path].names)),
     )
-    if gone:
-        tx.executemany("DELETE FROM catalog WHERE path=?", gone)
-    if rows:
-        marks = ",".join("?" * len(COLUMNS))
-        tx.executemany(f"INSERT OR REPLACE INTO catalog({','.join(COLUMNS)}) VALUES ({marks})", rows)
+    tx.executemany(
+        "DELETE FROM catalog WHERE path=?",
+        ((p,) for p in paths if p not in catalog.nodes or p not in catalog.derived),
+    )
+    marks = ",".join("?" * len(COLUMNS))
+    tx.executemany(
+        f"INSERT OR REPLACE INTO catalog({','.join(COLUMNS)}) VALUES ({marks})",
+        (_row(path, catalog.nodes[path], catalog.derived[path]) for path in present),
+    )
+
+
+def _row(path: str, node: Node, derived: Derived) -> tuple[object, ...]:
+    value = node.value if node.is_record else _nothing
+    diags = [*node.diagnostics, *derived.diagnostics]
+    lifecycle = node.lifecycle if node.is_record else None
+    base_ok = derived.base_ok(node.lifecycle) if node.is_record else False
+    return (
+        path,
+        node.scope,
+        "record" if node.is_record else "unrecognized",
+        node.id,
+        node.kind,
+        derived.type,
+        _text(value("title")),
+        _revision(value("revision")),
+        lifecycle,
+        int(derived.valid),
+        int(derived.duplicate),
+        int(derived.deps_ok),
+        int(base_ok and derived.deps_ok),
+        derived.window[0],
+        derived.window[1],
+        _text(value("recorded_at")),
+        _text(value("updated_at")),
+        json.dumps(_strings(value("aliases"))),
+        json.dumps(_strings(value("tags"))),
+        node.sha256,
+        node.size,
+        sum(d.severity is Severity.ERROR for d in diags),
+        sum(d.severity is Severity.WARNING for d in diags),
+    )
+
+
+def _nothing(key: str) -> None:
+    """What a file that is not a record has for every frontmatter key."""
+
+
+def _revision(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _text(value: object) -> str | None:

@@ -11,22 +11,20 @@ from knowledge_desktop.engine.diagnostics import Diagnostic
 
 def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
     paths = list(paths)
-    tx.executemany("DELETE FROM diagnostics WHERE path=?", [(p,) for p in paths])
-    rows: list[tuple[object, ...]] = []
-    for path in paths:
-        node = catalog.nodes.get(path)
-        derived = catalog.derived.get(path)
-        if node is None:
-            continue
-        found = list(node.parsed.diagnostics)
-        if derived is not None:
-            found += derived.diagnostics
-        rows.extend(_row(d) for d in found)
-    if rows:
-        tx.executemany(
-            "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
-            rows,
-        )
+    tx.executemany("DELETE FROM diagnostics WHERE path=?", ((p,) for p in paths))
+    tx.executemany(
+        "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
+        (_row(d) for path in paths for d in _found(catalog, path)),
+    )
+
+
+def _found(catalog: Catalog, path: str) -> list[Diagnostic]:
+    """What parse and derive found in one file (rows are generated, never listed for a whole scan)."""
+    node = catalog.nodes.get(path)
+    if node is None:
+        return []
+    derived = catalog.derived.get(path)
+    return [*node.diagnostics, *(derived.diagnostics if derived is not None else ())]
 
 
 def _row(d: Diagnostic) -> tuple[object, ...]:

@@ -9,9 +9,9 @@ sources, resolved through merges — never co-mentions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from knowledge_desktop.engine.derive import Catalog
+from knowledge_desktop.engine.derive import Catalog, Derived, Node
 from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.keyword import stamp
@@ -20,23 +20,31 @@ ASSOCIATING_FIELDS = ("entities", "owner", "from", "to")
 
 
 def index(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> None:
+    """Rewrite the rows of paths, generated as SQLite takes them (no list of a full scan's rows)."""
     paths = list(paths)
-    tx.executemany("DELETE FROM temporal_v1 WHERE path=?", [(p,) for p in paths])
-    tx.executemany("DELETE FROM associations_v1 WHERE path=?", [(p,) for p in paths])
-    dated: list[tuple[object, ...]] = []
-    associated: list[tuple[object, ...]] = []
+    tx.executemany("DELETE FROM temporal_v1 WHERE path=?", ((p,) for p in paths))
+    tx.executemany("DELETE FROM associations_v1 WHERE path=?", ((p,) for p in paths))
+    tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(catalog, paths))
+    tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", _association_rows(catalog, paths))
+
+
+def _records(catalog: Catalog, paths: list[str]) -> Iterator[tuple[str, Node, Derived]]:
     for path in paths:
         node = catalog.nodes.get(path)
         derived = catalog.derived.get(path)
-        if node is None or derived is None or not node.is_record:
-            continue
-        data = node.data
-        values = {"recorded_at": data.get("recorded_at"), "updated_at": data.get("updated_at")}
+        if node is not None and derived is not None and node.is_record:
+            yield path, node, derived
+
+
+def _dated_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, _derived in _records(catalog, paths):
+        kept = node.value
+        values = {"recorded_at": kept("recorded_at"), "updated_at": kept("updated_at")}
         if node.kind == "claim":
-            values["occurred_at"] = data.get("occurred_at")
-            values["due_at"] = data.get("due_at")
-        elif node.kind == "page" and isinstance(data.get("fields"), dict):
-            values["occurred_at"] = data["fields"].get("occurred_at")
+            values["occurred_at"] = kept("occurred_at")
+            values["due_at"] = kept("due_at")
+        elif node.kind == "page" and isinstance(kept("fields"), dict):
+            values["occurred_at"] = kept("fields").get("occurred_at")
         for name, value in values.items():
             if not isinstance(value, str):
                 continue
@@ -44,23 +52,25 @@ def index(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> None:
                 instant = dates.parse_date_or_timestamp(value)
             except dates.DateFormatError:
                 continue
-            dated.append(
-                (
-                    path,
-                    node.scope,
-                    name,
-                    value,
-                    stamp(instant.start),
-                    stamp(instant.end),
-                    int(instant.date_only),
-                )
+            yield (
+                path,
+                node.scope,
+                name,
+                value,
+                stamp(instant.start),
+                stamp(instant.end),
+                int(instant.date_only),
             )
+
+
+def _association_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, derived in _records(catalog, paths):
         pairs = {
             (ref.resolved_id, ref.field)
             for ref in derived.refs
             if ref.field in ASSOCIATING_FIELDS and ref.resolved_id and ref.status == "resolved"
         }
-        source_event = node.kind == "claim" and data.get("source_event") is True
+        source_event = node.kind == "claim" and node.value("source_event") is True
         for item in derived.evidence:
             if item.source and item.status == "verified":
                 final, _, status = catalog.follow_merges(node.scope or "", item.source, set())
@@ -68,6 +78,5 @@ def index(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> None:
                     pairs.add((final, "source"))
                     if source_event:
                         pairs.add((final, "source_event"))
-        associated.extend((path, node.scope, entity, via) for entity, via in sorted(pairs))
-    tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", dated)
-    tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", associated)
+        for entity, via in sorted(pairs):
+            yield (path, node.scope, entity, via)
