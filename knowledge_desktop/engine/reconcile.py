@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -49,6 +50,16 @@ PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more tha
 BATCH = 64
 
 Source = Literal["scan", "watcher", "query"]
+
+Progress = Callable[[str, int, int], None]
+"""`progress(stage, done, total)`: "reading" counts files read; "indexing" has no count (0, 0)."""
+
+
+class Cancelled(Exception):
+    """A reconcile stopped before it changed anything, because its caller asked it to."""
+
+    def __str__(self) -> str:
+        return "cancelled before anything was changed"
 
 
 @dataclass(slots=True)
@@ -133,13 +144,26 @@ class Reconciler:
             )
 
     # -- public --------------------------------------------------------------
-    def run(self, paths: Iterable[str] | None = None, source: Source = "scan") -> ChangeSet:
+    def run(
+        self,
+        paths: Iterable[str] | None = None,
+        source: Source = "scan",
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ChangeSet:
+        """Bring the projections in line with `paths` (None: the whole vault).
+
+        `cancel` is honoured only while files are read and the catalog loads —
+        before anything in memory or on disk changes — so a cancelled run
+        leaves everything as it was (it raises `Cancelled`).
+        """
         started = time.perf_counter()
         change = ChangeSet(source)
         entries, gone = self._candidates(paths)
         change.stat_checked = len(entries) + len(gone)
         stale = [e for e in entries.values() if self._stale(e)]
-        results = self._read(stale)
+        results = self._read(stale, progress, cancel)
         change.read = len(results)
         # Files whose bytes really changed, appeared, or went away.
         parsed: dict[str, Node | None] = {}
@@ -170,7 +194,11 @@ class Reconciler:
         if not parsed and not manifest_scopes and not content_rows and not gone:
             change.elapsed_ms = (time.perf_counter() - started) * 1000
             return change
+        if progress is not None:
+            progress("indexing", 0, 0)
         catalog = self.catalog()
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         before_ids = {p: catalog.nodes[p].id for p in parsed if p in catalog.nodes}
         activations = {s: self._activate(s) for s in manifest_scopes}
         current = self.ontologies()
@@ -290,22 +318,40 @@ class Reconciler:
         known = self._known.get(entry.path)
         return known is None or known.stat != _stat_token(entry.stat_key)
 
-    def _read(self, entries: list[FileEntry]) -> list[_ReadResult]:
+    def _read(
+        self, entries: list[FileEntry], progress: Progress | None, cancel: threading.Event | None
+    ) -> list[_ReadResult]:
         jobs = [(e, self._known[e.path].sha256 if e.path in self._known else None) for e in entries]
-        if len(jobs) < PARALLEL_THRESHOLD:
-            return [_settle(result) for result in read_batch(str(self.root), jobs)]
         batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
+        out: list[_ReadResult] = []
+
+        def step() -> None:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            if progress is not None:
+                progress("reading", len(out), len(jobs))
+
+        if len(jobs) < PARALLEL_THRESHOLD:
+            for batch in batches:
+                step()
+                out.extend(_settle(result) for result in read_batch(str(self.root), batch))
+            return out
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["knowledge_desktop.engine.reconcile"])
         workers = max(1, min(os.cpu_count() or 1, 8))
-        out: list[_ReadResult] = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        try:
             for chunk in pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches):
                 for result in chunk:
                     if result.encoded is not None:
                         e = result.entry
                         result.parsed = codec.decode(e.path, e.scope, result.sha256, e.size, result.encoded)
                     out.append(_settle(result))
+                step()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # queued batches are dropped, not run
+            raise
+        pool.shutdown(wait=True)
         return out
 
     def _activate(self, scope: str) -> Activation:

@@ -28,7 +28,7 @@ from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
 from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep import GrepQuery
-from knowledge_desktop.engine.reconcile import ChangeSet, Reconciler, Source
+from knowledge_desktop.engine.reconcile import ChangeSet, Progress, Reconciler, Source
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
@@ -131,12 +131,29 @@ class Vault:
         self.close()
 
     # -- the one reconcile path ------------------------------------------------
-    def reconcile(self, paths: Iterable[str] | None = None, source: Source = "scan") -> ChangeSet:
+    def reconcile(
+        self,
+        paths: Iterable[str] | None = None,
+        source: Source = "scan",
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ChangeSet:
         with self._lock:
-            change = self.reconciler.run(paths, source)
+            change = self.reconciler.run(paths, source, progress=progress, cancel=cancel)
             if paths is None:
                 self.last_scan = change
             return change
+
+    def warm_up(self) -> None:
+        """Load what incremental reconciles need (the in-memory catalog) ahead of the first edit.
+
+        On a large vault this takes seconds; the window does it on a worker
+        right after opening, so the first outside edit is applied as fast as
+        the rest instead of paying for the load.
+        """
+        with self._lock:
+            self.reconciler.catalog()
 
     # -- reads ---------------------------------------------------------------------
     def records(

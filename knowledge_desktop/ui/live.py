@@ -33,6 +33,7 @@ class LiveRelay(QObject):
     changed = Signal(object, object)  # (Vault, ChangeSet)
     state_changed = Signal(object, object)  # (Vault, WatchState)
     failed = Signal(str)
+    progress = Signal(str, int, int)  # stage, done, total — from the worker opening a vault
 
 
 def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWatcher:

@@ -9,6 +9,7 @@ window tells every pane what is in focus (`Pane.set_current`).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,10 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
     QStyle,
     QTabWidget,
+    QToolButton,
     QWidget,
 )
 
@@ -73,6 +76,7 @@ class MainWindow(QMainWindow):
         self.event_log = EventLog(event_log) if event_log is not None else None
         self.watcher: VaultWatcher | None = None
         self._retired: list[Vault] = []
+        self._opening = threading.Event()
         self.relay = LiveRelay(self)
         self.relay.changed.connect(self._on_live_change)
         self.relay.state_changed.connect(self._on_watch_state)
@@ -125,6 +129,18 @@ class MainWindow(QMainWindow):
         self.summary = QLabel("")
         self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip("Stop reading this vault; nothing is changed")
+        self.cancel_button.clicked.connect(self.cancel_open)
+        self.cancel_button.hide()
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+        self.relay.progress.connect(self._on_progress)
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
         self._build_actions()
@@ -265,16 +281,20 @@ class MainWindow(QMainWindow):
     # -- opening vaults ---------------------------------------------------------------
     def open_vault(self, path: Path) -> None:
         self.statusBar().showMessage(f"Opening {path}…")
-
+        self._opening.set()  # an open still running for another folder stops
+        cancel = self._opening = threading.Event()
         relay = self.relay
         watch = self.watch
+
+        def progress(stage: str, done: int, total: int) -> None:
+            relay.progress.emit(stage, done, total)
 
         def work() -> tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]:
             vault = Vault.open(path)
             # Watch first, then scan: an edit made during the scan is queued, not missed.
             watcher = start_watching(vault, relay) if watch else None
             try:
-                change = vault.reconcile()
+                change = vault.reconcile(progress=progress, cancel=cancel)
                 counts = vault.counts()
             except BaseException:
                 if watcher is not None:
@@ -283,10 +303,31 @@ class MainWindow(QMainWindow):
                 raise
             return vault, watcher, change, counts
 
-        self.runner.submit(work, self._on_loaded, self._on_failed, key="open-vault")
+        self.runner.submit(
+            work, self._on_loaded, lambda message: self._on_failed(message, cancel), key="open-vault"
+        )
+
+    def cancel_open(self) -> None:
+        """Stop a vault that is still being read; the one open before stays open."""
+        self._opening.set()
+
+    def _on_progress(self, stage: str, done: int, total: int) -> None:
+        if stage == "reading" and total >= 200:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setFormat("Reading %v of %m files")
+        elif stage == "indexing":
+            self.progress.setRange(0, 0)  # no count: a busy bar
+            self.progress.setFormat("Indexing…")
+        else:
+            return
+        self.progress.show()
+        self.cancel_button.setVisible(stage == "reading")
 
     def _on_loaded(self, result: tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]) -> None:
         vault, watcher, change, counts = result
+        self.progress.hide()
+        self.cancel_button.hide()
         self._close_vault()
         self.vault = vault
         self.watcher = watcher
@@ -308,11 +349,19 @@ class MainWindow(QMainWindow):
             self.event_log.write(change)
         # Index the search text now, so the first search does not pay for it.
         self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
+        if self.watch:
+            # Load what live updates need now, so the first outside edit lands as fast as the rest.
+            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
         self.loaded.emit()
 
-    def _on_failed(self, message: str) -> None:
-        self.statusBar().showMessage(message, 10000)
+    def _on_failed(self, message: str, cancel: threading.Event | None = None) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
         self.load_failed.emit(message)
+        if cancel is not None and cancel.is_set():
+            self.statusBar().showMessage("Opening cancelled; nothing was changed", 10000)
+            return
+        self.statusBar().showMessage(message, 10000)
         QMessageBox.warning(self, "Cannot open vault", message)
 
     def choose_vault(self) -> None:

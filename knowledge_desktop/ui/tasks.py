@@ -20,9 +20,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from knowledge_desktop.engine.query.inventory import QueryError
+from knowledge_desktop.engine.reconcile import Cancelled
 from knowledge_desktop.engine.vault import VaultError
 
-KNOWN_ERRORS: tuple[type[BaseException], ...] = (VaultError, QueryError, OSError)
+KNOWN_ERRORS: tuple[type[BaseException], ...] = (VaultError, QueryError, OSError, Cancelled)
 
 
 class TaskSignals(QObject):

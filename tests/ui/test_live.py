@@ -62,3 +62,57 @@ def test_closing_the_window_stops_the_watcher(qtbot: QtBot, open_window: OpenWin
     window.close()
     assert watcher.state.mode == "stopped"
     assert not [t for t in threading.enumerate() if t.name.startswith("knowledge-watch")]
+
+
+def test_opening_can_be_cancelled_while_files_are_read(
+    qtbot: QtBot, kit: VaultKit, settings: QSettings, monkeypatch: object
+) -> None:
+    """Cancel during the first read: nothing is opened, no error box, a status message says so."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from knowledge_desktop.engine import reconcile
+
+    boxes: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a: boxes.append(a[-1])))  # type: ignore[attr-defined]
+    monkeypatch.setattr(reconcile, "BATCH", 8)  # type: ignore[attr-defined]
+    for n in range(400):
+        kit.page(f"private/notes/n{n}.md", f"pg_{n}", f"Note {n}", type="note")
+    window = MainWindow(settings=settings, watch=False)
+    qtbot.addWidget(window)
+    window.show()
+    seen: list[tuple[str, int, int]] = []
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        seen.append((stage, done, total))
+        if stage == "reading" and done >= 80:
+            window.cancel_button.click()
+
+    window.relay.progress.connect(on_progress)
+    with qtbot.waitSignal(window.load_failed, timeout=30_000):
+        window.open_vault(kit.root)
+    wait_idle(qtbot, window)
+    assert window.vault is None
+    assert boxes == []
+    assert "cancelled" in window.statusBar().currentMessage()
+    assert seen[0][0] == "reading"
+    assert seen[0][2] == 400
+    assert not window.progress.isVisible()
+    window.close()
+
+
+def test_progress_is_shown_while_a_vault_is_first_read(
+    qtbot: QtBot, kit: VaultKit, settings: QSettings
+) -> None:
+    for n in range(300):
+        kit.page(f"private/notes/n{n}.md", f"pg_{n}", f"Note {n}", type="note")
+    window = MainWindow(settings=settings, watch=False)
+    qtbot.addWidget(window)
+    window.show()
+    shown: list[str] = []
+    window.relay.progress.connect(lambda *_: shown.append(window.progress.format()))
+    with qtbot.waitSignal(window.loaded, timeout=30_000):
+        window.open_vault(kit.root)
+    wait_idle(qtbot, window)
+    assert "Reading %v of %m files" in shown
+    assert not window.progress.isVisible()
+    window.close()
