@@ -370,14 +370,7 @@ def _evidence(items: Any) -> tuple[EvidenceItem, ...] | None:
             out.append(None)
             continue
         source, path, url, sha = (item.get(k) for k in ("source", "path", "url", "sha256"))
-        raw_lines = item.get("lines")
-        lines = None
-        if (
-            isinstance(raw_lines, list)
-            and len(raw_lines) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in raw_lines)
-        ):
-            lines = (raw_lines[0], raw_lines[1])
+        lines = evidence.cited_lines(item.get("lines"))
         out.append(
             (
                 _intern(source) if isinstance(source, str) else None,

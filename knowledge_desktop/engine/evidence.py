@@ -67,14 +67,7 @@ def _check_one(
     source = item.get("source") if isinstance(item.get("source"), str) else None
     path = item.get("path") if isinstance(item.get("path"), str) else None
     url = item.get("url") if isinstance(item.get("url"), str) else None
-    raw_lines = item.get("lines")
-    lines = None
-    if (
-        isinstance(raw_lines, list)
-        and len(raw_lines) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in raw_lines)
-    ):
-        lines = (raw_lines[0], raw_lines[1])
+    lines = cited_lines(item.get("lines"))
     sha = item.get("sha256") if isinstance(item.get("sha256"), str) else None
 
     def result(status: str, reason: str | None = None) -> CheckedEvidence:
@@ -119,3 +112,15 @@ def _check_one(
 
 def _range(lines: tuple[int, int] | None) -> str:
     return f" lines {lines[0]}-{lines[1]}" if lines else ""
+
+
+def cited_lines(raw: object) -> tuple[int, int] | None:
+    """An evidence item's `lines: [start, end]` as a pair, or None when absent or malformed
+    (the shape is validated, and diagnosed, by the record models)."""
+    if (
+        isinstance(raw, list)
+        and len(raw) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in raw)
+    ):
+        return (raw[0], raw[1])
+    return None

@@ -19,12 +19,14 @@ def settings(tmp_path: Path) -> QSettings:
 
 
 @pytest.fixture
-def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[[Path], MainWindow]]:
-    """`open_window(vault_path)` → a shown MainWindow with that vault loaded."""
+def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[..., MainWindow]]:
+    """`open_window(vault_path, watch=True)` → a shown MainWindow with that vault loaded.
+
+    `watch=False` leaves the watcher off, so a test decides when a change is applied."""
     windows: list[MainWindow] = []
 
-    def make(path: Path) -> MainWindow:
-        window = MainWindow(settings=settings)
+    def make(path: Path, watch: bool = True) -> MainWindow:
+        window = MainWindow(settings=settings, watch=watch)
         qtbot.addWidget(window)
         window.show()
         with qtbot.waitSignal(window.loaded, timeout=30_000):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from pytestqt.qtbot import QtBot
 
@@ -22,23 +22,9 @@ OpenWindow = Callable[[Path], MainWindow]
 
 
 @pytest.fixture
-def quiet_window(qtbot: QtBot, settings: QSettings) -> Iterator[OpenWindow]:
+def quiet_window(open_window: Callable[..., MainWindow]) -> OpenWindow:
     """A window without the file watcher, so each test decides when a change is applied."""
-    windows: list[MainWindow] = []
-
-    def make(path: Path) -> MainWindow:
-        window = MainWindow(settings=settings, watch=False)
-        qtbot.addWidget(window)
-        window.show()
-        with qtbot.waitSignal(window.loaded, timeout=30_000):
-            window.open_vault(path)
-        wait_idle(qtbot, window)
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.close()
+    return lambda path: open_window(path, watch=False)
 
 
 def select(qtbot: QtBot, window: MainWindow, key: str, line: int = 0) -> RecordPane:
