@@ -131,17 +131,30 @@ class Reconciler:
         self.store = store
         self._catalog: Catalog | None = None
         self._ontologies: dict[str, Activation] | None = None
-        self._known: dict[str, _Known] = {}
+        self._known_files: dict[str, _Known] | None = None
         self._keyword_scopes: set[str] = {
             s for (s,) in store.reader().execute("SELECT scope FROM keyword_state_v1")
         }
-        rows = store.reader().execute(
-            "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
-        )
-        for path, size, mtime, inode, sha, kind, scope in rows:
-            self._known[path] = _Known(
-                _stat_token((size, mtime, inode)), sha, sys.intern(kind), _intern(scope)
+
+    @property
+    def _known(self) -> dict[str, _Known]:
+        """What each file looked like when last read; loaded on first use, since at
+        100k files it takes most of a second and opening a vault should not wait."""
+        if self._known_files is None:
+            known: dict[str, _Known] = {}
+            rows = self.store.reader().execute(
+                "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
             )
+            for path, size, mtime, inode, sha, kind, scope in rows:
+                known[path] = _Known(_stat_token((size, mtime, inode)), sha, sys.intern(kind), _intern(scope))
+            self._known_files = known
+        return self._known_files
+
+    def indexed(self) -> bool:
+        """Whether this vault's files were read before (its projections describe it)."""
+        if self._known_files is not None:
+            return bool(self._known_files)
+        return self.store.reader().execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
 
     # -- public --------------------------------------------------------------
     def run(

@@ -9,7 +9,9 @@ window tells every pane what is in focus (`Pane.set_current`).
 
 from __future__ import annotations
 
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,12 @@ from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.tasks import Runner
 
 MAX_RECENT = 10
+SWITCH_INTERVAL_S = 0.001
+
+Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
+"""What opening a vault hands the window: the vault, its watcher, the first scan's
+ChangeSet and counts (both None when the vault was indexed before: the window shows
+the index at once and checks the folder for changes afterwards)."""
 
 
 class MainWindow(QMainWindow):
@@ -72,6 +80,9 @@ class MainWindow(QMainWindow):
         event_log: Path | None = None,
     ) -> None:
         super().__init__()
+        # Engine workers share the GIL with this thread; a shorter switch interval
+        # (default 5 ms) bounds how long a busy worker keeps the window waiting.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.watch = watch
         self.event_log = EventLog(event_log) if event_log is not None else None
         self.watcher: VaultWatcher | None = None
@@ -289,11 +300,14 @@ class MainWindow(QMainWindow):
         def progress(stage: str, done: int, total: int) -> None:
             relay.progress.emit(stage, done, total)
 
-        def work() -> tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]:
+        def work() -> Opened:
             vault = Vault.open(path)
             # Watch first, then scan: an edit made during the scan is queued, not missed.
             watcher = start_watching(vault, relay) if watch else None
             try:
+                if vault.reconciler.indexed():
+                    # Show the index at once; the freshness check follows as a live change.
+                    return vault, watcher, None, None
                 change = vault.reconcile(progress=progress, cancel=cancel)
                 counts = vault.counts()
             except BaseException:
@@ -303,9 +317,57 @@ class MainWindow(QMainWindow):
                 raise
             return vault, watcher, change, counts
 
+        def loaded(
+            result: tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None],
+        ) -> None:
+            self._on_loaded(result)
+            if result[2] is None:
+                self._check_freshness(result[0], progress, cancel)
+
+        self.runner.submit(work, loaded, lambda message: self._on_failed(message, cancel), key="open-vault")
+
+    def _check_freshness(
+        self, vault: Vault, progress: Callable[[str, int, int], None], cancel: threading.Event
+    ) -> None:
+        """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
+
+        def done(change: ChangeSet) -> None:
+            self._hide_progress()
+            if vault is not self.vault:
+                return
+            self.apply_change(change)
+            changed = len(change.paths)
+            plural = "" if changed == 1 else "s"
+            what = f"{changed} file{plural} changed since last time" if changed else "index up to date"
+            self.statusBar().showMessage(f"Opened {vault.root} — {what}", 8000)
+            self._after_fresh(vault)
+
+        def failed(message: str) -> None:
+            self._hide_progress()
+            if vault is not self.vault:
+                return
+            if cancel.is_set():
+                self.statusBar().showMessage(
+                    "Check for changes cancelled; showing the index as last saved", 10000
+                )
+            else:
+                self.show_error(f"Checking {vault.root} for changes failed: {message}")
+
+        self.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
         self.runner.submit(
-            work, self._on_loaded, lambda message: self._on_failed(message, cancel), key="open-vault"
+            lambda: vault.reconcile(progress=progress, cancel=cancel), done, failed, key="freshness"
         )
+
+    def _after_fresh(self, vault: Vault) -> None:
+        # Index the search text now, so the first search does not pay for it.
+        self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
+        if self.watch:
+            # Load what live updates need now, so the first outside edit lands as fast as the rest.
+            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
+
+    def _hide_progress(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
 
     def cancel_open(self) -> None:
         """Stop a vault that is still being read; the one open before stays open."""
@@ -324,10 +386,9 @@ class MainWindow(QMainWindow):
         self.progress.show()
         self.cancel_button.setVisible(stage == "reading")
 
-    def _on_loaded(self, result: tuple[Vault, VaultWatcher | None, ChangeSet, dict[str, Any]]) -> None:
+    def _on_loaded(self, result: Opened) -> None:
         vault, watcher, change, counts = result
-        self.progress.hide()
-        self.cancel_button.hide()
+        self._hide_progress()
         self._close_vault()
         self.vault = vault
         self.watcher = watcher
@@ -338,25 +399,22 @@ class MainWindow(QMainWindow):
         for pane in self.panes:
             pane.set_vault(vault)
         self.setWindowTitle(f"{vault.root.name} — Knowledge Desktop")
-        self._show_counts(counts)
-        note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
-        # "0 files read" reads like an empty vault; say the index was already current instead.
-        read = f"{change.parsed} files read" if change.parsed else "index up to date"
-        self.statusBar().showMessage(f"Opened {vault.root} — {read}{note}", 8000)
+        if counts is not None:
+            self._show_counts(counts)
+        else:
+            self.runner.submit(vault.counts, self._show_counts, key="counts")
         self._remember_vault(vault.root)
         self._update_actions()
-        if self.event_log is not None and not change.empty:
-            self.event_log.write(change)
-        # Index the search text now, so the first search does not pay for it.
-        self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
-        if self.watch:
-            # Load what live updates need now, so the first outside edit lands as fast as the rest.
-            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
+        if change is not None:
+            note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
+            self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)
+            if self.event_log is not None and not change.empty:
+                self.event_log.write(change)
+            self._after_fresh(vault)
         self.loaded.emit()
 
     def _on_failed(self, message: str, cancel: threading.Event | None = None) -> None:
-        self.progress.hide()
-        self.cancel_button.hide()
+        self._hide_progress()
         self.load_failed.emit(message)
         if cancel is not None and cancel.is_set():
             self.statusBar().showMessage("Opening cancelled; nothing was changed", 10000)

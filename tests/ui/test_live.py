@@ -116,3 +116,26 @@ def test_progress_is_shown_while_a_vault_is_first_read(
     assert "Reading %v of %m files" in shown
     assert not window.progress.isVisible()
     window.close()
+
+
+def test_an_indexed_vault_shows_at_once_and_then_catches_up(
+    qtbot: QtBot, kit: VaultKit, settings: QSettings
+) -> None:
+    """Reopening shows the saved index first; files changed while the app was closed arrive as a change."""
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    first = MainWindow(settings=settings, watch=False)
+    qtbot.addWidget(first)
+    with qtbot.waitSignal(first.loaded, timeout=30_000):
+        first.open_vault(kit.root)
+    wait_idle(qtbot, first)
+    first.close()
+    kit.page("private/people/bob.md", "pg_bob", "Bob", type="person")  # while closed
+    window = MainWindow(settings=settings, watch=False)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.change_applied, timeout=30_000) as caught:
+        window.open_vault(kit.root)
+    assert caught.args[0].added == ["pg_bob"]
+    wait_idle(qtbot, window)
+    assert "2 records" in window.summary.text()
+    assert "1 file changed since last time" in window.statusBar().currentMessage()
+    window.close()

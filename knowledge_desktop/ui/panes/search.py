@@ -50,7 +50,7 @@ from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.switcher import QuickSwitcher
 from knowledge_desktop.ui.tasks import Runner
 
-DEBOUNCE_MS = 100
+DEBOUNCE_MS = 70  # a fast typist's gap between keys is ~60 ms: search when they pause
 """Long enough to swallow a burst of keystrokes, short enough that results follow typing (≤150 ms)."""
 PAGE = 20
 MODES = (("All words", "all"), ("Any word", "any"), ("Phrase", "phrase"))

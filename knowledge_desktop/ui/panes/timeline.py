@@ -160,6 +160,7 @@ class TimelinePane(Pane):
         self.mode_chronicle = _tool_button("Chronicle", checkable=True)
         self.mode_timeline.setToolTip("Dated records over any range, for the vault or the page in focus")
         self.mode_chronicle.setToolTip("Everything that happened on one day or in its week")
+        self._fitted_for: tuple[int, int, bool] | None = None
         self.modes = QButtonGroup(self)
         self.modes.setExclusive(True)
         self.modes.addButton(self.mode_timeline, 0)
@@ -661,7 +662,15 @@ class TimelinePane(Pane):
         self._controls_changed()
 
     def _fit_columns(self) -> None:
-        """When and Kind as wide as their widest shown text; the title takes the rest."""
+        """When and Kind as wide as their widest shown text; the title takes the rest.
+
+        Measuring reads every shown row, so it runs once per view (a new vault, mode or
+        filter), not on each live refresh, which keeps refreshes cheap on the UI thread.
+        """
+        key = (id(self.vault), self.modes.checkedId(), self.tree.rootIsDecorated())
+        if key == self._fitted_for:
+            return
+        self._fitted_for = key
         for column in (0, 1):
             self.tree.resizeColumnToContents(column)
             self.tree.setColumnWidth(column, min(self.tree.columnWidth(column) + 12, 260))
