@@ -131,8 +131,8 @@ class MainWindow(QMainWindow):
         self._dock(self.diagnostics, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["Catalog"], self.docks["Search"])
         self.tabifyDockWidget(self.docks["Timeline"], self.docks["Diagnostics"])
-        for title in ("Catalog", "Search", "Timeline", "Diagnostics"):
-            # Their tab already names them; a title bar above would say it twice.
+        for title in ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics"):
+            # A tab or the pane's own heading names each; a title bar would say it twice.
             self.docks[title].setTitleBarWidget(QWidget())
         self.docks["Catalog"].raise_()
         self.docks["Diagnostics"].raise_()
