@@ -1,6 +1,7 @@
 """Live-vault benchmark: edit-to-pane latency, event-loop stalls, resident memory.
 
     python bench/live.py --vault bench/vaults/1000-1 [--edits 40]
+    python bench/live.py --vault bench/vaults/100000-1 --in-place   # an indexed vault, no copy
     python bench/live.py --vault PATH --cold-copy     # stall while the copy is first indexed
     python bench/live.py --vault PATH --burst 1000    # stall while 1,000 files change at once
 
@@ -79,6 +80,11 @@ def main() -> int:
     )
     parser.add_argument("--burst", type=int, default=0, help="then rewrite this many files at once")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="edit the vault itself (its index stays valid; every edited file is restored at the end)",
+    )
     args = parser.parse_args()
 
     from PySide6.QtCore import QCoreApplication, QSettings
@@ -90,11 +96,13 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     scratch = Path(tempfile.mkdtemp(prefix="kd-live-"))
     vault = args.vault.resolve()
-    # Always work on a copy: the cached bench vaults stay byte-identical.
-    target = scratch / "vault"
-    ignore = shutil.ignore_patterns(".knowledge") if args.cold_copy else None
-    shutil.copytree(vault, target, ignore=ignore)
-    vault = target
+    originals: dict[Path, bytes] = {}
+    if not args.in_place:
+        # Work on a copy: the cached bench vaults stay as generated.
+        target = scratch / "vault"
+        ignore = shutil.ignore_patterns(".knowledge") if args.cold_copy else None
+        shutil.copytree(vault, target, ignore=ignore)
+        vault = target
     settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
     window.show()
@@ -149,6 +157,7 @@ def main() -> int:
         window.open_record(rel)
         pump_until(lambda rel=rel: window.current_path == rel and window.runner.running == 0, 30)
         path = root / rel
+        originals.setdefault(path, path.read_bytes())
         marker = f"live-edit-{args.seed}-{n}-{rng.randrange(1 << 30)}"
         text = path.read_text("utf-8").rstrip("\n") + f"\n\n{marker}\n"
         applied.pop(rel, None)
@@ -171,6 +180,8 @@ def main() -> int:
 
     if args.burst:
         files = sorted(p for p in root.rglob("*.md") if ".knowledge" not in p.parts)[: args.burst]
+        for path in files:
+            originals.setdefault(path, path.read_bytes())
         applied.clear()
         heartbeat.reset()
         # Another process rewrites the files (as `git checkout` would), so the window's
@@ -190,6 +201,8 @@ def main() -> int:
             "stallsOver50ms": len(heartbeat.stalls),
         }
     result["memoryAtEndMB"] = rss_mb()
+    for path, data in originals.items():
+        path.write_bytes(data)
     result["median_edit_to_applied_ms"] = round(statistics.median(to_applied), 1) if to_applied else None
     heartbeat.stop()
     window.close()

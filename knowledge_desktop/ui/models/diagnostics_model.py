@@ -107,6 +107,10 @@ class DiagnosticsModel(QAbstractTableModel):
     def all_items(self) -> list[Diagnostic]:
         return list(self._all)
 
+    def row_count_all(self) -> int:
+        """How many diagnostics the model holds, shown or filtered out."""
+        return len(self._all)
+
     def row_of(self, key: DiagnosticKey) -> int:
         """The row showing the diagnostic with this identity, or -1."""
         items = self._all

@@ -219,13 +219,23 @@ class DiagnosticsPane(Pane):
             self.model.set_items([], reset=True)
             self._after_load()
             return
-        self.runner.submit(
-            vault.diagnostics, lambda items: self._loaded(vault, items), key="diagnostics-pane"
-        )
+        shown = self.model.all_items()
 
-    def _loaded(self, vault: Vault, items: list[Diagnostic]) -> None:
+        def work() -> list[Diagnostic] | None:
+            items = vault.diagnostics()
+            # Most edits leave the findings as they were; comparing here, on the worker,
+            # spares the window re-sorting and diffing thousands of rows for nothing.
+            return None if items == shown else items
+
+        self.runner.submit(work, lambda items: self._loaded(vault, items), key="diagnostics-pane")
+
+    def _loaded(self, vault: Vault, items: list[Diagnostic] | None) -> None:
         if vault is not self.vault:
             return  # the vault changed while this list was on its way
+        if items is None:  # unchanged: only an empty list's message may need to change
+            if not self.model.row_count_all():
+                self._after_load()
+            return
         state = self._remember()
         self.model.set_items(items)
         self._restore(state)
