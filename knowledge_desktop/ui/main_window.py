@@ -110,13 +110,15 @@ class MainWindow(QMainWindow):
         self.backlinks = BacklinksPane(self.runner)
         self.timeline = TimelinePane(self.runner)
         self.diagnostics = DiagnosticsPane(self.runner)
+        # Panes hear of a change in this order, and their queries queue for the workers
+        # in it: the record on screen first, the slow whole-vault views last.
         self.panes: list[Pane] = [
-            self.catalog,
-            self.search,
             self.record,
+            self.catalog,
             self.backlinks,
-            self.timeline,
+            self.search,
             self.diagnostics,
+            self.timeline,
         ]
         for pane in self.panes:
             pane.open_requested.connect(self.open_record)
