@@ -12,6 +12,7 @@ one transaction. Reopening an unchanged vault therefore parses nothing.
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import multiprocessing
 import os
@@ -581,7 +582,15 @@ def _return_freed_memory() -> None:
     such freed small blocks in its heap, so without this a process that
     scanned 10,000 files stays about 80 MB larger for as long as the vault is
     open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
+
+    First the cyclic garbage the parse left (markdown-it token trees) is
+    collected, and what survives — the catalog, alive as long as the vault is
+    open — is frozen out of later collections: each full collection would
+    otherwise walk every node again (0.6 s at 100k records), and no thread,
+    the window's included, runs meanwhile.
     """
+    gc.collect()
+    gc.freeze()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
