@@ -29,6 +29,10 @@ ALT_KEY_ROLE = Qt.ItemDataRole.UserRole + 3
 """A second record the row stands for (a relationship row's relationship record)."""
 
 
+_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+
+
 @dataclass(eq=False)
 class Node:
     key: str
@@ -177,13 +181,16 @@ class NodeModel(QAbstractItemModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return len(self.headers)
 
+    # A tree view lays out every row on each change and asks these two for each,
+    # so they avoid building enum values or going through rowCount.
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return self.rowCount(parent) > 0
+        if not parent.isValid():
+            return bool(self._root.children)
+        node = parent.internalPointer()
+        return parent.column() == 0 and isinstance(node, Node) and bool(node.children)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _ROW_FLAGS if index.isValid() else _NO_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         node = self.node(index)

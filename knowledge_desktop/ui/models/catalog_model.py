@@ -39,6 +39,12 @@ BRANCH_KINDS = ("type", "invalid", "unrecognized")
 NOT_ACTIVE = ("superseded", "withdrawn", "merged")
 
 
+# Built once: the tree view asks for every row's flags on each layout.
+_BRANCH_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_RECORD_FLAGS = _BRANCH_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+
+
 class Node:
     """One row of the tree; record nodes carry the engine's item dict."""
 
@@ -383,11 +389,8 @@ class CatalogModel(QAbstractItemModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if self.node(index).kind == "record":
-            flags |= Qt.ItemFlag.ItemNeverHasChildren
-        return flags
+            return _NO_FLAGS
+        return _RECORD_FLAGS if self.node(index).kind == "record" else _BRANCH_FLAGS
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole

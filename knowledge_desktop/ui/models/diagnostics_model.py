@@ -81,6 +81,9 @@ _PRIMARY: dict[int, Callable[[Diagnostic], Any]] = {
 }
 
 
+_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+
 class DiagnosticsModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -309,9 +312,7 @@ class DiagnosticsModel(QAbstractTableModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
 
 def _display(d: Diagnostic, column: int) -> str:
