@@ -158,9 +158,14 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.summary)
         self._build_actions()
         self._restore_settings()
-        app = QGuiApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)  # mouse back/forward buttons
+        # Mouse back/forward buttons are caught on this window's QWindow, which sees
+        # each input event once before any widget does. (An application-wide filter
+        # would run Python — and wait for the interpreter lock — on every event of
+        # every object, which stalls the window whenever a worker is busy.)
+        self.winId()
+        handle = self.windowHandle()
+        if handle is not None:
+            handle.installEventFilter(self)
 
     # -- layout ---------------------------------------------------------------------
     def _dock(self, pane: Pane, area: Qt.DockWidgetArea) -> None:
@@ -539,15 +544,17 @@ class MainWindow(QMainWindow):
             self._focus(path)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
-            widget = watched if isinstance(watched, QWidget) else None
-            if widget is not None and widget.window() is self:
-                if event.button() == Qt.MouseButton.BackButton:
-                    self.go_back()
-                    return True
-                if event.button() == Qt.MouseButton.ForwardButton:
-                    self.go_forward()
-                    return True
+        if (
+            watched is self.windowHandle()
+            and event.type() == QEvent.Type.MouseButtonPress
+            and isinstance(event, QMouseEvent)
+        ):
+            if event.button() == Qt.MouseButton.BackButton:
+                self.go_back()
+                return True
+            if event.button() == Qt.MouseButton.ForwardButton:
+                self.go_forward()
+                return True
         return super().eventFilter(watched, event)
 
     def focus_pane(self, title: str) -> None:
@@ -661,9 +668,6 @@ class MainWindow(QMainWindow):
             if callable(save):
                 save(self.settings)
         self.settings.sync()
-        app = QGuiApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
         self._close_vault()
         self.runner.close()
         self._on_busy(0)

@@ -298,17 +298,21 @@ def test_alt_left_works_from_the_search_box(qtbot: QtBot, open_window: OpenWindo
 
 
 def click_extra_button(widget: QWidget, button: Qt.MouseButton) -> None:
-    """A press of a mouse's side button over `widget`, as the platform delivers it."""
-    where = QPointF(widget.rect().center())
+    """A press of a mouse's side button over `widget`, as the platform delivers it:
+    to the top-level QWindow, which hands it on to the widget under the pointer."""
+    top = widget.window()
+    handle = top.windowHandle()
+    assert handle is not None
+    inside = QPointF(widget.mapTo(top, widget.rect().center()))
     event = QMouseEvent(
         QMouseEvent.Type.MouseButtonPress,
-        where,
-        QPointF(widget.mapToGlobal(where)),
+        inside,
+        QPointF(top.mapToGlobal(inside.toPoint())),
         button,
         button,
         Qt.KeyboardModifier.NoModifier,
     )
-    QApplication.sendEvent(widget, event)
+    QApplication.sendEvent(handle, event)
 
 
 def test_mouse_back_and_forward_buttons_walk_the_history(
