@@ -41,7 +41,7 @@ def test_bad_paths_get_a_message_not_a_traceback(
         target.mkdir()
     if case == "unreadable":
         if os.geteuid() == 0:
-            pytest.skip("root reads every folder")
+            pytest.skip("running as root: no permission bits can make a folder unreadable")
         target.chmod(0)
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda _p, _t, text: shown.append(text)))
