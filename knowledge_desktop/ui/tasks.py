@@ -8,7 +8,10 @@ anything else is a bug and arrives as a traceback for the crash dialog.
 
 `Runner.submit(..., key=...)` keeps only the newest request per key: a pane
 that asks again before the previous answer arrived (a search box as you
-type, a selection that moves on) never sees the stale answer.
+type, a selection that moves on) never sees the stale answer, and a request
+still queued when a newer one of its key arrives is never run: during a burst
+of changes each whole-vault view queries once for the latest state, not once
+per change.
 """
 
 from __future__ import annotations
@@ -82,17 +85,26 @@ class _Relay(QObject):
     succeeded = Signal(int, object)
     failed = Signal(int, str)
     crashed = Signal(int, str)
+    skipped = Signal(int)
 
 
 class _Job(QRunnable):
-    def __init__(self, serial: int, work: Callable[[], Any], relay: _Relay) -> None:
+    def __init__(
+        self, serial: int, work: Callable[[], Any], relay: _Relay, overtaken: Callable[[], bool] | None
+    ) -> None:
         super().__init__()
         self.serial = serial
         self.work = work
         self.relay = relay
+        self.overtaken = overtaken
         self.setAutoDelete(True)
 
     def run(self) -> None:
+        if self.overtaken is not None and self.overtaken():
+            # A newer request of the same key was submitted while this one
+            # queued: its answer would be dropped, so the work is not done.
+            self.relay.skipped.emit(self.serial)
+            return
         try:
             result = self.work()
         except KNOWN_ERRORS as exc:
@@ -125,6 +137,7 @@ class Runner(QObject):
         self._relay.succeeded.connect(self._succeeded)
         self._relay.failed.connect(self._failed)
         self._relay.crashed.connect(self._crashed)
+        self._relay.skipped.connect(self._take)
         self._pending: dict[int, _Request] = {}
         self._latest: dict[str, int] = {}
         self._serial = 0
@@ -154,7 +167,11 @@ class Runner(QObject):
             self._latest[key] = serial
         self._pending[serial] = _Request(key, on_done, on_failed)
         self.busy_changed.emit(len(self._pending))
-        self.pool.start(_Job(serial, work, self._relay))
+        latest = self._latest
+        # Read on the worker: a dict lookup is atomic, and a stale read only
+        # means the work runs and its answer is dropped as before.
+        overtaken = (lambda: latest.get(key) != serial) if key is not None else None
+        self.pool.start(_Job(serial, work, self._relay, overtaken))
 
     def _take(self, serial: int) -> _Request | None:
         request = self._pending.pop(serial, None)

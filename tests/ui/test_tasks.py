@@ -1,0 +1,64 @@
+"""The Runner: answers come back on the UI thread, and overtaken keyed work is dropped."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QThreadPool
+from pytestqt.qtbot import QtBot
+
+from knowledge_desktop.ui.tasks import Runner
+
+
+def one_thread_runner() -> tuple[Runner, QThreadPool]:
+    pool = QThreadPool()
+    pool.setMaxThreadCount(1)
+    return Runner(pool), pool
+
+
+def test_answers_arrive_on_the_ui_thread(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    seen: list[tuple[object, bool]] = []
+    runner.submit(
+        lambda: 42, lambda v: seen.append((v, threading.current_thread() is threading.main_thread()))
+    )
+    qtbot.waitUntil(lambda: runner.running == 0)
+    assert seen == [(42, True)]
+    runner.close()
+
+
+def test_a_queued_request_overtaken_by_a_newer_one_of_its_key_never_runs(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    gate = threading.Event()
+    ran: list[str] = []
+    answered: list[str] = []
+    # The only worker is held, so the keyed requests below queue behind it.
+    runner.submit(lambda: gate.wait(5), lambda _: None)
+    for name in ("first", "second", "third"):
+        runner.submit(lambda n=name: ran.append(n) or n, answered.append, key="view")
+    runner.submit(lambda: ran.append("other") or "other", answered.append, key="elsewhere")
+    gate.set()
+    qtbot.waitUntil(lambda: runner.running == 0)
+    assert ran == ["third", "other"]
+    assert answered == ["third", "other"]
+    runner.close()
+
+
+def test_a_running_request_overtaken_later_still_drops_its_answer(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    started = threading.Event()
+    gate = threading.Event()
+    answered: list[str] = []
+
+    def slow() -> str:
+        started.set()
+        gate.wait(5)
+        return "old"
+
+    runner.submit(slow, answered.append, key="view")
+    assert started.wait(5)
+    runner.submit(lambda: "new", answered.append, key="view")
+    gate.set()
+    qtbot.waitUntil(lambda: runner.running == 0)
+    assert answered == ["new"]
+    runner.close()
