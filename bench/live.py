@@ -183,6 +183,9 @@ def main() -> int:
         for path in files:
             originals.setdefault(path, path.read_bytes())
         applied.clear()
+        print(f"burst: starting in process {os.getpid()}", file=sys.stderr, flush=True)
+        if os.environ.get("KD_BENCH_BURST_PAUSE"):  # time to attach a profiler
+            time.sleep(float(os.environ["KD_BENCH_BURST_PAUSE"]))
         heartbeat.reset()
         # Another process rewrites the files (as `git checkout` would), so the window's
         # own thread only does what the app does.

@@ -14,13 +14,12 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
-import multiprocessing
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -46,8 +45,10 @@ from knowledge_desktop.engine.store.projections import diagnostics as diagnostic
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
 from knowledge_desktop.engine.store.projections import temporal as temporal_projection
+from knowledge_desktop.engine.workers import WorkerPool
 
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
+OFFLOAD_MIN = 16  # fewer files parse faster in this thread than through a warm worker pool
 BATCH = 64
 
 Source = Literal["scan", "watcher", "query"]
@@ -133,6 +134,12 @@ class Reconciler:
         self._catalog: Catalog | None = None
         self._ontologies: dict[str, Activation] | None = None
         self._known_files: dict[str, _Known] | None = None
+        self.workers = WorkerPool(max_workers=min(os.cpu_count() or 1, 8))
+        self.offload_from: int | None = None
+        """Set by an interactive host (the window): batches of at least this many
+        files are parsed in worker processes, which then stay warm for a while,
+        so the host's own thread keeps the interpreter lock. None: only scans of
+        `PARALLEL_THRESHOLD` files or more use workers, and they stop after."""
         self._keyword_scopes: set[str] = {
             s for (s,) in store.reader().execute("SELECT scope FROM keyword_state_v1")
         }
@@ -172,6 +179,16 @@ class Reconciler:
         before anything in memory or on disk changes — so a cancelled run
         leaves everything as it was (it raises `Cancelled`).
         """
+        with full_collections_paused():
+            return self._run(paths, source, progress, cancel)
+
+    def _run(
+        self,
+        paths: Iterable[str] | None,
+        source: Source,
+        progress: Progress | None,
+        cancel: threading.Event | None,
+    ) -> ChangeSet:
         started = time.perf_counter()
         change = ChangeSet(source)
         entries, gone = self._candidates(paths)
@@ -245,26 +262,30 @@ class Reconciler:
         at once, so the full parses of a large vault are never all in memory.
         """
         if self._catalog is None:
-            catalog = Catalog()
-            catalog.probe = self._probe
-            files = self.store.reader().execute(
-                "SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'"
-            )
-            nodes: dict[str, Node | None] = {}
-            for path, scope, stored_sha, size, encoded in files:
-                known = self._known.pop(path, None)
-                sha = stored_sha
-                if known is not None:
-                    self._known[path] = known  # re-keyed: one path string for both maps
-                    if known.sha256 == stored_sha:
-                        sha = known.sha256  # and one sha string
-                nodes[path] = Node(codec.decode(path, scope, sha, size, encoded))
-            catalog.ontologies = self.ontologies()  # shared: run() updates both at once
-            catalog.apply(nodes, ())  # derived state is not stored; rebuild it in memory
-            self._catalog = catalog
-            release_caches()
-            _return_freed_memory()
+            with full_collections_paused():
+                self._catalog = self._load_catalog()
         return self._catalog
+
+    def _load_catalog(self) -> Catalog:
+        catalog = Catalog()
+        catalog.probe = self._probe
+        files = self.store.reader().execute(
+            "SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'"
+        )
+        nodes: dict[str, Node | None] = {}
+        for path, scope, stored_sha, size, encoded in files:
+            known = self._known.pop(path, None)
+            sha = stored_sha
+            if known is not None:
+                self._known[path] = known  # re-keyed: one path string for both maps
+                if known.sha256 == stored_sha:
+                    sha = known.sha256  # and one sha string
+            nodes[path] = Node(codec.decode(path, scope, sha, size, encoded))
+        catalog.ontologies = self.ontologies()  # shared: run() updates both at once
+        catalog.apply(nodes, ())  # derived state is not stored; rebuild it in memory
+        release_caches()
+        _return_freed_memory()
+        return catalog
 
     def _release_memory(self) -> None:
         """After a bulk write: empty the writer's page cache (64 MiB, sized for
@@ -345,15 +366,14 @@ class Reconciler:
             if progress is not None:
                 progress("reading", len(out), len(jobs))
 
-        if len(jobs) < PARALLEL_THRESHOLD:
+        if not self._offload(len(jobs)):
             for batch in batches:
                 step()
                 out.extend(_settle(result) for result in read_batch(str(self.root), batch))
             return out
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["knowledge_desktop.engine.reconcile"])
-        workers = max(1, min(os.cpu_count() or 1, 8))
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        pool = self.workers.acquire()
+        size = max(1, min(BATCH, -(-len(jobs) // (2 * self.workers.max_workers))))
+        batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
         try:
             for chunk in pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches):
                 for result in chunk:
@@ -363,10 +383,21 @@ class Reconciler:
                     out.append(_settle(result))
                 step()
         except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)  # queued batches are dropped, not run
+            self.workers.release(broken=True)  # queued batches are dropped, not run
             raise
-        pool.shutdown(wait=True)
+        if self.offload_from is None:
+            self.workers.close()  # a one-off scan (the CLI): nothing more will follow
+        else:
+            self.workers.release()
         return out
+
+    def _offload(self, files: int) -> bool:
+        """Whether to read `files` files in worker processes rather than this thread."""
+        if files >= PARALLEL_THRESHOLD:
+            return True
+        if self.offload_from is None or files < OFFLOAD_MIN:
+            return False
+        return self.workers.warm or files >= self.offload_from
 
     def _activate(self, scope: str) -> Activation:
         partition = self.root / scope
@@ -524,6 +555,7 @@ class Reconciler:
 
 
 BULK_ROWS = 3000
+PAUSED_FULL_THRESHOLD = 1 << 30
 _BULK_TABLES = (
     "catalog",
     "catalog_names",
@@ -574,6 +606,28 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+@contextmanager
+def full_collections_paused() -> Iterator[None]:
+    """No automatic full garbage collections while bulk work builds the catalog.
+
+    A full collection walks every tracked object with the interpreter lock
+    held; in the window that freezes the UI thread for as long (about 100 ms
+    per collection at 10k records, 0.6 s at 100k), and bulk work that
+    allocates steadily triggers several. Young collections still run, so the
+    short-lived cycles of a parse are freed as usual; what survives is frozen
+    afterwards (`_return_freed_memory`). Nested uses keep the outer setting.
+    """
+    young, middle, full = gc.get_threshold()
+    if full >= PAUSED_FULL_THRESHOLD:
+        yield
+        return
+    gc.set_threshold(young, middle, PAUSED_FULL_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, full)
+
+
 def _return_freed_memory() -> None:
     """Hand the heap pages a large reconcile freed back to the system.
 
@@ -583,13 +637,15 @@ def _return_freed_memory() -> None:
     scanned 10,000 files stays about 80 MB larger for as long as the vault is
     open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
 
-    First the cyclic garbage the parse left (markdown-it token trees) is
-    collected, and what survives — the catalog, alive as long as the vault is
-    open — is frozen out of later collections: each full collection would
-    otherwise walk every node again (0.6 s at 100k records), and no thread,
-    the window's included, runs meanwhile.
+    First the young generations are collected (a parse's short-lived cycles,
+    markdown-it token trees, die there), then what survives — the catalog,
+    alive as long as the vault is open — is frozen out of later collections:
+    each full collection would otherwise walk every node again (0.6 s at 100k
+    records), and no thread, the window's included, runs meanwhile. A full
+    collection here would itself be such a pause, and finds nothing: after a
+    10k cold scan it freed 0 objects in 90 ms.
     """
-    gc.collect()
+    gc.collect(1)
     gc.freeze()
     trim = _malloc_trim()
     if trim is not None:

@@ -122,7 +122,16 @@ class Vault:
         return cls(root, state_dir, store, read_only, vault_id)
 
     def close(self) -> None:
+        self.reconciler.workers.close()
         self.store.close()
+
+    def parse_in_workers(self, from_files: int) -> None:
+        """Parse batches of at least `from_files` files in worker processes kept warm.
+
+        For hosts whose own thread must stay responsive (the window): parsing
+        in a thread would hold the interpreter lock the UI thread needs.
+        """
+        self.reconciler.offload_from = from_files
 
     def __enter__(self) -> Vault:
         return self

@@ -58,6 +58,8 @@ from knowledge_desktop.ui.tasks import Runner
 
 MAX_RECENT = 10
 SWITCH_INTERVAL_S = 0.001
+OFFLOAD_FROM = 100
+"""Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
 
 Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
 """What opening a vault hands the window: the vault, its watcher, the first scan's
@@ -309,6 +311,7 @@ class MainWindow(QMainWindow):
 
         def work() -> Opened:
             vault = Vault.open(path)
+            vault.parse_in_workers(OFFLOAD_FROM)
             # Watch first, then scan: an edit made during the scan is queued, not missed.
             watcher = start_watching(vault, relay) if watch else None
             try:

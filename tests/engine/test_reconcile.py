@@ -5,11 +5,13 @@ rebuildable.)"""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import random
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from knowledge_desktop.engine import reconcile as reconcile_module
 from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import schema
 from knowledge_desktop.engine.vault import NotAVault, Vault, VaultNotFound
+from knowledge_desktop.engine.workers import WorkerPool
 from tests.vaultkit import VaultKit
 
 TABLES = (
@@ -343,6 +346,85 @@ def test_parallel_parsing_gives_the_same_projections(kit: VaultKit, monkeypatch:
     vault = kit.open()
     assert vault.reconcile().parsed == 25
     assert snapshot(vault) == serial
+
+
+def test_an_interactive_host_parses_changed_batches_in_warm_workers(
+    kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reconcile: with parse_in_workers set, a batch of changed files is parsed by worker
+    processes that stay up for the next batch, with the same projections as a serial run."""
+    small_vault(kit)
+    changed = [f"private/notes/n{i}.md" for i in range(20)]
+
+    def write_notes(body: str) -> None:
+        for i, rel in enumerate(changed):
+            kit.page(rel, f"pg_n{i}", f"Note {i}", type="note", body=body.format(next=i + 1))
+
+    write_notes("First.\n")
+    kit.scan()
+    write_notes("See [[Note {next}]].\n")
+    serial = snapshot(kit.scan())
+    write_notes("First.\n")
+    vault = kit.open()
+    vault.reconcile()
+    monkeypatch.setattr(reconcile_module, "OFFLOAD_MIN", 4)
+    vault.parse_in_workers(10)
+    vault.reconciler.workers.idle_s = 60
+    write_notes("See [[Note {next}]].\n")
+    assert not vault.reconciler.workers.warm
+    assert vault.reconcile(changed, source="watcher").parsed == 20
+    assert vault.reconciler.workers.warm  # kept for the next batch of the burst
+    assert snapshot(vault) == serial
+    kit.page("private/notes/n0.md", "pg_n0", "Note 0", type="note", body="Changed once more.\n")
+    assert vault.reconcile(changed[:1], source="watcher").parsed == 1  # below OFFLOAD_MIN: this thread
+    vault.close()
+    assert not vault.reconciler.workers.warm
+
+
+def test_an_idle_worker_pool_shuts_down() -> None:
+    """Workers: a pool nobody used for its idle time stops its processes."""
+    pool = WorkerPool(idle_s=0.05, max_workers=1)
+    executor = pool.acquire()
+    assert executor.submit(sum, [1, 2]).result(timeout=60) == 3
+    pool.release()
+    deadline = time.monotonic() + 10
+    while pool.warm and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not pool.warm
+
+
+def test_reconciling_runs_no_full_garbage_collection(kit: VaultKit) -> None:
+    """Reconcile: bulk work never triggers a full collection (each one would pause every
+    thread, the window's too, for as long as it walks the heap); young ones still run."""
+    small_vault(kit)
+    for i in range(60):
+        kit.page(f"private/notes/n{i}.md", f"pg_n{i}", f"Note {i}", type="note", body=f"See [[Note {i + 1}]].\n")
+    collections: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    before = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)  # so eager that a full collection would come every few hundred objects
+    gc.freeze()  # the test session's own heap no longer holds full collections back (the 25 % rule):
+    gc.collect()  # a full collection over the now empty oldest generation resets that count
+    gc.callbacks.append(seen)
+    try:
+        vault = kit.open()
+        vault.reconcile()
+        vault.reconciler._catalog = None
+        vault.reconciler.catalog()  # a reload, as the window's warm-up does
+        during = list(collections)
+        assert gc.get_threshold() == (50, 1, 1)  # restored afterwards
+        collections.clear()
+        gc.collect(1)
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*before)
+        gc.unfreeze()
+    assert during and 2 not in during
+    assert 0 in during
 
 
 def test_a_projection_rebuild_keeps_durable_tables(kit: VaultKit) -> None:

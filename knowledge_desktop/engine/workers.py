@@ -1,0 +1,83 @@
+"""Worker processes for reading and parsing files, started on demand and kept warm.
+
+Parsing is pure Python. In a thread it holds the interpreter lock for most of
+its time, and an open window's UI thread must take that lock for every
+callback Qt makes into Python: a burst of outside edits parsed beside the
+window freezes it. Parsing in other processes leaves the lock to the window.
+
+Starting workers costs most of a second (the forkserver imports the engine),
+so a pool that served one batch stays up for `idle_s` in case more follows
+(a `git pull` arrives as several watcher batches), then shuts down so the
+processes do not hold memory while the vault is quiet.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+PRELOAD = ["knowledge_desktop.engine.reconcile"]
+
+
+class WorkerPool:
+    def __init__(self, idle_s: float = 30.0, max_workers: int = 8) -> None:
+        self.idle_s = idle_s
+        self.max_workers = max_workers
+        self._lock = threading.Lock()
+        self._executor: ProcessPoolExecutor | None = None
+        self._timer: threading.Timer | None = None
+        self._users = 0
+
+    @property
+    def warm(self) -> bool:
+        """Whether workers are up (using them now costs no start-up)."""
+        return self._executor is not None
+
+    def acquire(self) -> ProcessPoolExecutor:
+        """The executor, started if needed; pair with `release`."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._executor is None:
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload(PRELOAD)
+                workers = max(1, min(os.cpu_count() or 1, self.max_workers))
+                self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+            self._users += 1
+            return self._executor
+
+    def release(self, broken: bool = False) -> None:
+        """Done with the executor: shut it down after `idle_s` unless used again.
+
+        `broken` (the caller was interrupted mid-map) shuts it down at once,
+        dropping queued work, so a cancelled read leaves nothing running.
+        """
+        with self._lock:
+            self._users -= 1
+            if broken:
+                self._shutdown_locked(cancel=True)
+            elif self._users == 0 and self._executor is not None:
+                self._timer = threading.Timer(self.idle_s, self._idle)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _idle(self) -> None:
+        with self._lock:
+            if self._users == 0:
+                self._shutdown_locked(cancel=False)
+
+    def _shutdown_locked(self, cancel: bool) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=cancel)
+
+    def close(self) -> None:
+        """Stop the workers now (the vault is closing)."""
+        with self._lock:
+            self._shutdown_locked(cancel=True)
