@@ -50,6 +50,8 @@ def pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
+REST_S = 3.0  # longer than the window's quiet time before it returns freed heap (HEAP_QUIET_MS)
+
 BURST_WRITER = """
 import sys
 from pathlib import Path
@@ -131,6 +133,8 @@ def main() -> int:
     result["openWorstStallMs"] = round(heartbeat.worst_ms, 1)
     result["openStallsOver50ms"] = len(heartbeat.stalls)
     result["memoryAfterOpenMB"] = rss_mb()
+    pump_until(lambda: False, REST_S)  # the window returns freed heap once it is quiet
+    result["memoryAfterOpenAtRestMB"] = rss_mb()
 
     applied: dict[str, float] = {}
 
@@ -204,6 +208,9 @@ def main() -> int:
             "stallsOver50ms": len(heartbeat.stalls),
         }
     result["memoryAtEndMB"] = rss_mb()
+    pump_until(lambda: window.runner.running == 0, 60)
+    pump_until(lambda: False, REST_S)
+    result["memoryAtEndAtRestMB"] = rss_mb()
     for path, data in originals.items():
         path.write_bytes(data)
     result["median_edit_to_applied_ms"] = round(statistics.median(to_applied), 1) if to_applied else None

@@ -11,7 +11,6 @@ one transaction. Reopening an unchanged vault therefore parses nothing.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -21,13 +20,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.derive import Catalog, Node, release_caches
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
     SHIPPED_PATH,
@@ -288,10 +287,8 @@ class Reconciler:
         return catalog
 
     def _release_memory(self) -> None:
-        """After a bulk write: empty the writer's page cache (64 MiB, sized for
-        building indexes, and full after a cold scan) and return freed heap."""
-        with self.store.write() as tx:
-            tx.execute("PRAGMA shrink_memory")
+        """After a bulk write (whose page cache `Store.write` already handed
+        back): drop derivation's caches and return freed heap."""
         release_caches()
         _return_freed_memory()
 
@@ -431,7 +428,8 @@ class Reconciler:
         activations: dict[str, Activation],
     ) -> None:
         catalog = self.catalog()
-        with self.store.write() as tx:
+        bulk = len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
+        with self.store.write(bulk=bulk) as tx:
             tx.executemany(
                 "INSERT OR REPLACE INTO files(path, scope, entry_kind, size, mtime_ns, inode,"
                 " sha256, node) VALUES (?,?,?,?,?,?,?,?)",
@@ -595,17 +593,6 @@ def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]
     return where if where is not None else (path.split("/", 1)[0], "markdown")
 
 
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-    return trim
-
-
 @contextmanager
 def full_collections_paused() -> Iterator[None]:
     """No automatic full garbage collections while bulk work builds the catalog.
@@ -637,19 +624,18 @@ def _return_freed_memory() -> None:
     scanned 10,000 files stays about 80 MB larger for as long as the vault is
     open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
 
-    First the young generations are collected (a parse's short-lived cycles,
-    markdown-it token trees, die there), then what survives — the catalog,
-    alive as long as the vault is open — is frozen out of later collections:
-    each full collection would otherwise walk every node again (0.6 s at 100k
-    records), and no thread, the window's included, runs meanwhile. A full
-    collection here would itself be such a pause, and finds nothing: after a
-    10k cold scan it freed 0 objects in 90 ms.
+    First the garbage is collected, then what survives — the catalog, alive
+    as long as the vault is open — is frozen out of later collections: each
+    full collection would otherwise walk every node again (0.6 s at 100k
+    records), and no thread, the window's included, runs meanwhile. This one
+    collection is such a pause (about 90 ms at 10k records), but only a full
+    one may precede the freeze: garbage other threads left in the oldest
+    generation would be frozen with the catalog and never freed (at 100k a
+    young-only collection here left the window 100 MiB larger).
     """
-    gc.collect(1)
+    gc.collect()
     gc.freeze()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    return_free_heap()
 
 
 def _settle(result: _ReadResult) -> _ReadResult:

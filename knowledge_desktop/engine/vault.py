@@ -240,7 +240,7 @@ class Vault:
         wanted = list(scopes) if scopes is not None else self.scopes()
         if not keyword_projection.pending(self.store.reader(), wanted):
             return False  # the usual case: nothing changed since the last search
-        with self._lock, self.store.write() as tx:
+        with self._lock, self.store.write(bulk=True) as tx:  # the first search indexes every record
             now = utc_now_text()
             for scope in wanted:
                 indexed, scope_lag = keyword_projection.sync(tx, self.root, scope)

@@ -42,6 +42,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    from knowledge_desktop.ui.process import tune_for_window
+
+    tune_for_window()  # before Qt starts threads of its own (each would get an arena)
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -9,7 +9,6 @@ window tells every pane what is in focus (`Pane.set_current`).
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
+from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
@@ -54,10 +54,11 @@ from knowledge_desktop.ui.panes.diagnostics import DiagnosticsPane
 from knowledge_desktop.ui.panes.record import RecordPane
 from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
+from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 
 MAX_RECENT = 10
-SWITCH_INTERVAL_S = 0.001
+HEAP_QUIET_MS = 2000
 OFFLOAD_FROM = 100
 """Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
 
@@ -82,9 +83,13 @@ class MainWindow(QMainWindow):
         event_log: Path | None = None,
     ) -> None:
         super().__init__()
-        # Engine workers share the GIL with this thread; a shorter switch interval
-        # (default 5 ms) bounds how long a busy worker keeps the window waiting.
-        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        tune_for_window()
+        # Once the panes are quiet after a change, freed heap goes back to the system
+        # (engine/heap.py); on a worker, since it takes tens of ms on a large heap.
+        self._heap_timer = QTimer(self)
+        self._heap_timer.setSingleShot(True)
+        self._heap_timer.setInterval(HEAP_QUIET_MS)
+        self._heap_timer.timeout.connect(self._return_free_heap)
         self.watch = watch
         self.event_log = EventLog(event_log) if event_log is not None else None
         self.watcher: VaultWatcher | None = None
@@ -374,6 +379,13 @@ class MainWindow(QMainWindow):
         if self.watch:
             # Load what live updates need now, so the first outside edit lands as fast as the rest.
             self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
+        self._heap_timer.start()
+
+    def _return_free_heap(self) -> None:
+        if self.runner.running:
+            self._heap_timer.start()  # panes still loading: wait until they are quiet
+            return
+        self.runner.submit(return_free_heap, lambda _: None, key="return-heap")
 
     def _hide_progress(self) -> None:
         self.progress.hide()
@@ -499,6 +511,7 @@ class MainWindow(QMainWindow):
         if self.event_log is not None:
             self.event_log.write(change)
         self._update_actions()
+        self._heap_timer.start()
         self.change_applied.emit(change)
 
     def _show_counts(self, counts: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
@@ -139,3 +140,27 @@ def test_an_indexed_vault_shows_at_once_and_then_catches_up(
     assert "2 records" in window.summary.text()
     assert "1 file changed since last time" in window.statusBar().currentMessage()
     window.close()
+
+
+def test_freed_heap_goes_back_once_the_panes_are_quiet(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from knowledge_desktop.ui import main_window
+
+    returned: list[bool] = []
+    monkeypatch.setattr(
+        main_window,
+        "return_free_heap",
+        lambda: returned.append(threading.current_thread() is threading.main_thread()),
+    )
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    window = open_window(kit.root)
+    window._heap_timer.setInterval(50)
+    qtbot.waitUntil(lambda: len(returned) == 1, timeout=10_000)  # after opening
+    with qtbot.waitSignal(window.change_applied, timeout=10_000):
+        kit.page("private/people/bob.md", "pg_bob", "Bob", type="person")
+    assert window._heap_timer.isActive()  # not while the panes reload
+    qtbot.waitUntil(lambda: len(returned) == 2, timeout=10_000)
+    assert returned == [False, False]  # on a worker, never the UI thread

@@ -1,0 +1,38 @@
+"""Handing freed heap back to the operating system.
+
+glibc keeps memory that Python and SQLite free in its heap for reuse and
+rarely returns it on its own: queries that build large results (a whole-vault
+timeline, the diagnostics list, a catalog page at 100k records) leave the
+resident size higher after each one. In the window on a 100k-record vault,
+40 edits (each refreshing every pane) grew it from about 575 to 715 MiB, and
+one `malloc_trim(0)` brought it back to 585 MiB. The call takes tens of
+milliseconds on a large heap and runs without the interpreter lock, so the
+window asks for it on a worker once the panes are quiet.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Callable
+from functools import cache
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+def return_free_heap() -> bool:
+    """Release free heap pages to the system; False where there is no glibc."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
