@@ -50,7 +50,7 @@ def pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
-REST_S = 3.0  # longer than the window's quiet time before it returns freed heap (HEAP_QUIET_MS)
+REST_S = 8.0  # longer than the window waits for quiet panes before it returns freed heap (HEAP_QUIET_MS + a slow refresh)
 
 BURST_WRITER = """
 import sys
