@@ -107,10 +107,10 @@ def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyte
     vault = crowd.scan()
     vault.index_keywords()
     used = {"strong": 0, "fallback": 0}
-    page = grep_module._candidate_page
+    bounded = grep_module._bounded_top
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        found = page(*args, **kwargs)
+        found = bounded(*args, **kwargs)
         used["strong" if found is not None else "fallback"] += 1
         return found
 
@@ -119,7 +119,7 @@ def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyte
     expected = [_page(vault.grep(q)) for q in queries]
     monkeypatch.undo()
     monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)  # take the strong path even on a small vault
-    monkeypatch.setattr(grep_module, "_candidate_page", spy)
+    monkeypatch.setattr(grep_module, "_bounded_top", spy)
     for q, want in zip(queries, expected, strict=True):
         assert _page(vault.grep(q)) == want, q
     assert used["strong"] > 60  # the comparison exercised the strong path, not only its fallback
@@ -185,7 +185,9 @@ def test_strong_sets_follow_edits_and_deletions(crowd: VaultKit, monkeypatch: py
     crowd.page("private/notes/n001.md", "pg_001", "Glacier", "glacier glacier glacier", type="note")
     crowd.scan()
     vault.index_keywords()
-    assert terms("pg_001") == {keyword.level_token(len(keyword.STRONG_LEVELS) - 1, "glacier")}
+    stored = terms("pg_001")
+    assert stored is not None
+    assert {t.split("q", 1)[1] for t in stored} == {"glacier"}  # one level token per term
     (crowd.root / "private/notes/n001.md").unlink()
     crowd.scan()
     vault.index_keywords()
@@ -201,4 +203,67 @@ def test_strong_sets_follow_edits_and_deletions(crowd: VaultKit, monkeypatch: py
 def test_unsure_text_is_marked() -> None:
     """Text our tokenizer might split unlike FTS5 is always ranked exactly."""
     assert keyword.strong_terms(["Cafe\u0301", "", "body"], 10.0) == keyword.UNSURE
-    assert keyword.strong_terms(["Café", "", ""], 10.0) == keyword.level_token(3, "cafe")
+    # "cafe" once in the title: weighted frequency 8 in a one-token record
+    share = 8 * 2.2 / (8 + 1.2 * (0.25 + 0.75 * 1 / 10.0))
+    level = max(i for i, at in enumerate(keyword.STRONG_LEVELS) if at <= share)
+    assert keyword.strong_terms(["Café", "", ""], 10.0) == keyword.level_token(level, "cafe")
+
+
+def test_record_scores_are_bm25_to_the_bit(crowd: VaultKit) -> None:
+    """Scores computed from a record's text equal SQLite's bm25() exactly, for every
+    record and mode, repeated words and phrases with a repeated token included."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    conn = vault.store.reader()
+    fts, rows = keyword.tables("private")
+    records, tokens = keyword.totals(conn, "private") or (0, 0)
+    queries = [
+        ("review", "all"),
+        ("design plan", "all"),
+        ("design design plan", "all"),
+        ("harbour review glacier", "any"),
+        ("the team", "phrase"),
+        ("review review", "phrase"),
+        ("cafe creme", "phrase"),
+        ("naive resume", "any"),
+    ]
+    compared = 0
+    for text, mode in queries:
+        words = text.split()
+        match = grep_module.match_expression(words, mode)
+        phrases = [words] if mode == "phrase" else [[w] for w in words]
+        idf = [
+            grep_module._idf(
+                records,
+                conn.execute(
+                    f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?",
+                    (grep_module.match_expression(p, "phrase"),),
+                ).fetchone()[0],
+            )
+            for p in phrases
+        ]
+        expected = {
+            r: -s
+            for r, s in conn.execute(
+                f"SELECT rowid, {grep_module.BM25.format(fts=fts)} FROM {fts} WHERE {fts} MATCH ?", (match,)
+            )
+        }
+        assert expected, text
+        for rowid, title, aliases, body, size in conn.execute(
+            f"SELECT c.id, c.c0, c.c1, c.c2, d.sz FROM {fts}_content c JOIN {fts}_docsize d ON d.id = c.id"
+        ):
+            got = grep_module._record_score(
+                (title, aliases, body), keyword._varints(size), phrases, idf, tokens / records, mode
+            )
+            assert got is not None
+            assert got == expected.get(rowid, 0.0), (text, rowid)
+            compared += 1
+    assert compared > 2000
+    assert conn.execute(f"SELECT count(*) FROM {rows}").fetchone()[0] > 300
+
+
+def test_phrase_instances_overlap_like_fts5() -> None:
+    assert grep_module._instances(["a", "a", "a"], ["a", "a"]) == 2
+    assert grep_module._instances(["a", "b", "a", "b"], ["a", "b"]) == 2
+    assert grep_module._instances(["a", "b"], ["b", "a"]) == 0
+    assert grep_module._instances(["x", "a"], ["a"]) == 1
