@@ -362,6 +362,13 @@ MARGIN = 1e-9
 BATCH = 256
 FINAL_BATCH = 64
 PYTHON_MOST = 400
+SUM_WORDS_MOST = 3
+STEP = 0.02
+"""Distance between strong levels (keyword.STRONG_LEVELS)."""
+GUESS = 1.5
+HOPE = 0.01
+"""How far below the lowest level's bound a provisional page may be before `_bounded_top` gives up."""
+"""A typical share of a common word in a record where it is not strong (guesses only)."""
 """Records `_bounded_top` scores itself; past that one bm25() pass over the matches is cheaper."""
 
 
@@ -392,6 +399,11 @@ def _bounded_top(
     are scored by SQLite instead.
     """
     if not all(keyword.one_term(w) for w in words):
+        return None
+    if mode != "phrase" and len(set(words)) >= SUM_WORDS_MOST:
+        # Shares of common words crowd between the lowest level and the ceiling, so with
+        # three or more words a record no level holds can still come close to the page:
+        # nearly every match would be read, and full scoring is as quick.
         return None
     fts, rows = tables(scope)
     strong = keyword.strong_table(scope)
@@ -465,6 +477,25 @@ def _bounded_top(
             out += [(value, r) for r in groups[key] if caps.get(r) == key and r not in settled]
         return out if most is None else out[:most]
 
+    def likely(key: tuple[float, ...]) -> float:
+        """A guess at the score of a record with these caps, to pick whom to score first:
+        a word read counts a step below its cap, one not read a typical weak share."""
+        full = [c - STEP / 2 if c else GUESS for c in key]
+        if phrase:
+            return min(full)
+        return sum(w * c for w, c in zip(weight, full, strict=True))
+
+    def promising(most: int) -> list[int]:
+        """Up to `most` unsettled records read that may beat the page, likeliest first."""
+        floor = theta()
+        out: list[int] = []
+        for _, key in sorted(((likely(key), key) for key in groups), reverse=True):
+            if len(out) >= most:
+                break
+            if floor < reach(key) * (1 + MARGIN):
+                out += [r for r in groups[key] if caps.get(r) == key and r not in settled][: most - len(out)]
+        return out
+
     def read(k: int, found_rows: list[int], cap: float) -> None:
         """Note word k's cap on the records found; a record not read before is kept only
         when, with this cap, it could still beat the page."""
@@ -523,9 +554,16 @@ def _bounded_top(
     while True:
         open_ = [k for k in range(m) if depth[k] > 0]
         if spent < PYTHON_MOST // 2 and (not open_ or steps % m == 0):
-            best = [r for _, r in reaches(need)]
+            best = promising(need)
             if best:
                 score(best)
+        read_half = max(depth) <= len(levels) // 2  # by then the best records are read
+        if (
+            read_half
+            and len(found) >= limit
+            and theta() * (1 + HOPE) < reach(tuple(levels[0] if not whole[k] else 0.0 for k in range(m)))
+        ):
+            return None  # even with every level read, records no level holds would not be beaten
         # Once records not read are beaten, reading on only tightens the bounds of
         # the records read: worth it while too many of them are left to score.
         if theta() >= reach(unread) * (1 + MARGIN) and len(reaches(PYTHON_MOST + 1)) <= PYTHON_MOST:
@@ -536,8 +574,13 @@ def _bounded_top(
         depth[k] -= 1
         steps += 1
         read(k, rowids(strong, f'"{keyword.level_token(depth[k], distinct[k])}"'), uppers[depth[k]])
-    if theta() < reach(unread) * (1 + MARGIN):
-        return None  # a record no level holds might still beat the page
+    while theta() < reach(unread) * (1 + MARGIN):
+        # a record no level holds might still beat the page: unless scoring more of
+        # those read lifts the page's last score above that, score every match
+        best = promising(need)
+        if not best or spent >= PYTHON_MOST:
+            return None
+        score(best)
     # score the records seen whose bound may still beat the page, best bound first;
     # past PYTHON_MOST, one bm25() pass over the matches scores the rest
     pending = reaches()
@@ -552,6 +595,8 @@ def _bounded_top(
             ]
             break
         score(batch)
+    if len(by_sql) > hits // 10:
+        return None  # scoring every match costs about as much, and reads fewer rowids
     if by_sql:
         bm25 = BM25.format(fts=fts)
         found += [
