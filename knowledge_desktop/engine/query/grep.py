@@ -173,8 +173,9 @@ def _ranked(
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
     """The best `limit` filtered matches, best first, and how many match in all.
 
-    Third, when it came for free: which rowids of `probe` (rows that pass the
-    filters) are matches; None when the caller must ask.
+    Third, when it came for free: which rowids of `probe` (current rows that
+    matching superseded records lead to) match — at least every one that also
+    passes the filters; None when the caller must ask.
     """
     match = match_expression(words, q.mode)
     if not history:
@@ -187,7 +188,7 @@ def _ranked(
             found = None
         if found is not None:
             return found
-    return (*_ranked_exact(conn, scope, history, match, where, params, limit), None)
+    return _ranked_exact(conn, scope, history, match, where, params, limit, probe=probe)
 
 
 def _ranked_exact(
@@ -200,18 +201,21 @@ def _ranked_exact(
     limit: int,
     total: int | None = None,
     left_out: list[int] | None = None,
-) -> tuple[int, list[tuple[int, str, float]]]:
+    probe: list[int] | None = None,
+) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
     """Score every filtered match with bm25(): right for any query, slow for common words.
 
     A known `total` spares the count; known `left_out` rows (an unfiltered
     search, `_left_out`) spare the join to the rows table for every match.
+    Third: which `probe` rows are filtered matches, when the count tells
+    (None otherwise, or without a probe).
     """
     fts, rows = tables(scope, history)
     bm25 = BM25.format(fts=fts)
     if total is not None and left_out is not None:
         page = _ranked_unjoined(conn, scope, match, limit, left_out)
         if page is not None:
-            return total, page
+            return total, page, None
     if total is not None:
         found = conn.execute(
             f"SELECT rowid, id, -score FROM (SELECT r.rowid AS rowid, r.id AS id, {bm25} AS score"
@@ -219,16 +223,22 @@ def _ranked_exact(
             f" ORDER BY score, id LIMIT {int(limit)}",
             [match, *params],
         ).fetchall()
-        return total, [(int(a), str(b), float(c)) for a, b, c in found]
+        return total, [(int(a), str(b), float(c)) for a, b, c in found], None
     # bm25() cannot sit beside a window function, so it is scored in a subquery.
+    # The same window tells which `probe` rows are filtered matches.
+    extra, args = "", []
+    if probe:
+        extra = ", json_group_array(rowid) FILTER (WHERE rowid IN (SELECT value FROM json_each(?))) OVER ()"
+        args = [json.dumps(probe)]
     sql = (
-        f"SELECT rowid, id, -score, count(*) OVER () FROM (SELECT r.rowid AS rowid,"
+        f"SELECT rowid, id, -score, count(*) OVER (){extra} FROM (SELECT r.rowid AS rowid,"
         f" r.id AS id, {bm25} AS score FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
         f" WHERE {fts} MATCH ? AND {where}) ORDER BY score, id LIMIT {int(limit)}"
     )
-    found = conn.execute(sql, [match, *params]).fetchall()
+    found = conn.execute(sql, [*args, match, *params]).fetchall()
     counted = int(found[0][3]) if found else 0
-    return counted, [(int(a), str(b), float(c)) for a, b, c, _ in found]
+    matched = {int(r) for r in json.loads(found[0][4])} if probe and found else (set() if probe else None)
+    return counted, [(int(a), str(b), float(c)) for a, b, c, *_ in found], matched
 
 
 TIE_SLACK = 16
@@ -352,7 +362,7 @@ def _ranked_strong(
         found = _bounded_top(conn, scope, words, mode, match, where, params, limit, stats, hits, total)
         if found is not None:
             return total, found, matched
-    return (*_ranked_exact(conn, scope, False, match, where, params, limit, total, left_out), matched)
+    return (*_ranked_exact(conn, scope, False, match, where, params, limit, total, left_out)[:2], matched)
 
 
 CEILING = keyword.K1 + 1.0
