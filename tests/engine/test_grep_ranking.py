@@ -21,6 +21,7 @@ RARE = ["harbour", "glacier", "quartz", "lantern", "meadow"]
 FILLER = ["the", "a", "of", "we", "team", "after", "with", "and", "for", "still"]
 TAGS = ["alpha", "beta", "gamma"]
 MONTHS = ["2025-01", "2025-02", "2025-03"]
+MODES = ("all", "any", "phrase")
 
 
 def _words(rng: random.Random, n: int) -> str:
@@ -267,3 +268,56 @@ def test_phrase_instances_overlap_like_fts5() -> None:
     assert grep_module._instances(["a", "b", "a", "b"], ["a", "b"]) == 2
     assert grep_module._instances(["a", "b"], ["b", "a"]) == 0
     assert grep_module._instances(["x", "a"], ["a"]) == 1
+
+
+def test_totals_count_each_reached_current_record_once(
+    crowd: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search's total is its direct matches plus the current records that matching
+    superseded records lead to (one step here) and that do not match themselves —
+    counted from the tables, on both ranking paths."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    conn = vault.store.reader()
+    fts, rows = keyword.tables("private")
+    hfts, hrows = keyword.tables("private", True)
+    at = "2026-01-01T00:00:00Z"
+    live = (
+        "r.eligible=1 AND (r.active_from IS NULL OR r.active_from <= ?)"
+        " AND (r.active_until IS NULL OR r.active_until > ?)"
+    )
+
+    replaced: list[int] = []
+
+    def expected(words: list[str], mode: str) -> int:
+        match = grep_module.match_expression(words, mode)
+        direct = {
+            r
+            for (r,) in conn.execute(
+                f"SELECT r.rowid FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+                f" WHERE {fts} MATCH ? AND {live}",
+                (match, at, at),
+            )
+        }
+        reached = {
+            r
+            for (r,) in conn.execute(
+                f"SELECT r.rowid FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid"
+                f" JOIN {rows} r ON r.id = h.superseded_by WHERE {hfts} MATCH ? AND h.eligible=1 AND {live}",
+                (match, at, at),
+            )
+        }
+        replaced.append(len(reached - direct))
+        return len(direct) + len(reached - direct)
+
+    cases = [
+        (w.split(), m) for w in ("review", "design plan", "the", "glacier", "board draft") for m in MODES
+    ]
+    for strong in (False, True):
+        with monkeypatch.context() as m:
+            if strong:
+                m.setattr(grep_module, "EXACT_BELOW", 0)
+            for words, mode in cases:
+                got = vault.grep(GrepQuery(" ".join(words), mode=mode, at=at, limit=5))
+                assert got["total"] == expected(words, mode), (words, mode, strong)
+    assert any(replaced)  # some superseded wording reached a record that does not match
