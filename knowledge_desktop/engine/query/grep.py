@@ -14,10 +14,12 @@ its own tables); searching several partitions merges their hits by score.
 
 Scoring every match with bm25() costs about 3 µs a match, which a word found
 in most of 100,000 records turns into hundreds of milliseconds. So current
-records are first ranked among candidates — records where a query word is
-"strong" (keyword.strong_terms) — and that page is kept only when its last
-score provably beats every record left out; otherwise every match is scored.
-Both ways give the same page, scores and totals.
+records are first ranked from the strong sets (keyword.strong_terms): levels
+are read top down until the page's last score provably beats every record
+left out, and only the records that could still beat it are scored — here,
+from their text with bm25()'s own arithmetic, or by SQLite (`_bounded_top`).
+When that cannot be proved cheaply every match is scored. Both ways give the
+same page, scores and totals.
 """
 
 from __future__ import annotations
@@ -567,13 +569,17 @@ def _bounded_top(
             best = promising(need)
             if best:
                 score(best)
-        read_half = max(depth) <= len(levels) // 2  # by then the best records are read
-        if (
-            read_half
-            and len(found) >= limit
-            and theta() * (1 + HOPE) < reach(tuple(levels[0] if not whole[k] else 0.0 for k in range(m)))
+        # Give up when the page, even once every level is read, would hardly beat the
+        # records no level holds: far below that bound at first, a little once the
+        # top half of the levels (where the best records are) is read.
+        # The same when the likeliest records scored so far do not even fill a page.
+        hope = HOPE if max(depth) <= len(levels) // 2 else 10 * HOPE
+        if len(found) >= limit and theta() * (1 + hope) < reach(
+            tuple(levels[0] if not whole[k] else 0.0 for k in range(m))
         ):
-            return None  # even with every level read, records no level holds would not be beaten
+            return None
+        if len(found) < limit and spent >= PYTHON_MOST // 2:
+            return None
         # Once records not read are beaten, reading on only tightens the bounds of
         # the records read: worth it while too many of them are left to score.
         if theta() >= reach(unread) * (1 + MARGIN) and len(reaches(PYTHON_MOST + 1)) <= PYTHON_MOST:
