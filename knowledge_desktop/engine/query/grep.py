@@ -379,7 +379,7 @@ STEP = 0.02
 """Distance between strong levels (keyword.STRONG_LEVELS)."""
 GUESS = 1.5
 HOPE = 0.01
-"""How far below the lowest level's bound a provisional page may be before `_bounded_top` gives up."""
+"""How far below the lowest level's bound a phrase's provisional page may be before giving up."""
 """A typical share of a common word in a record where it is not strong (guesses only)."""
 """Records `_bounded_top` scores itself; past that one bm25() pass over the matches is cheaper."""
 
@@ -569,16 +569,17 @@ def _bounded_top(
             best = promising(need)
             if best:
                 score(best)
-        # Give up when the page, even once every level is read, would hardly beat the
-        # records no level holds: far below that bound at first, a little once the
-        # top half of the levels (where the best records are) is read.
-        # The same when the likeliest records scored so far do not even fill a page.
-        hope = HOPE if max(depth) <= len(levels) // 2 else 10 * HOPE
-        if len(found) >= limit and theta() * (1 + hope) < reach(
-            tuple(levels[0] if not whole[k] else 0.0 for k in range(m))
-        ):
-            return None
         if len(found) < limit and spent >= PYTHON_MOST // 2:
+            return None  # the likeliest records do not even fill a page
+        if (
+            phrase
+            and len(found) >= limit
+            and max(depth) <= len(levels) // 2
+            and theta() * (1 + HOPE) < idf[0] * levels[0]
+        ):
+            # A phrase's best records hold every word high, so with the top half of the
+            # levels read its page is nearly settled: if it would not beat the records
+            # no level holds even with every level read, give up now.
             return None
         # Once records not read are beaten, reading on only tightens the bounds of
         # the records read: worth it while too many of them are left to score.
