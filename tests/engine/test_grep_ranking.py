@@ -107,12 +107,17 @@ def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyte
     """Every page, total and nextOffset equals the one full bm25 scoring gives."""
     vault = crowd.scan()
     vault.index_keywords()
-    used = {"strong": 0, "fallback": 0}
-    bounded = grep_module._bounded_top
+    used = {"strong": 0, "fallback": 0, "pass": 0}
+    bounded, strong_pass = grep_module._bounded_top, grep_module._strong_pass
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         found = bounded(*args, **kwargs)
         used["strong" if found is not None else "fallback"] += 1
+        return found
+
+    def pass_spy(*args: Any, **kwargs: Any) -> Any:
+        found = strong_pass(*args, **kwargs)
+        used["pass"] += found is not None
         return found
 
     queries = _queries(random.Random(11), 240)
@@ -121,6 +126,7 @@ def test_strong_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyte
     monkeypatch.undo()
     monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)  # take the strong path even on a small vault
     monkeypatch.setattr(grep_module, "_bounded_top", spy)
+    monkeypatch.setattr(grep_module, "_strong_pass", pass_spy)
     for q, want in zip(queries, expected, strict=True):
         assert _page(vault.grep(q)) == want, q
     assert used["strong"] > 60  # the comparison exercised the strong path, not only its fallback
@@ -321,3 +327,37 @@ def test_totals_count_each_reached_current_record_once(
                 got = vault.grep(GrepQuery(" ".join(words), mode=mode, at=at, limit=5))
                 assert got["total"] == expected(words, mode), (words, mode, strong)
     assert any(replaced)  # some superseded wording reached a record that does not match
+
+
+def test_strong_pass_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unfiltered searches of three or more words ranked among the records where a
+    word is strong (one bm25() pass) give the full-scoring page, ties included."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    rng = random.Random(23)
+    queries = [
+        GrepQuery(
+            " ".join(rng.choice(COMMON + FILLER) for _ in range(rng.choice([3, 3, 4]))),
+            mode=mode,
+            limit=limit,
+        )
+        for mode in ("all", "any")
+        for limit in (1, 2, 5, 20)
+        for _ in range(15)
+    ]
+    monkeypatch.setattr(grep_module, "_ranked_strong", lambda *a, **k: None)
+    expected = [_page(vault.grep(q)) for q in queries]
+    monkeypatch.undo()
+    used = {"pass": 0}
+    strong_pass = grep_module._strong_pass
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        found = strong_pass(*args, **kwargs)
+        used["pass"] += found is not None
+        return found
+
+    monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)
+    monkeypatch.setattr(grep_module, "_strong_pass", spy)
+    for q, want in zip(queries, expected, strict=True):
+        assert _page(vault.grep(q)) == want, q
+    assert used["pass"] >= 10, used

@@ -247,17 +247,27 @@ TIE_SLACK = 16
 
 
 def _ranked_unjoined(
-    conn: sqlite3.Connection, scope: str, match: str, limit: int, left_out: list[int]
+    conn: sqlite3.Connection,
+    scope: str,
+    match: str,
+    limit: int,
+    left_out: list[int],
+    candidates: str | None = None,
 ) -> list[tuple[int, str, float]] | None:
     """Full scoring of an unfiltered search without joining every match to the rows
     table: the best scores first, then ids for those that can make the page.
-    None when records tied with the page's last score may lie past what was read."""
+    None when records tied with the page's last score may lie past what was read.
+    `candidates` (an expression for the strong table) keeps only the records it finds."""
     fts, rows = tables(scope)
     bm25 = BM25.format(fts=fts)
+    strong = keyword.strong_table(scope)
+    only, args = "", []
+    if candidates is not None:
+        only, args = f" AND +rowid IN (SELECT rowid FROM {strong} WHERE {strong} MATCH ?)", [candidates]
     best = conn.execute(
-        f"SELECT rowid, {bm25} AS score FROM {fts} WHERE {fts} MATCH ?"
+        f"SELECT rowid, {bm25} AS score FROM {fts} WHERE {fts} MATCH ?{only}"
         f" AND +rowid NOT IN (SELECT value FROM json_each(?)) ORDER BY score LIMIT {int(limit) + TIE_SLACK}",
-        (match, json.dumps(left_out)),
+        [match, *args, json.dumps(left_out)],
     ).fetchall()
     if len(best) == limit + TIE_SLACK and best[limit - 1][1] == best[-1][1]:
         return None  # ties with the page's last score may go on past the rows read
@@ -362,9 +372,53 @@ def _ranked_strong(
     hits, total, matched = _count(conn, scope, match, where, params, left_out, probe)
     if total > EXACT_BELOW:
         found = _bounded_top(conn, scope, words, mode, match, where, params, limit, stats, hits, total)
+        if found is None and left_out is not None and mode != "phrase" and len(set(words)) >= SUM_WORDS_MOST:
+            found = _strong_pass(conn, scope, words, mode, match, limit, stats, hits, left_out)
         if found is not None:
             return total, found, matched
     return (*_ranked_exact(conn, scope, False, match, where, params, limit, total, left_out)[:2], matched)
+
+
+def _word_idf(
+    conn: sqlite3.Connection, scope: str, words: list[str], mode: str, records: int, hits: int
+) -> list[float]:
+    """Each query word's IDF as bm25() computes it (one per word, in query order)."""
+    fts, _ = tables(scope)
+    if len(set(words)) == 1 or (mode == "all" and 2 * hits >= records):
+        # every word is in at least `hits` rows; from half the table on, IDF is its floor
+        return [_idf(records, hits)] * len(words)
+    counts = {
+        w: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'"{w}"',)).fetchone()[0])
+        for w in set(words)
+    }
+    return [_idf(records, counts[w]) for w in words]
+
+
+def _strong_pass(
+    conn: sqlite3.Connection,
+    scope: str,
+    words: list[str],
+    mode: str,
+    match: str,
+    limit: int,
+    stats: tuple[int, int],
+    hits: int,
+    left_out: list[int],
+) -> list[tuple[int, str, float]] | None:
+    """An unfiltered search of several words ranked among the records where one of
+    them is strong at any level: one bm25() pass, about half the cost of scoring
+    every match. A record no level holds scores below Σ IDF × the lowest level, so
+    the page stands when its last score beats that; None when it does not."""
+    levels = keyword.STRONG_LEVELS
+    bound = sum(_word_idf(conn, scope, words, mode, stats[0], hits)) * levels[0]
+    expression = " OR ".join(
+        [f'"{keyword.level_token(i, w)}"' for w in dict.fromkeys(words) for i in range(len(levels))]
+        + [f'"{keyword.UNSURE}"']
+    )
+    page = _ranked_unjoined(conn, scope, match, limit, left_out, expression)
+    if page is None or len(page) < limit or page[-1][2] < bound * (1 + MARGIN):
+        return None
+    return page
 
 
 CEILING = keyword.K1 + 1.0
@@ -375,8 +429,8 @@ BATCH = 256
 FINAL_BATCH = 64
 PYTHON_MOST = 400
 SUM_WORDS_MOST = 3
-STEP = 0.02
-"""Distance between strong levels (keyword.STRONG_LEVELS)."""
+STEP = keyword.STRONG_LEVELS[1] - keyword.STRONG_LEVELS[0]
+"""Distance between strong levels."""
 GUESS = 1.5
 HOPE = 0.01
 """How far below the lowest level's bound a phrase's provisional page may be before giving up."""
@@ -415,7 +469,7 @@ def _bounded_top(
     if mode != "phrase" and len(set(words)) >= SUM_WORDS_MOST:
         # Shares of common words crowd between the lowest level and the ceiling, so with
         # three or more words a record no level holds can still come close to the page:
-        # nearly every match would be read, and full scoring is as quick.
+        # nearly every level would be read (see `_strong_pass`).
         return None
     fts, rows = tables(scope)
     strong = keyword.strong_table(scope)
