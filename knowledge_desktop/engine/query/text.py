@@ -8,6 +8,7 @@ positions in the folded text are positions in the original.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ def tokens(query: str) -> list[str]:
 
 
 def utf16_len(text: str) -> int:
+    if not text or max(text) <= "\uffff":  # no character outside the BMP: one unit each
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
@@ -60,12 +63,7 @@ def snippet(text: str, words: list[str], *, locate: bool = True) -> Snippet:
     """At most 480 UTF-16 units of `text`, around the first word found when `locate`."""
     position = None
     if locate and words and len(text.encode("utf-8", "surrogatepass")) <= LOCATE_LIMIT:
-        pattern = re.compile(
-            r"(?<![^\W_])(?:"
-            + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-            + r")(?![^\W_])"
-        )
-        found = pattern.search(fold(text))
+        found = _whole_words(tuple(words)).search(fold(text))
         position = found.start() if found else None
     if position is None:
         start = 0
@@ -77,19 +75,34 @@ def snippet(text: str, words: list[str], *, locate: bool = True) -> Snippet:
             space = next((i for i in range(start, position) if text[i].isspace()), None)
             start = space + 1 if space is not None else start
         match_located = True
-    end = start
-    units = 0
-    while end < len(text):
-        width = 2 if ord(text[end]) > 0xFFFF else 1
-        if units + width > SNIPPET_UNITS:
-            break
-        units += width
-        end += 1
+    end = min(len(text), start + SNIPPET_UNITS)
+    units = end - start
+    if units and max(text[start:end]) > "\uffff":  # astral characters take two units
+        end = start
+        units = 0
+        while end < len(text):
+            width = 2 if ord(text[end]) > 0xFFFF else 1
+            if units + width > SNIPPET_UNITS:
+                break
+            units += width
+            end += 1
     u16_start = utf16_len(text[:start])
     return Snippet(text[start:end], u16_start, u16_start + units, match_located, start, end)
 
 
 def field_matches(words: list[str], **fields: str) -> list[str]:
     """Which of the named fields contain any of the folded words as whole tokens."""
-    wanted = set(words)
-    return [name for name, value in fields.items() if value and wanted & set(TOKEN.findall(fold(value)))]
+    if not words:
+        return []
+    pattern = _whole_words(tuple(words))
+    return [name for name, value in fields.items() if value and pattern.search(fold(value))]
+
+
+@functools.lru_cache(maxsize=64)
+def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the (folded) words where it stands as a whole token."""
+    return re.compile(
+        r"(?<![^\W_])(?:"
+        + "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+        + r")(?![^\W_])"
+    )

@@ -75,12 +75,14 @@ TIME_FIELDS = ("occurred_at", "recorded_at", "updated_at", "due_at")
 K1 = 1.2
 B = 0.75
 WEIGHTS = (8.0, 6.0, 1.0)
-STRONG_LEVELS = (1.9, 1.95, 2.0, 2.05)
+STRONG_LEVELS = tuple(round(1.9 + 0.02 * i, 2) for i in range(15))
 """A term is strong in a record when its BM25 share before IDF reaches the first
 level (the ceiling is K1 + 1 = 2.2); it is stored as `level_token(i, term)` for
 the highest level i it reaches. Shares of common words crowd just under the
-ceiling, so the levels sit high and close: about one posting in ten is kept,
-and a one-word search usually needs only the few at the top level."""
+ceiling, so the levels start high (about one posting in ten is kept) and are
+close together: a search bounds each record's share by the level above the one
+stored, and narrow steps keep that bound near the real share. More levels
+cost no postings, only more distinct level tokens."""
 STRONG_HEADROOM = 1.1
 """Strong sets are cut at a mean length this much above the real one. A share
 only grows with the mean, so the cut stays an upper bound for records indexed
@@ -492,6 +494,26 @@ def _column_counts(text: str) -> tuple[dict[str, int], int]:
             counts[term] = counts.get(term, 0) + n
             length += n
     return counts, length
+
+
+_ASCII_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(128)).lower() + b" " * 128
+
+
+def column_terms(text: str) -> list[str] | None:
+    """One column's terms in order, as FTS5 indexes them (search scores records
+    with them); None when our tokenizer may disagree with FTS5's on the text."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_BYTES).decode("ascii").split()
+    if _unsure(text):
+        return None
+    raw = _TOKEN.findall(text)
+    folded = _FOLDER.fold(raw)
+    return [term for token in raw for term in folded[token]]
+
+
+def one_term(word: str) -> bool:
+    """Whether FTS5 reads the (folded) word as exactly that one term."""
+    return word.isascii() or (not _unsure(word) and _FOLDER.fold([word]).get(word) == (word,))
 
 
 def _unsure(text: str) -> bool:
