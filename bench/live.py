@@ -50,7 +50,7 @@ def pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
-REST_S = 8.0  # longer than the window waits for quiet panes before it returns freed heap (HEAP_QUIET_MS + a slow refresh)
+REST_S = 14.0  # longer than the window waits for quiet panes before returning freed heap (10 s)
 
 BURST_WRITER = """
 import sys
@@ -128,7 +128,7 @@ def main() -> int:
     if not pump_until(lambda: bool(loaded), 1800):
         print(json.dumps({"error": "vault did not load"}))
         return 1
-    pump_until(lambda: window.runner.running == 0, 600)
+    pump_until(lambda: window.settled, 600)
     result["openSeconds"] = round(time.perf_counter() - started, 2)
     result["openWorstStallMs"] = round(heartbeat.worst_ms, 1)
     result["openStallsOver50ms"] = len(heartbeat.stalls)
@@ -159,7 +159,7 @@ def main() -> int:
     for n in range(args.edits):
         rel = rng.choice(records)
         window.open_record(rel)
-        pump_until(lambda rel=rel: window.current_path == rel and window.runner.running == 0, 30)
+        pump_until(lambda rel=rel: window.current_path == rel and window.settled, 30)
         path = root / rel
         originals.setdefault(path, path.read_bytes())
         marker = f"live-edit-{args.seed}-{n}-{rng.randrange(1 << 30)}"
@@ -173,7 +173,7 @@ def main() -> int:
         to_applied.append((applied[rel] - t0) * 1000)
         pump_until(lambda m=marker: m in window.record.browser.toPlainText(), 30)
         to_pane.append((time.perf_counter() - t0) * 1000)
-        pump_until(lambda: window.runner.running == 0, 30)
+        pump_until(lambda: window.settled, 30)
         to_settled.append((time.perf_counter() - t0) * 1000)
         pump_until(lambda: False, 0.05)
     result["edits"] = args.edits
@@ -199,7 +199,7 @@ def main() -> int:
         t0 = time.perf_counter()
         pump_until(lambda: writer.poll() is not None, 600)
         wanted = {str(p.relative_to(root)).replace(os.sep, "/") for p in files}
-        pump_until(lambda: wanted <= set(applied) and window.runner.running == 0, 600)
+        pump_until(lambda: wanted <= set(applied) and window.settled, 600)
         result["burst"] = {
             "files": len(files),
             "allAppliedSeconds": round(time.perf_counter() - t0, 2),
@@ -208,7 +208,7 @@ def main() -> int:
             "stallsOver50ms": len(heartbeat.stalls),
         }
     result["memoryAtEndMB"] = rss_mb()
-    pump_until(lambda: window.runner.running == 0, 60)
+    pump_until(lambda: window.settled, 60)
     pump_until(lambda: False, REST_S)
     result["memoryAtEndAtRestMB"] = rss_mb()
     for path, data in originals.items():

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.process import background_thread
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWa
     """
 
     def apply(paths: set[str] | None) -> None:
+        background_thread()
         change = vault.reconcile(paths, source="watcher")
         if not change.empty:
             relay.changed.emit(vault, change)

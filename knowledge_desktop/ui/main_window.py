@@ -58,7 +58,9 @@ from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 
 MAX_RECENT = 10
-HEAP_QUIET_MS = 2000
+HEAP_QUIET_MS = 10_000
+CHANGE_PANES_MS = 500
+"""Shortest time between two ChangeSet deliveries to the panes other than the record."""
 OFFLOAD_FROM = 100
 """Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
 
@@ -86,6 +88,11 @@ class MainWindow(QMainWindow):
         tune_for_window()
         # Once the panes are quiet after a change, freed heap goes back to the system
         # (engine/heap.py); on a worker, since it takes tens of ms on a large heap.
+        self._held_changes: list[ChangeSet] = []
+        self._pane_cooldown = QTimer(self)
+        self._pane_cooldown.setSingleShot(True)
+        self._pane_cooldown.setInterval(CHANGE_PANES_MS)
+        self._pane_cooldown.timeout.connect(self._deliver_held_changes)
         self._heap_timer = QTimer(self)
         self._heap_timer.setSingleShot(True)
         self._heap_timer.setInterval(HEAP_QUIET_MS)
@@ -504,15 +511,35 @@ class MainWindow(QMainWindow):
         current = self.current_path
         if current is not None and current in change.paths and not (self.vault.root / current).exists():
             self.history.replace(current, None)
-        for pane in self.panes:
-            pane.apply_change(change)
-        vault = self.vault
-        self.runner.submit(vault.counts, self._show_counts, key="counts")
+        # The record on screen follows at once; the other panes and the counts at most
+        # every CHANGE_PANES_MS: during a burst (a git checkout) each reload of a
+        # whole-vault view costs the UI thread tens of ms, once per ChangeSet otherwise.
+        self.record.apply_change(change)
+        self._held_changes.append(change)
+        if not self._pane_cooldown.isActive():
+            self._deliver_held_changes()
         if self.event_log is not None:
             self.event_log.write(change)
         self._update_actions()
         self._heap_timer.start()
         self.change_applied.emit(change)
+
+    @property
+    def settled(self) -> bool:
+        """Nothing left to do: every worker request answered, no change held for the panes."""
+        return self.runner.running == 0 and not self._held_changes
+
+    def _deliver_held_changes(self) -> None:
+        held, self._held_changes = self._held_changes, []
+        vault = self.vault
+        if not held or vault is None:
+            return
+        for pane in self.panes:
+            if pane is not self.record:
+                for change in held:  # keyed requests: only the last of each pane runs
+                    pane.apply_change(change)
+        self.runner.submit(vault.counts, self._show_counts, key="counts")
+        self._pane_cooldown.start()
 
     def _show_counts(self, counts: dict[str, Any]) -> None:
         sev = counts["diagnostics"]
@@ -694,6 +721,8 @@ class MainWindow(QMainWindow):
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
+        self._held_changes.clear()  # they describe the vault going away
+        self._pane_cooldown.stop()
         if self.vault is not None:
             # Workers may still be reading it; it is closed once they are all done.
             self._retired.append(self.vault)

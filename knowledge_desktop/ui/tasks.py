@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from knowledge_desktop.engine.query.inventory import QueryError
 from knowledge_desktop.engine.reconcile import Cancelled
 from knowledge_desktop.engine.vault import VaultError
+from knowledge_desktop.ui.process import background_thread
 
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (VaultError, QueryError, OSError, Cancelled)
 
@@ -100,6 +101,7 @@ class _Job(QRunnable):
         self.setAutoDelete(True)
 
     def run(self) -> None:
+        background_thread()
         if self.overtaken is not None and self.overtaken():
             # A newer request of the same key was submitted while this one
             # queued: its answer would be dropped, so the work is not done.

@@ -41,5 +41,6 @@ def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[..., Mai
 
 
 def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
-    """Wait until every worker request the window made has been answered."""
-    qtbot.waitUntil(lambda: window.runner.running == 0, timeout=timeout)
+    """Wait until every worker request the window made has been answered and no
+    change is held back for the panes (the window spaces their updates)."""
+    qtbot.waitUntil(lambda: window.settled, timeout=timeout)

@@ -164,3 +164,25 @@ def test_freed_heap_goes_back_once_the_panes_are_quiet(
     assert window._heap_timer.isActive()  # not while the panes reload
     qtbot.waitUntil(lambda: len(returned) == 2, timeout=10_000)
     assert returned == [False, False]  # on a worker, never the UI thread
+
+
+def test_changes_in_quick_succession_reach_the_other_panes_once_per_interval(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    window = open_window(kit.root, watch=False)
+    vault = window.vault
+    assert vault is not None
+    refreshed: list[int] = []
+    window.timeline.apply_change = lambda change: refreshed.append(len(change.paths))  # type: ignore[method-assign]
+    kit.page("private/people/bob.md", "pg_bob", "Bob", type="person")
+    window.apply_change(vault.reconcile(["private/people/bob.md"]))
+    assert refreshed == [1]  # the first change of a quiet window goes through at once
+    for name in ("cy", "di"):
+        kit.page(f"private/people/{name}.md", f"pg_{name}", name.title(), type="person")
+        window.apply_change(vault.reconcile([f"private/people/{name}.md"]))
+    assert refreshed == [1]  # held while the interval runs
+    assert not window.settled
+    qtbot.waitUntil(lambda: window.settled, timeout=10_000)
+    assert refreshed == [1, 1, 1]  # then both, together (their requests are keyed: one runs)
+    qtbot.waitUntil(lambda: "4 records" in window.summary.text(), timeout=10_000)
