@@ -8,8 +8,9 @@ program better than that:
   makes the UI thread wait up to that long for every callback Qt makes into
   Python, and Qt makes one for each virtual call on a Python subclass (a
   model's data(), a widget's event()), thousands per layout. On a 1,000-file
-  burst into a 10k vault the worst stall was about 250 ms at 1 ms, 140–170
-  ms at 0.2 ms and 126–140 ms at 0.05 ms, with the burst applied as fast.
+  burst into a 10k vault the worst stall was about 250 ms at 1 ms and
+  140–170 ms at 0.2 ms; 0.05 ms was no better on bursts and, in one run at
+  100k, made single edits wait (p95 630 ms), so 0.2 ms it is.
 * Thread priority: when the UI thread asks for the lock, the thread holding
   it lets go, and every waiting thread races to take it. On two cores
   with a reconcile and a query running, the UI thread often lost that race
@@ -30,7 +31,7 @@ import sys
 import threading
 
 WORKER_NICENESS = 10
-SWITCH_INTERVAL_S = 0.00005
+SWITCH_INTERVAL_S = 0.0002
 MALLOC_ARENAS = 2
 _M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
 

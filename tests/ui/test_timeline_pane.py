@@ -195,6 +195,7 @@ def test_more_rows_arrive_on_request(
 ) -> None:
     monkeypatch.setattr(timeline_pane, "PAGE", 3)
     window = open_window(dated.root)
+    window.docks["Timeline"].raise_()  # in sight (by default its tab is behind Diagnostics)
     pane = settle(qtbot, window)
     qtbot.waitUntil(lambda: len(titles(pane)) == 4)  # the view fetched the rest on its own
     wait_idle(qtbot, window)
@@ -202,6 +203,21 @@ def test_more_rows_arrive_on_request(
     assert not pane.more_button.isVisible()
     assert pane.summary.text() == "4 dated records"
     qtmodeltester.check(pane.model)
+
+
+def test_a_timeline_out_of_sight_loads_no_more_pages_until_shown(
+    qtbot: QtBot, open_window: OpenWindow, dated: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(timeline_pane, "PAGE", 3)
+    window = open_window(dated.root)
+    pane = window.timeline
+    window.docks["Diagnostics"].raise_()  # the timeline's tab is behind
+    qtbot.waitUntil(lambda: pane.tree.visibleRegion().isEmpty(), timeout=5000)
+    pane.refresh()
+    settle(qtbot, window)
+    assert len(titles(pane)) == 3  # a hidden view looks scrolled to its end: it must not page on
+    window.docks["Timeline"].raise_()
+    qtbot.waitUntil(lambda: len(titles(pane)) == 4, timeout=5000)
 
 
 def test_load_more_button_appends_the_next_page(

@@ -15,6 +15,7 @@ and the answer is appended with `append_nodes`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -176,9 +177,13 @@ class TimelineModel(NodeModel):
         super().__init__(HEADERS, parent)
         self.more = False
         self.loading = False
+        self.fetch_allowed: Callable[[], bool] = lambda: True
+        """Set by the pane to its view's visibility. A view out of sight (a tab
+        behind another) counts as scrolled to its end, so Qt would ask for page
+        after page until the whole vault's timeline was loaded."""
 
     def canFetchMore(self, parent: Index) -> bool:
-        return not parent.isValid() and self.more and not self.loading
+        return not parent.isValid() and self.more and not self.loading and self.fetch_allowed()
 
     def fetchMore(self, parent: Index) -> None:
         if self.canFetchMore(parent):

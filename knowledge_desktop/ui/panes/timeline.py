@@ -262,6 +262,8 @@ class TimelinePane(Pane):
         self.model = TimelineModel(self)
         self.model.fetch_more_requested.connect(self.load_more)
         self.tree = QTreeView()
+        # In sight: a docked pane behind another tab still reports isVisible().
+        self.model.fetch_allowed = lambda: not self.tree.visibleRegion().isEmpty()
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
