@@ -1,7 +1,7 @@
 """Process-wide settings for a window that shares its interpreter with engine workers.
 
 The window's process runs Python on several threads (the UI, the watcher's
-reconciles, the Runner's queries). Two defaults of the runtime suit a batch
+reconciles, the Runner's queries). Three defaults suit a batch
 program better than that:
 
 * The interpreter lock's switch interval (5 ms): a worker holding the lock
@@ -11,12 +11,11 @@ program better than that:
   burst into a 10k vault the worst stall was about 250 ms at 1 ms and
   140–170 ms at 0.2 ms; 0.05 ms was no better on bursts and, in one run at
   100k, made single edits wait (p95 630 ms), so 0.2 ms it is.
-* Thread priority: when the UI thread asks for the lock, the thread holding
-  it lets go, and every waiting thread races to take it. On two cores
-  with a reconcile and a query running, the UI thread often lost that race
-  several times in a row. Engine work runs at a lower priority
-  (`background_thread`), so the scheduler lets the UI thread take the lock
-  first; the work still gets every cycle the UI does not use.
+* Thread priority: when the UI thread asks for the lock, the holder lets go
+  and the waiting threads race to take it. Engine work runs at a lower
+  priority (`background_thread`) so that, when the two cores are busy, the
+  scheduler favours the UI thread in that race. On its own we could not
+  measure a difference on a burst (the runs vary too much); it costs nothing.
 * glibc's malloc arenas (up to 8 per core): each thread that allocates gets
   its own heap, and memory freed in one cannot serve another, so the
   resident size of a long-running window creeps up. Two arenas measured
