@@ -621,3 +621,24 @@ def test_the_writer_page_cache_grows_only_for_bulk_writes(kit: VaultKit) -> None
     with pytest.raises(RuntimeError), store.write(bulk=True):
         raise RuntimeError("the work failed")
     assert cache() == db.WRITER_CACHE_KIB
+
+
+def test_each_thread_keeps_one_reader_connection_until_the_store_closes(kit: VaultKit) -> None:
+    """state.sqlite: a thread's reads reuse its connection (opening one re-reads the schema
+    with a cold cache); closing the store closes every thread's connection."""
+    import threading
+
+    small_vault(kit)
+    store = kit.scan().store
+    mine = store.reader()
+    assert store.reader() is mine
+    theirs: list[sqlite3.Connection] = []
+    worker = threading.Thread(target=lambda: theirs.extend([store.reader(), store.reader()]))
+    worker.start()
+    worker.join()
+    assert theirs[0] is theirs[1]
+    assert theirs[0] is not mine
+    kit.close()
+    for conn in (mine, theirs[0]):
+        with pytest.raises(sqlite3.ProgrammingError):
+            conn.execute("SELECT 1")

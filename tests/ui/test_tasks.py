@@ -8,6 +8,7 @@ from PySide6.QtCore import QThreadPool
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.tasks import Runner
+from tests.vaultkit import VaultKit
 
 
 def one_thread_runner() -> tuple[Runner, QThreadPool]:
@@ -61,4 +62,16 @@ def test_a_running_request_overtaken_later_still_drops_its_answer(qtbot: QtBot) 
     gate.set()
     qtbot.waitUntil(lambda: runner.running == 0)
     assert answered == ["new"]
+    runner.close()
+
+
+def test_queries_on_pool_threads_reuse_their_connections(qtbot: QtBot, kit: VaultKit) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    vault = kit.scan()
+    runner, _ = one_thread_runner()
+    seen: list[int] = []
+    for _ in range(5):
+        runner.submit(lambda: id(vault.store.reader()), seen.append)
+        qtbot.waitUntil(lambda: runner.running == 0)
+    assert len(set(seen)) == 1  # one pool thread, one connection, however many jobs
     runner.close()

@@ -12,6 +12,8 @@ from knowledge_desktop.engine.store import schema
 
 WRITER_CACHE_KIB = -8192
 """The writer's page cache for everyday writes (8 MiB; negative: KiB, as SQLite takes it)."""
+MAX_READERS = 16
+"""Past this many reader connections, those of threads that have ended are closed."""
 BULK_CACHE_KIB = -65536
 """For bulk writes: index builds after a cold scan stay in memory (64 MiB)."""
 
@@ -28,7 +30,8 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._write_lock = threading.Lock()
-        self._local = threading.local()
+        self._readers: dict[int, sqlite3.Connection] = {}
+        self._readers_lock = threading.Lock()
         self._writer = self._connect()
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
@@ -107,12 +110,30 @@ class Store:
                     self._writer.execute("PRAGMA shrink_memory")
 
     def reader(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        """This thread's read-only connection, opened on first use and kept.
+
+        Kept by OS thread id, not in a `threading.local`: Qt's pool threads run
+        each job under a fresh Python thread state, which empties a
+        thread-local, so every query opened a connection (250 for 20 edits
+        in the window), re-reading the schema with a cold page cache.
+        """
+        key = threading.get_native_id()
+        conn = self._readers.get(key)
         if conn is None:
             conn = self._connect()
             conn.execute("PRAGMA query_only=ON")
-            self._local.conn = conn
+            with self._readers_lock:
+                if len(self._readers) >= MAX_READERS:
+                    self._close_readers_of_ended_threads()
+                self._readers[key] = conn
         return conn
+
+    def _close_readers_of_ended_threads(self) -> None:
+        tasks = Path("/proc/self/task")
+        if not tasks.is_dir():
+            return  # no way to tell here; the map stays as it is
+        for key in [k for k in self._readers if not (tasks / str(k)).exists()]:
+            self._readers.pop(key).close()
 
     def identity(self, key: str) -> str | None:
         row = self.reader().execute("SELECT value FROM store_identity WHERE key=?", (key,)).fetchone()
@@ -127,10 +148,10 @@ class Store:
             )
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        with self._readers_lock:
+            readers, self._readers = list(self._readers.values()), {}
+        for conn in readers:
             conn.close()
-            self._local.conn = None
         with self._write_lock:
             self._writer.close()
 
