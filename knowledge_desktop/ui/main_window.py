@@ -86,13 +86,15 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         tune_for_window()
-        # Once the panes are quiet after a change, freed heap goes back to the system
-        # (engine/heap.py); on a worker, since it takes tens of ms on a large heap.
+        # ChangeSets for the panes other than the record wait here during a burst
+        # (see apply_change).
         self._held_changes: list[ChangeSet] = []
         self._pane_cooldown = QTimer(self)
         self._pane_cooldown.setSingleShot(True)
         self._pane_cooldown.setInterval(CHANGE_PANES_MS)
         self._pane_cooldown.timeout.connect(self._deliver_held_changes)
+        # Once the panes are quiet after a change, freed heap goes back to the system
+        # (engine/heap.py); on a worker, since it takes tens of ms on a large heap.
         self._heap_timer = QTimer(self)
         self._heap_timer.setSingleShot(True)
         self._heap_timer.setInterval(HEAP_QUIET_MS)
