@@ -18,8 +18,11 @@ and one `Derived` per file, so at 100,000 files every hundred bytes per file
 is ten megabytes. A `Node` therefore keeps only what derivation and the
 projections read, in compact form (tuples, interned names, no frontmatter
 dict); the full parse stays in the `files.node` column for whoever needs the
-rest (the record pane reads it there). Index members and watched keys are
-stored the cheap way for the common case of one member (see `Index`).
+rest (the record pane reads it there). What only a file's own derivation and
+projection rows read (its `Detail`, and its `Derived` findings) is let go once
+the rows are written and read back from that column when the file is derived
+again, which halves the catalog. Index members and watched keys are stored
+the cheap way for the common case of one member (see `Index`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import posixpath
 import sys
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import lru_cache
@@ -43,6 +46,8 @@ from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.records.parse import ParsedFile
 
 MAX_MERGE_HOPS = 8
+DERIVE_CHUNK = 500
+"""Nodes whose detail is read back from the parse cache in one query."""
 
 Window = tuple[str | None, str | None]
 """(inclusive start, exclusive end) as comparable UTC text; None is unbounded."""
@@ -147,6 +152,24 @@ class Derived:
     own_window: Window = NO_WINDOW
     window: Window = NO_WINDOW
     """When the record counts as current: its own validity/expiry met with its dependencies'."""
+    complete: bool = True
+    """False once the findings only the projections read (link results, refs,
+    evidence, diagnostics) were let go; `Catalog` derives them again when a
+    projection row must be rewritten without the record being re-derived."""
+
+    def release_findings(self) -> None:
+        self.link_results = ()
+        self.refs = ()
+        self.evidence = ()
+        self.diagnostics = _RELEASED_FINDINGS
+        self.complete = False
+
+    def adopt_findings(self, fresh: Derived) -> None:
+        self.link_results = fresh.link_results
+        self.refs = fresh.refs
+        self.evidence = fresh.evidence
+        self.diagnostics = fresh.diagnostics
+        self.complete = True
 
     @property
     def watch(self) -> set[Key]:
@@ -170,6 +193,11 @@ class Derived:
 
     def base_ok(self, lifecycle: str) -> bool:
         return self.valid and not self.duplicate and lifecycle == "active"
+
+
+_RELEASED_FINDINGS: list[Diagnostic] = []
+"""Shared by every released Derived (an empty list each would cost 56 bytes);
+never appended to, since derivation always starts from a new Derived."""
 
 
 class KeyLines(tuple[str | int, ...]):
@@ -206,6 +234,97 @@ EvidenceItem = tuple[str | None, str | None, str | None, tuple[int, int] | None,
 well-typed; None for an entry that is not a mapping (it still takes an index)."""
 
 
+class StaleDetail(RuntimeError):
+    """The parse cache no longer holds the file a node describes (a bug, or the
+    state database changed under the open vault)."""
+
+
+class Detail:
+    """What deriving one file reads of it that no other file's derivation does.
+
+    Frontmatter values, links, evidence locators and key lines are over half
+    of a node's weight but are read only when the file itself is derived or
+    its projection rows are written. A catalog with a `DetailSource` therefore
+    lets them go once the rows are written and reads them back from the parse
+    cache (`files.node`) when the file is derived again.
+    """
+
+    __slots__ = ("evidence_items", "key_lines", "link_parts", "values")
+
+    def __init__(self, parsed: ParsedFile, data: dict[str, Any], is_record: bool) -> None:
+        self.key_lines = KeyLines.keep(parsed.key_lines)
+        parts: list[str | int | None] = []
+        for link in parsed.links:
+            parts += (
+                link.kind,
+                _intern(link.target),
+                _intern(link.label) if link.label is not None else None,
+                link.line,
+            )
+        self.link_parts: tuple[str | int | None, ...] = tuple(parts)
+        """(kind, target, label, line) per link, flattened: a RawLink each costs 72 bytes more."""
+        self.values: tuple[Any, ...] | None = (
+            tuple(_retained(key, data[key]) if key in data else _ABSENT for key in RETAINED) if data else None
+        )
+        self.evidence_items: tuple[EvidenceItem, ...] | None = (
+            _evidence(data.get("evidence")) if is_record else None
+        )
+
+    def value(self, key: str) -> Any:
+        if self.values is None:
+            return None
+        found = self.values[_SLOT[key]]
+        return None if found is _ABSENT else found
+
+
+class DetailSource:
+    """Reads released details back from the parse cache, and knows which
+    nodes hold one, so that they can all be let go after a write."""
+
+    __slots__ = ("_holding", "_read")
+
+    def __init__(self, read: Callable[[list[str]], Iterable[Node]]) -> None:
+        self._read = read
+        """Fresh nodes for the given paths, from the parse cache."""
+        self._holding: set[Node] = set()
+
+    def adopt(self, node: Node) -> None:
+        """Take charge of a node built from a new parse (released after its write)."""
+        node.source = self
+        if node.holds_detail:
+            self._holding.add(node)
+
+    def fill(self, nodes: Iterable[Node]) -> None:
+        """Give every node without its detail the detail stored for it."""
+        wanted = {n.path: n for n in nodes if not n.holds_detail}
+        if not wanted:
+            return
+        for fresh in self._read(list(wanted)):
+            node = wanted.pop(fresh.path, None)
+            if node is not None:
+                node.take_detail(fresh)
+                self._holding.add(node)
+        if wanted:
+            raise StaleDetail(f"the parse cache has no entry for {', '.join(sorted(wanted)[:3])}")
+
+    def release(self, nodes: Iterable[Node] | None = None) -> None:
+        """Let the detail of `nodes` go (None: of every node holding one).
+
+        Only for nodes whose parse is in the cache: the reconciler calls it
+        once its write is committed.
+        """
+        for node in self._holding if nodes is None else nodes:
+            node.release_detail()
+        if nodes is None:
+            self._holding.clear()
+        else:
+            self._holding.difference_update(nodes)
+
+    @property
+    def holding(self) -> int:
+        return len(self._holding)
+
+
 class Node:
     """One candidate file: what derivation and the projections read of its parse.
 
@@ -217,24 +336,24 @@ class Node:
     """
 
     __slots__ = (
+        "_detail",
         "body_chars",
         "body_line",
+        "declared_type",
         "diagnostics",
-        "evidence_items",
         "id",
         "is_record",
-        "key_lines",
         "kind",
         "lifecycle",
-        "link_parts",
+        "merged_into",
         "names",
         "path",
         "refs",
         "scope",
         "sha256",
         "size",
+        "source",
         "structurally_valid",
-        "values",
         "window",
     )
 
@@ -248,30 +367,19 @@ class Node:
         self.body_chars = parsed.body_chars
         self.structurally_valid = parsed.structurally_valid
         self.diagnostics: tuple[Diagnostic, ...] = tuple(parsed.diagnostics)
-        self.key_lines = KeyLines.keep(parsed.key_lines)
-        parts: list[str | int | None] = []
-        for link in parsed.links:
-            parts += (
-                link.kind,
-                _intern(link.target),
-                _intern(link.label) if link.label is not None else None,
-                link.line,
-            )
-        self.link_parts: tuple[str | int | None, ...] = tuple(parts)
-        """(kind, target, label, line) per link, flattened: a RawLink each costs 72 bytes more."""
         data = parsed.data or {}
-        self.values: tuple[Any, ...] | None = (
-            tuple(_retained(key, data[key]) if key in data else _ABSENT for key in RETAINED) if data else None
-        )
+        self._detail: Detail | None = Detail(parsed, data, self.is_record)
+        self.source: DetailSource | None = None
+        """Where the detail comes back from once released; None: it is never released."""
+        self.declared_type: Any = self._detail.value("type")
+        self.merged_into: Any = self._detail.value("merged_into")
+        """The two values other records' derivation reads (page types, merge chains)."""
         record_id = parsed.record_id if self.is_record else None
         self.id: str | None = _intern(record_id) if record_id else record_id
         self.kind: str | None = _intern(str(data["kind"])) if self.is_record else None
         self.lifecycle: str = _intern(str(data.get("lifecycle", "active"))) if self.is_record else "active"
         self.names: tuple[str, ...] = _names(data) if self.is_record else ()
         self.refs: tuple[tuple[str, str], ...] = ref_targets(data) if self.is_record else ()
-        self.evidence_items: tuple[EvidenceItem, ...] | None = (
-            _evidence(data.get("evidence")) if self.is_record else None
-        )
         window = own_window(data) if self.is_record and self.kind in ("claim", "relationship") else NO_WINDOW
         self.window: Window = NO_WINDOW if window == NO_WINDOW else window  # most are unbounded: share one
 
@@ -279,6 +387,47 @@ class Node:
     def rel(self) -> str:
         """The partition-relative path (computed: a stored copy costs 100 bytes a file)."""
         return partition_path(self.path)
+
+    @property
+    def detail(self) -> Detail:
+        """What only this file's own derivation and projections read; read back
+        from the parse cache when it was released."""
+        detail = self._detail
+        if detail is None:
+            if self.source is None:
+                raise RuntimeError(f"{self.path}: detail released with nowhere to read it back from")
+            self.source.fill((self,))
+            detail = self._detail
+            assert detail is not None
+        return detail
+
+    @property
+    def holds_detail(self) -> bool:
+        return self._detail is not None
+
+    def release_detail(self) -> None:
+        """Let the detail go (only for a node whose parse is in the cache)."""
+        if self.source is not None:
+            self._detail = None
+
+    def take_detail(self, other: Node) -> None:
+        """Adopt the detail of `other`, a node read back from the parse cache."""
+        if other.path != self.path or other.sha256 != self.sha256:
+            held = f"{other.path} {other.sha256[:12]}"
+            raise StaleDetail(f"{self.path}: the parse cache holds {held}, not {self.sha256[:12]}")
+        self._detail = other._detail
+
+    @property
+    def key_lines(self) -> KeyLines:
+        return self.detail.key_lines
+
+    @property
+    def link_parts(self) -> tuple[str | int | None, ...]:
+        return self.detail.link_parts
+
+    @property
+    def evidence_items(self) -> tuple[EvidenceItem, ...] | None:
+        return self.detail.evidence_items
 
     @property
     def links(self) -> list[RawLink]:
@@ -291,10 +440,11 @@ class Node:
 
     def value(self, key: str) -> Any:
         """A RETAINED frontmatter value, None when absent."""
-        if self.values is None:
-            return None
-        found = self.values[_SLOT[key]]
-        return None if found is _ABSENT else found
+        if key == "type":
+            return self.declared_type
+        if key == "merged_into":
+            return self.merged_into
+        return self.detail.value(key)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -303,8 +453,9 @@ class Node:
         Built on each call, for readers that expect the parse's mapping.
         """
         out: dict[str, Any] = {}
-        if self.values is not None:
-            out = {k: v for k, v in zip(RETAINED, self.values, strict=True) if v is not _ABSENT}
+        values = self.detail.values
+        if values is not None:
+            out = {k: v for k, v in zip(RETAINED, values, strict=True) if v is not _ABSENT}
         if self.evidence_items is not None:
             out["evidence"] = [
                 None
@@ -423,6 +574,11 @@ class Catalog:
         """scope -> id -> files whose eligibility depends on it."""
         self.probe: evidence.FileProbe | None = None
         """Reads vault files for evidence hashes; set by the reconciler."""
+        self.details: DetailSource | None = None
+        """Set by the reconciler: nodes may then let their detail go (see `Detail`),
+        and derived states their findings."""
+        self._complete: set[str] = set()
+        """Paths whose derived findings are held until `release`."""
 
     # -- index maintenance -------------------------------------------------
     def _index(self, node: Node, add: bool) -> None:
@@ -441,6 +597,8 @@ class Catalog:
                 self.dependents.toggle(old.scope, target, path, False)
         if derived is not None:
             self.derived[path] = derived
+            if self.details is not None:
+                self._complete.add(path)
             watched: list[str] = []
             for kind, scope, value in derived.pending or ():
                 shared = _intern(value)  # many records watch the same path, name or id
@@ -456,16 +614,26 @@ class Catalog:
         self,
         changed: Mapping[str, Node | ParsedFile | None],
         ontology_changed: Iterable[str] = (),
+        *,
+        stream: bool = False,
     ) -> set[str]:
         """Replace/remove the given files and re-derive what depends on them.
 
         Returns the paths whose derived state was recomputed (removed paths
         included), which is what the store must rewrite.
+
+        `stream`: every node given is already in the parse cache and nothing
+        will be written (loading the catalog), so each chunk of nodes lets its
+        detail go as soon as it is derived and the whole set is never in
+        memory at once.
         """
         touched: set[Key] = set()
+        details = self.details
         for path, given in changed.items():
             old = self.nodes.get(path)
             new = Node(given) if isinstance(given, ParsedFile) else given
+            if new is not None and details is not None:
+                details.adopt(new)
             touched |= _touched_keys(old, new)
             if old is not None:
                 self._index(old, False)
@@ -484,12 +652,47 @@ class Catalog:
         for path in changed:
             if path not in self.nodes:
                 self._set_derived(path, None)
-        for path in redo:
-            if path in self.nodes:
-                self._set_derived(path, self._derive(self.nodes[path]))
+        ordered = sorted(p for p in redo if p in self.nodes)
+        for start in range(0, len(ordered), DERIVE_CHUNK):
+            chunk = [self.nodes[p] for p in ordered[start : start + DERIVE_CHUNK]]
+            if details is not None:
+                details.fill(chunk)  # one query for the chunk, not one per node
+            for node in chunk:
+                self._set_derived(node.path, self._derive(node))
+            if stream and details is not None:
+                details.release(chunk)
+                for node in chunk:
+                    self.derived[node.path].release_findings()
+                    self._complete.discard(node.path)
         recomputed = set(redo) | {p for p in changed if p not in self.nodes}
-        recomputed |= self._propagate_eligibility(redo)
-        return recomputed
+        flipped = self._propagate_eligibility(redo)
+        self._complete_findings(flipped)
+        return recomputed | flipped
+
+    def _complete_findings(self, paths: Iterable[str]) -> None:
+        """Derive again the released findings of records whose rows must be
+        rewritten although nothing they looked at changed (their eligibility
+        flipped): the same inputs give the same findings."""
+        wanted = [self.nodes[p] for p in sorted(paths) if p in self.derived and not self.derived[p].complete]
+        if not wanted:
+            return
+        if self.details is not None:
+            self.details.fill(wanted)
+        for node in wanted:
+            self.derived[node.path].adopt_findings(self._derive(node))
+            self._complete.add(node.path)
+
+    def release(self) -> None:
+        """Once the projections are written: let go of what only derivation
+        and the projection writers read (node details, derived findings)."""
+        if self.details is None:
+            return
+        self.details.release()
+        for path in self._complete:
+            derived = self.derived.get(path)
+            if derived is not None:
+                derived.release_findings()
+        self._complete.clear()
 
     def _eligible_tuple(self, path: str) -> tuple[bool, bool, Window]:
         derived = self.derived[path]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine import diagnostics as dg
-from knowledge_desktop.engine.derive import Catalog, Node, release_caches
+from knowledge_desktop.engine.derive import Catalog, DetailSource, Node, release_caches
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.ontology.compose import (
@@ -237,9 +237,16 @@ class Reconciler:
             for s, a in activations.items()
             if s not in current or _fingerprint(current[s]) != _fingerprint(a)
         ]
-        current.update(activations)
-        recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-        self._write(content_rows, gone, recomputed, activations)
+        try:
+            current.update(activations)
+            recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
+            self._write(content_rows, gone, recomputed, activations)
+        except BaseException:
+            # The catalog may be ahead of the store now: read both afresh next time.
+            self._catalog = None
+            self._ontologies = None
+            raise
+        catalog.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
         if len(content_rows) + len(gone) >= BULK_ROWS:
             del results, content_rows, stat_rows  # the parse JSON is written: let it go first
@@ -268,6 +275,7 @@ class Reconciler:
     def _load_catalog(self) -> Catalog:
         catalog = Catalog()
         catalog.probe = self._probe
+        catalog.details = DetailSource(self._stored_nodes)
         files = self.store.reader().execute(
             "SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'"
         )
@@ -279,12 +287,29 @@ class Reconciler:
                 self._known[path] = known  # re-keyed: one path string for both maps
                 if known.sha256 == stored_sha:
                     sha = known.sha256  # and one sha string
-            nodes[path] = Node(codec.decode(path, scope, sha, size, encoded))
+            node = Node(codec.decode(path, scope, sha, size, encoded))
+            node.source = catalog.details
+            node.release_detail()  # read back a chunk at a time while deriving
+            nodes[path] = node
         catalog.ontologies = self.ontologies()  # shared: run() updates both at once
-        catalog.apply(nodes, ())  # derived state is not stored; rebuild it in memory
+        # Derived state is not stored; rebuild it in memory.
+        catalog.apply(nodes, (), stream=True)
         release_caches()
         _return_freed_memory()
         return catalog
+
+    def _stored_nodes(self, paths: list[str]) -> Iterator[Node]:
+        """Nodes for `paths` as the parse cache holds them (what `DetailSource` reads back)."""
+        reader = self.store.reader()
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            rows = reader.execute(
+                "SELECT path, scope, sha256, size, node FROM files"
+                f" WHERE path IN ({','.join('?' * len(chunk))}) AND node IS NOT NULL",
+                chunk,
+            )
+            for path, scope, sha, size, encoded in rows:
+                yield Node(codec.decode(path, scope, sha, size, encoded))
 
     def _release_memory(self) -> None:
         """After a bulk write (whose page cache `Store.write` already handed

@@ -326,6 +326,51 @@ def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
     vault.close()
 
 
+def test_the_catalog_lets_details_go_once_rows_are_written(kit: VaultKit) -> None:
+    """Memory: node details and derived findings live only while a reconcile
+    derives and writes; a record whose eligibility flips without being derived
+    again (a dependency of a dependency) still gets the rows a fresh scan writes."""
+    small_vault(kit)
+    kit.claim("private/claims/c2.md", "cl_2", "Builds on c1", dependencies=["cl_1"])
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    kit.page("private/notes/new.md", "pg_new", "New", type="note")
+    vault.reconcile(["private/notes/new.md"], "watcher")
+    catalog = vault.reconciler.catalog()
+    assert catalog.details is not None
+    assert catalog.details.holding == 0
+    assert not any(node.holds_detail for node in catalog.nodes.values())
+    assert not any(derived.complete for derived in catalog.derived.values())
+    # Withdrawing Ada makes cl_1 unavailable (re-derived: it names her) and so cl_2,
+    # which only depends on cl_1 and is not derived again.
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", lifecycle="withdrawn")
+    change = vault.reconcile(["private/people/ada.md"], "watcher")
+    assert "private/claims/c2.md" in change.affected_paths
+    assert catalog.details.holding == 0
+    incremental = snapshot(vault)
+    kit.close()
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    assert snapshot(kit.scan()) == incremental
+
+
+def test_a_parse_cache_out_of_step_with_the_catalog_is_an_error_not_a_guess(kit: VaultKit) -> None:
+    """Memory: a released detail is read back only for the same bytes (path and hash)."""
+    from knowledge_desktop.engine.derive import StaleDetail
+
+    small_vault(kit)
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    catalog = vault.reconciler.catalog()
+    with vault.store.write() as tx:
+        tx.execute("UPDATE files SET sha256 = 'f00' WHERE path = 'private/people/ada.md'")
+    with pytest.raises(StaleDetail, match=r"private/people/ada\.md"):
+        catalog.nodes["private/people/ada.md"].value("title")
+    vault.close()
+
+
 def test_parallel_parsing_gives_the_same_projections(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reconcile: worker processes parse exactly as the calling process does."""
     small_vault(kit)
