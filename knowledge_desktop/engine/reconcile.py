@@ -232,10 +232,11 @@ class Reconciler:
         before_ids = {p: catalog.nodes[p].id for p in parsed if p in catalog.nodes}
         activations = {s: self._activate(s) for s in manifest_scopes}
         current = self.ontologies()
+        # Against what the projections were derived with, not `current`: loaded
+        # lazily, that may already have read the changed manifest.
+        derived_with = self._stored_fingerprints()
         changed_scopes = [
-            s
-            for s, a in activations.items()
-            if s not in current or _fingerprint(current[s]) != _fingerprint(a)
+            s for s, a in activations.items() if s not in derived_with or derived_with[s] != _fingerprint(a)
         ]
         try:
             current.update(activations)
@@ -253,6 +254,17 @@ class Reconciler:
             self._release_memory()
         change.elapsed_ms = (time.perf_counter() - started) * 1000
         return change
+
+    def _stored_fingerprints(self) -> dict[str, str | None]:
+        """Each partition's ontology as `_fingerprint` gives it, from ontology_state."""
+        out: dict[str, str | None] = {}
+        rows = self.store.reader().execute("SELECT scope, fingerprint, failure FROM ontology_state")
+        for scope, fingerprint, failure in rows:
+            if fingerprint is not None:
+                out[scope] = fingerprint
+            else:
+                out[scope] = "failed:" + (json.loads(failure).get("message", "") if failure else "")
+        return out
 
     def ontologies(self) -> dict[str, Activation]:
         """Each partition's activation; cheap (manifests only), so readers use this
@@ -726,7 +738,11 @@ def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_Rea
     out: list[_ReadResult] = []
     for entry, known_sha in jobs:
         if entry.outside_link:
-            parsed = ParsedFile(entry.path, entry.scope, "", 0, "unrecognized")
+            # The marker stands in for a hash everywhere (files table, catalog,
+            # nodes read back from the parse cache), so it is the parse's too,
+            # as is the size the files table keeps.
+            marker = "link:" + str(entry.inode)
+            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
             parsed.diagnostics.append(
                 dg.make(
                     "symlink-outside-vault",
@@ -734,17 +750,18 @@ def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_Rea
                     "this symbolic link points outside the vault and is not followed",
                 )
             )
-            out.append(_ReadResult(entry, "link:" + str(entry.inode), parsed))
+            out.append(_ReadResult(entry, marker, parsed))
             continue
         try:
             with open(os.path.join(root, entry.path), "rb") as handle:
                 data = handle.read()
         except OSError as exc:
-            parsed = ParsedFile(entry.path, entry.scope, "", 0, "unrecognized")
+            marker = "unreadable:" + str(entry.mtime_ns)
+            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
             parsed.diagnostics.append(
                 dg.make("file-unreadable", entry.path, f"cannot read: {exc.strerror or exc}")
             )
-            out.append(_ReadResult(entry, "unreadable:" + str(entry.mtime_ns), parsed))
+            out.append(_ReadResult(entry, marker, parsed))
             continue
         sha = sha256_hex(data)
         if entry.kind == "manifest" or sha == known_sha:

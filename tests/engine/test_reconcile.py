@@ -355,6 +355,43 @@ def test_the_catalog_lets_details_go_once_rows_are_written(kit: VaultKit) -> Non
     assert snapshot(kit.scan()) == incremental
 
 
+def test_files_without_a_hash_are_read_back_from_the_parse_cache(kit: VaultKit, tmp_path: Path) -> None:
+    """Memory: a link out of the vault has a stand-in for its hash and size; a node
+    read back from the parse cache must carry the same ones (they used to differ,
+    and deriving such a file again failed)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# not ours\n", encoding="utf-8")
+    small_vault(kit)
+    os.symlink(outside, kit.root / "private/notes-out.md")
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    # A failed ontology is a change of the partition's ontology: every file is derived again.
+    kit.write("private/ontology.yaml", "format: knowledge-ontology-v1\nname: [broken\n")
+    vault.reconcile(["private/ontology.yaml"], "watcher")
+    incremental = snapshot(vault)
+    kit.close()
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    assert snapshot(kit.scan()) == incremental
+
+
+def test_a_manifest_changed_before_the_first_reconcile_after_opening_is_noticed(kit: VaultKit) -> None:
+    """Live vault (ontology changes recompute validation): the change is judged
+    against the ontology the projections were derived with, not one read from
+    the changed file (a freshly opened vault reads its ontologies lazily, and
+    used to see no change at all)."""
+    small_vault(kit)
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    kit.write("private/ontology.yaml", "format: knowledge-ontology-v1\nname: [broken\n")
+    change = vault.reconcile(["private/ontology.yaml"], "watcher")
+    assert change.ontology_changed == ["private"]
+    rows = vault.store.reader().execute("SELECT code FROM diagnostics WHERE path = 'private/people/ada.md'")
+    assert "ontology-unavailable" in {code for (code,) in rows}
+
+
 def test_a_parse_cache_out_of_step_with_the_catalog_is_an_error_not_a_guess(kit: VaultKit) -> None:
     """Memory: a released detail is read back only for the same bytes (path and hash)."""
     from knowledge_desktop.engine.derive import StaleDetail

@@ -260,34 +260,57 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> int | Non
 def refresh(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> set[str]:
     """Update what other files decide (eligibility, type, window, dates) on indexed rows."""
     touched: set[str] = set()
+    by_table: dict[str, list[str]] = {}
     for path in paths:
         node = catalog.nodes.get(path)
-        derived = catalog.derived.get(path)
-        if node is None or derived is None or not node.is_record:
+        if node is None or not node.is_record or node.lifecycle not in ("active", "superseded"):
             continue
-        if node.lifecycle not in ("active", "superseded"):
-            continue
-        _, rows = tables(node.scope or "", node.lifecycle == "superseded")
-        eligible = derived.valid and not derived.duplicate and derived.deps_ok
-        spans = record_times(node)
-        tx.execute(
-            f"UPDATE {rows} SET type=?, eligible=?, active_from=?, active_until=?,"
-            " occurred_start=?, occurred_end=?, recorded_start=?, recorded_end=?,"
-            " updated_start=?, updated_end=?, due_start=?, due_end=? WHERE path=?",
-            (
-                derived.type,
-                int(eligible),
-                derived.window[0],
-                derived.window[1],
-                *spans["occurred_at"],
-                *spans["recorded_at"],
-                *spans["updated_at"],
-                *spans["due_at"],
-                path,
-            ),
-        )
-        touched.add(node.scope or "")
+        by_table.setdefault(tables(node.scope or "", node.lifecycle == "superseded")[1], []).append(path)
+    for rows, candidates in by_table.items():
+        # Only rows that exist: after a first scan none do (text is indexed by the
+        # first search), and working out dates for every record is not free.
+        present = _present(tx, rows, candidates)
+        for path in candidates:
+            scope = _refresh_one(tx, catalog, rows, path) if path in present else None
+            if scope is not None:
+                touched.add(scope)
     return touched
+
+
+def _present(tx: Tx, rows: str, paths: list[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(p for (p,) in tx.execute(f"SELECT path FROM {rows} WHERE path IN ({marks})", chunk))
+    return found
+
+
+def _refresh_one(tx: Tx, catalog: Catalog, rows: str, path: str) -> str | None:
+    """Rewrite one row's derived columns; the row's scope, None without derived state."""
+    node = catalog.nodes[path]
+    derived = catalog.derived.get(path)
+    if derived is None:
+        return None
+    eligible = derived.valid and not derived.duplicate and derived.deps_ok
+    spans = record_times(node)
+    tx.execute(
+        f"UPDATE {rows} SET type=?, eligible=?, active_from=?, active_until=?,"
+        " occurred_start=?, occurred_end=?, recorded_start=?, recorded_end=?,"
+        " updated_start=?, updated_end=?, due_start=?, due_end=? WHERE path=?",
+        (
+            derived.type,
+            int(eligible),
+            derived.window[0],
+            derived.window[1],
+            *spans["occurred_at"],
+            *spans["recorded_at"],
+            *spans["updated_at"],
+            *spans["due_at"],
+            path,
+        ),
+    )
+    return node.scope or ""
 
 
 def bump(tx: Tx, scopes: Iterable[str], now: str) -> None:
