@@ -307,7 +307,8 @@ class Reconciler:
         # Derived state is not stored; rebuild it in memory.
         catalog.apply(nodes, (), stream=True)
         release_caches()
-        _return_freed_memory()
+        if len(nodes) >= BULK_ROWS:  # (a small or empty catalog frees little: no pause for it)
+            _return_freed_memory()
         return catalog
 
     def _stored_nodes(self, paths: list[str]) -> Iterator[Node]:
