@@ -49,6 +49,20 @@ def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
     return out
 
 
+def drop_state(kit: VaultKit) -> None:
+    """Delete the state database, as if the vault had never been opened."""
+    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
+        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+
+
+def assert_equals_a_fresh_scan(kit: VaultKit, vault: Vault) -> None:
+    """The projections `vault` holds are those a scan from nothing builds."""
+    incremental = snapshot(vault)
+    kit.close()
+    drop_state(kit)
+    assert snapshot(kit.scan()) == incremental
+
+
 def small_vault(kit: VaultKit) -> None:
     kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", aliases=["Ada"])
     kit.page("private/people/bob.md", "pg_bob", "Bob", type="person", body="Knows [[Ada]].\n")
@@ -271,11 +285,7 @@ def test_incremental_updates_from_a_reopened_vault_equal_a_full_rebuild(kit: Vau
     vault = kit.open()  # the first incremental change loads the catalog from files.node
     for _ in range(150):
         vault.reconcile(_rich_edit(kit, rng), "watcher")
-    incremental = snapshot(vault)
-    kit.close()
-    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
-    assert snapshot(kit.scan()) == incremental
+    assert_equals_a_fresh_scan(kit, vault)
 
 
 def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
@@ -348,11 +358,7 @@ def test_the_catalog_lets_details_go_once_rows_are_written(kit: VaultKit) -> Non
     change = vault.reconcile(["private/people/ada.md"], "watcher")
     assert "private/claims/c2.md" in change.affected_paths
     assert catalog.details.holding == 0
-    incremental = snapshot(vault)
-    kit.close()
-    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
-    assert snapshot(kit.scan()) == incremental
+    assert_equals_a_fresh_scan(kit, vault)
 
 
 def test_files_without_a_hash_are_read_back_from_the_parse_cache(kit: VaultKit, tmp_path: Path) -> None:
@@ -369,11 +375,7 @@ def test_files_without_a_hash_are_read_back_from_the_parse_cache(kit: VaultKit, 
     # A failed ontology is a change of the partition's ontology: every file is derived again.
     kit.write("private/ontology.yaml", "format: knowledge-ontology-v1\nname: [broken\n")
     vault.reconcile(["private/ontology.yaml"], "watcher")
-    incremental = snapshot(vault)
-    kit.close()
-    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
-    assert snapshot(kit.scan()) == incremental
+    assert_equals_a_fresh_scan(kit, vault)
 
 
 def test_a_manifest_changed_before_the_first_reconcile_after_opening_is_noticed(kit: VaultKit) -> None:
@@ -421,8 +423,7 @@ def test_parallel_parsing_gives_the_same_projections(kit: VaultKit, monkeypatch:
         )
     serial = snapshot(kit.scan())
     kit.close()
-    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    drop_state(kit)
     monkeypatch.setattr(reconcile_module, "PARALLEL_THRESHOLD", 2)
     monkeypatch.setattr(reconcile_module, "BATCH", 4)
     vault = kit.open()
@@ -538,8 +539,7 @@ def test_a_lost_state_database_is_reported(kit: VaultKit) -> None:
     small_vault(kit)
     kit.scan()
     kit.close()
-    for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
+    drop_state(kit)
     assert "state-missing" in kit.codes()
 
 
