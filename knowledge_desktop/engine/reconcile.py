@@ -234,7 +234,7 @@ class Reconciler:
         current = self.ontologies()
         # Against what the projections were derived with, not `current`: loaded
         # lazily, that may already have read the changed manifest.
-        derived_with = self._stored_fingerprints()
+        derived_with = self._stored_fingerprints() if activations else {}
         changed_scopes = [
             s for s, a in activations.items() if s not in derived_with or derived_with[s] != _fingerprint(a)
         ]

@@ -63,6 +63,17 @@ def assert_equals_a_fresh_scan(kit: VaultKit, vault: Vault) -> None:
     assert snapshot(kit.scan()) == incremental
 
 
+def reopened_with_one_edit(kit: VaultKit) -> Vault:
+    """Scan, reopen and apply one new file: the catalog is then the one loaded from
+    the parse cache, as in a window opened on an indexed vault."""
+    kit.scan()
+    kit.close()
+    vault = kit.open()
+    kit.page("private/notes/new.md", "pg_new", "New", type="note")
+    vault.reconcile(["private/notes/new.md"], "watcher")
+    return vault
+
+
 def small_vault(kit: VaultKit) -> None:
     kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", aliases=["Ada"])
     kit.page("private/people/bob.md", "pg_bob", "Bob", type="person", body="Knows [[Ada]].\n")
@@ -304,11 +315,7 @@ def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
         entities=["pg_ada"],
         evidence=[{"source": "pg_ada", "quote": "a long quotation " * 20, "lines": [1, 2]}],
     )
-    kit.scan()
-    kit.close()
-    vault = kit.open()
-    kit.page("private/notes/new.md", "pg_new", "New", type="note")
-    vault.reconcile(["private/notes/new.md"], "watcher")
+    vault = reopened_with_one_edit(kit)
     catalog = vault.reconciler.catalog()
 
     def contents(value: object) -> list[object]:
@@ -342,11 +349,7 @@ def test_the_catalog_lets_details_go_once_rows_are_written(kit: VaultKit) -> Non
     again (a dependency of a dependency) still gets the rows a fresh scan writes."""
     small_vault(kit)
     kit.claim("private/claims/c2.md", "cl_2", "Builds on c1", dependencies=["cl_1"])
-    kit.scan()
-    kit.close()
-    vault = kit.open()
-    kit.page("private/notes/new.md", "pg_new", "New", type="note")
-    vault.reconcile(["private/notes/new.md"], "watcher")
+    vault = reopened_with_one_edit(kit)
     catalog = vault.reconciler.catalog()
     assert catalog.details is not None
     assert catalog.details.holding == 0
