@@ -7,19 +7,17 @@ needs one; `phrase` needs the tokens in order and adjacent within one field.
 Query text is never FTS syntax: tokens are taken from it and quoted, so
 `OR`, `NOT`, `NEAR(`, `*`, `:` or quotes are plain words.
 
-Eligibility, validity windows and the filters are applied in the same SQL
-statement that ranks, so they are applied before a page is cut. Ranking
-statistics are those of the partition's current records (each partition has
-its own tables); searching several partitions merges their hits by score.
+Eligibility, validity windows and the filters are applied before ranking,
+so before a page is cut. Ranking statistics are those of the partition's
+current records (each partition has its own tables); searching several
+partitions merges their hits by score.
 
 Scoring every match with bm25() costs about 3 µs a match, which a word found
-in most of 100,000 records turns into hundreds of milliseconds. So current
-records are first ranked from the strong sets (keyword.strong_terms): levels
-are read top down until the page's last score provably beats every record
-left out, and only the records that could still beat it are scored — here,
-from their text with bm25()'s own arithmetic, or by SQLite (`_bounded_top`).
-When that cannot be proved cheaply every match is scored. Both ways give the
-same page, scores and totals.
+in most of 100,000 records turns into hundreds of milliseconds. So when the
+words of a search of current records match many of them, it is answered
+from the stored term weights instead (`_ranked_weights`, `ranking`): the
+same scores, computed for every match at once in arrays. Both ways give the
+same page, scores and totals, to the bit.
 """
 
 from __future__ import annotations
@@ -32,9 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from knowledge_desktop.engine.query import ranking
 from knowledge_desktop.engine.query import text as textmod
 from knowledge_desktop.engine.query.inventory import QueryError, now_text
-from knowledge_desktop.engine.store.projections import keyword
+from knowledge_desktop.engine.store.projections import keyword, terms
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, tables
 
 MODES = ("all", "any", "phrase")
@@ -46,7 +47,6 @@ BM25 = "bm25({fts}, 8.0, 6.0, 1.0)"
 MAX_CHAIN = 32
 EXACT_BELOW = 3000
 """Queries matching at most this many records are scored outright (a few ms)."""
-SAMPLE = 2000
 MAX_EXCEPTIONS = 200
 """An unfiltered total tests at most this many ineligible or windowed rows
 against the match (`_left_out`); with more it joins every match to the rows table."""
@@ -127,7 +127,11 @@ def _bound(value: str, name: str) -> tuple[str, str]:
     return start, end
 
 
-def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, list[object]]:
+def filter_sql(
+    q: GrepQuery, alias: str, now: str, current: bool, tags: str | None = None
+) -> tuple[str, list[object]]:
+    """The WHERE clause for eligibility, validity window and the filters; `tags` names
+    the table listing the current rows' tags (superseded rows are tested by their JSON)."""
     parts = [f"{alias}.eligible=1"]
     params: list[object] = []
     if current:
@@ -142,7 +146,10 @@ def filter_sql(q: GrepQuery, alias: str, now: str, current: bool) -> tuple[str, 
     if q.types is not None:
         parts.append(f"{alias}.type IN ({','.join('?' * len(q.types))})")
         params.extend(sorted(q.types))
-    if q.tag:
+    if q.tag and tags is not None:
+        parts.append(f"{alias}.rowid IN (SELECT rowid FROM {tags} WHERE tag=?)")
+        params.append(q.tag)
+    elif q.tag:
         # instr() on the stored JSON (the tag as json.dumps writes it) is a cheap
         # necessary test; json_each() then confirms it is a whole list element.
         parts.append(
@@ -182,12 +189,7 @@ def _ranked(
     match = match_expression(words, q.mode)
     if not history:
         plain = not (q.kind or q.types is not None or q.tag or q.time_field)
-        try:
-            found = _ranked_strong(conn, scope, words, q.mode, match, where, params, limit, plain, probe)
-        except sqlite3.OperationalError:
-            # e.g. a word FTS5 splits in two: a phrase the strong table (detail=none)
-            # cannot search. Full scoring answers the same question.
-            found = None
+        found = _ranked_weights(conn, scope, words, q.mode, match, where, params, limit, plain, probe)
         if found is not None:
             return found
     return _ranked_exact(conn, scope, history, match, where, params, limit, probe=probe)
@@ -201,31 +203,14 @@ def _ranked_exact(
     where: str,
     params: list[object],
     limit: int,
-    total: int | None = None,
-    left_out: list[int] | None = None,
     probe: list[int] | None = None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
     """Score every filtered match with bm25(): right for any query, slow for common words.
 
-    A known `total` spares the count; known `left_out` rows (an unfiltered
-    search, `_left_out`) spare the join to the rows table for every match.
-    Third: which `probe` rows are filtered matches, when the count tells
-    (None otherwise, or without a probe).
+    Third: which `probe` rows are filtered matches (None without a probe).
     """
     fts, rows = tables(scope, history)
     bm25 = BM25.format(fts=fts)
-    if total is not None and left_out is not None:
-        page = _ranked_unjoined(conn, scope, match, limit, left_out)
-        if page is not None:
-            return total, page, None
-    if total is not None:
-        found = conn.execute(
-            f"SELECT rowid, id, -score FROM (SELECT r.rowid AS rowid, r.id AS id, {bm25} AS score"
-            f" FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid WHERE {fts} MATCH ? AND {where})"
-            f" ORDER BY score, id LIMIT {int(limit)}",
-            [match, *params],
-        ).fetchall()
-        return total, [(int(a), str(b), float(c)) for a, b, c in found], None
     # bm25() cannot sit beside a window function, so it is scored in a subquery.
     # The same window tells which `probe` rows are filtered matches.
     extra, args = "", []
@@ -243,496 +228,139 @@ def _ranked_exact(
     return counted, [(int(a), str(b), float(c)) for a, b, c, *_ in found], matched
 
 
-TIE_SLACK = 16
-
-
-def _ranked_unjoined(
-    conn: sqlite3.Connection,
-    scope: str,
-    match: str,
-    limit: int,
-    left_out: list[int],
-    candidates: str | None = None,
-) -> list[tuple[int, str, float]] | None:
-    """Full scoring of an unfiltered search without joining every match to the rows
-    table: the best scores first, then ids for those that can make the page.
-    None when records tied with the page's last score may lie past what was read.
-    `candidates` (an expression for the strong table) keeps only the records it finds."""
-    fts, rows = tables(scope)
-    bm25 = BM25.format(fts=fts)
-    strong = keyword.strong_table(scope)
-    only, args = "", []
-    if candidates is not None:
-        only, args = f" AND +rowid IN (SELECT rowid FROM {strong} WHERE {strong} MATCH ?)", [candidates]
-    best = conn.execute(
-        f"SELECT rowid, {bm25} AS score FROM {fts} WHERE {fts} MATCH ?{only}"
-        f" AND +rowid NOT IN (SELECT value FROM json_each(?)) ORDER BY score LIMIT {int(limit) + TIE_SLACK}",
-        [match, *args, json.dumps(left_out)],
-    ).fetchall()
-    if len(best) == limit + TIE_SLACK and best[limit - 1][1] == best[-1][1]:
-        return None  # ties with the page's last score may go on past the rows read
-    last = best[limit - 1][1] if len(best) >= limit else math.inf
-    wanted = {int(r): float(sc) for r, sc in best if sc <= last}
-    ids = dict(
-        conn.execute(
-            f"SELECT rowid, id FROM {rows} WHERE rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps(sorted(wanted)),),
-        ).fetchall()
-    )
-    ranked = sorted((sc, str(ids[r]), r) for r, sc in wanted.items())[:limit]
-    return [(r, i, -sc) for sc, i, r in ranked]
-
-
 def _idf(records: int, hits: int) -> float:
     """FTS5's IDF: log((N − n + ½) / (n + ½)), raised to 1e-6 when not positive."""
     value = math.log((records - hits + 0.5) / (hits + 0.5))
     return value if value > 0.0 else 1e-6
 
 
-def _count(
+def _rowid_list(conn: sqlite3.Connection, sql: str, params: list[object]) -> ranking.Ints:
+    """The rowids a query lists, read as one JSON array (far faster than row by row)."""
+    (listed,) = conn.execute(f"SELECT json_group_array(rowid) FROM ({sql})", params).fetchone()
+    return np.array(json.loads(listed), dtype=np.int64)
+
+
+def _ranked_weights(
     conn: sqlite3.Connection,
     scope: str,
+    words: list[str],
+    mode: str,
     match: str,
     where: str,
     params: list[object],
-    left_out: list[int] | None,
+    limit: int,
+    plain: bool,
     probe: list[int] | None,
-) -> tuple[int, int, set[int] | None]:
-    """(matches, filtered matches, which `probe` rowids match) from one pass over the matches.
-
-    With `left_out` (an unfiltered search: see `_left_out`) the filtered count is
-    the match count less the left-out rows that match, told by the same pass;
-    otherwise every match is joined to the rows table. The probe set is None
-    when there is no probe.
-    """
-    fts, rows = tables(scope)
-    listed = sorted({*(probe or ()), *(left_out or ())})
-    extra, args = "", []
-    if listed:
-        extra = (
-            f", json_group_array({fts}.rowid) FILTER (WHERE {fts}.rowid IN (SELECT value FROM json_each(?)))"
-        )
-        args = [json.dumps(listed)]
-    if left_out is None:
-        row = conn.execute(
-            f"SELECT count(*), total({where}){extra} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
-            f" WHERE {fts} MATCH ?",
-            [*params, *args, match],
-        ).fetchone()
-        hits, total = int(row[0]), int(row[1])
-    else:
-        row = conn.execute(
-            f"SELECT count(*){extra} FROM {fts} WHERE {fts} MATCH ?", [*args, match]
-        ).fetchone()
-        hits = int(row[0])
-    found = {int(r) for r in json.loads(row[-1])} if listed else set()
-    if left_out is not None:
-        total = hits - len(found.intersection(left_out))
-    return hits, total, found.intersection(probe) if probe else None
-
-
-def _ranked_strong(
-    conn: sqlite3.Connection,
-    scope: str,
-    words: list[str],
-    mode: str,
-    match: str,
-    where: str,
-    params: list[object],
-    limit: int,
-    plain: bool = False,
-    probe: list[int] | None = None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None] | None:
-    """The same answer as `_ranked_exact`, without scoring every match when it can.
+    """The same answer as `_ranked_exact`, from the stored term weights (`ranking`).
 
-    Counts first (exactly), then `_bounded_top` ranks the records the strong
-    sets cannot rule out; when it cannot prove its page, every filtered match
-    is scored. None — the caller scores every match — when the strong sets
-    are stale or the filters keep so few records that full scoring is cheaper.
-    `plain` (no kind, type, tag or date filter) lets the total skip the join
-    to the rows table (`_left_out`). Third in the answer: which `probe` rows
-    match, read off the counting pass.
+    Matches, phrases, filters, IDF and BM25 are worked out in arrays over
+    every current record, so a word found in most records costs milliseconds
+    instead of a bm25() call per match. None — the caller scores with bm25() —
+    when the words match so few records that bm25() is as quick, when a word
+    is not one FTS5 term, or when too many records are unsure.
     """
-    _, rows = tables(scope)
-    stats = keyword.totals(conn, scope)
-    cut = keyword.strong_avgdl(conn, scope)
-    if stats is None or cut is None or stats[0] == 0 or stats[1] / stats[0] > cut:
+    if not all(terms.one_term(w) for w in words):
         return None
-    records = stats[0]
-    if not plain:
-        # Filters that keep few records make full scoring cheap, and cheaper than the
-        # count this path needs first: judge them on a slice of the rows table.
-        sample, kept = conn.execute(
-            f"SELECT count(*), total({where}) FROM (SELECT * FROM {rows} ORDER BY rowid LIMIT {SAMPLE}) r",
-            params,
-        ).fetchone()
-        if sample and records * kept / sample <= 2 * EXACT_BELOW:
-            return None
-    left_out = _left_out(conn, scope, where, params) if plain else None
-    hits, total, matched = _count(conn, scope, match, where, params, left_out, probe)
-    if total > EXACT_BELOW:
-        found = _bounded_top(conn, scope, words, mode, match, where, params, limit, stats, hits, total)
-        if found is None and left_out is not None and mode != "phrase" and len(set(words)) >= SUM_WORDS_MOST:
-            found = _strong_pass(conn, scope, words, mode, match, limit, stats, hits, left_out)
-        if found is not None:
-            return total, found, matched
-    return (*_ranked_exact(conn, scope, False, match, where, params, limit, total, left_out)[:2], matched)
-
-
-def _word_idf(
-    conn: sqlite3.Connection, scope: str, words: list[str], mode: str, records: int, hits: int
-) -> list[float]:
-    """Each query word's IDF as bm25() computes it (one per word, in query order)."""
-    fts, _ = tables(scope)
-    if len(set(words)) == 1 or (mode == "all" and 2 * hits >= records):
-        # every word is in at least `hits` rows; from half the table on, IDF is its floor
-        return [_idf(records, hits)] * len(words)
-    counts = {
-        w: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'"{w}"',)).fetchone()[0])
-        for w in set(words)
-    }
-    return [_idf(records, counts[w]) for w in words]
-
-
-def _strong_pass(
-    conn: sqlite3.Connection,
-    scope: str,
-    words: list[str],
-    mode: str,
-    match: str,
-    limit: int,
-    stats: tuple[int, int],
-    hits: int,
-    left_out: list[int],
-) -> list[tuple[int, str, float]] | None:
-    """An unfiltered search of several words ranked among the records where one of
-    them is strong at any level: one bm25() pass, about half the cost of scoring
-    every match. A record no level holds scores below Σ IDF × the lowest level, so
-    the page stands when its last score beats that; None when it does not."""
-    levels = keyword.STRONG_LEVELS
-    bound = sum(_word_idf(conn, scope, words, mode, stats[0], hits)) * levels[0]
-    expression = " OR ".join(
-        [f'"{keyword.level_token(i, w)}"' for w in dict.fromkeys(words) for i in range(len(levels))]
-        + [f'"{keyword.UNSURE}"']
-    )
-    page = _ranked_unjoined(conn, scope, match, limit, left_out, expression)
-    if page is None or len(page) < limit or page[-1][2] < bound * (1 + MARGIN):
+    stats = terms.totals(conn, scope)
+    if stats is None or stats[0] == 0:
         return None
-    return page
-
-
-CEILING = keyword.K1 + 1.0
-"""No record's share for a term reaches K1 + 1."""
-MARGIN = 1e-9
-"""Relative slack between our bounds and SQLite's arithmetic."""
-BATCH = 256
-FINAL_BATCH = 64
-PYTHON_MOST = 400
-SUM_WORDS_MOST = 3
-STEP = keyword.STRONG_LEVELS[1] - keyword.STRONG_LEVELS[0]
-"""Distance between strong levels."""
-GUESS = 1.5
-HOPE = 0.01
-"""How far below the lowest level's bound a phrase's provisional page may be before giving up."""
-"""A typical share of a common word in a record where it is not strong (guesses only)."""
-"""Records `_bounded_top` scores itself; past that one bm25() pass over the matches is cheaper."""
-
-
-def _bounded_top(
-    conn: sqlite3.Connection,
-    scope: str,
-    words: list[str],
-    mode: str,
-    match: str,
-    where: str,
-    params: list[object],
-    limit: int,
-    stats: tuple[int, int],
-    hits: int,
-    total: int,
-) -> list[tuple[int, str, float]] | None:
-    """The best `limit` filtered matches, scored like bm25() but only where the
-    strong sets cannot rule a record out; None when that cannot be proved cheaply.
-
-    A record stored at level i for word w has w's share below the next level
-    (below K1 + 1 at the top); one not found in the levels read so far has it
-    below the lowest level read. Levels are read top down, a word at a time,
-    until the page's last score beats what any unread record could reach; then
-    the records read are scored in order of their bound until the bound falls
-    below that score. Scores are computed here from the record's text and
-    FTS5's own length and statistics, with bm25()'s arithmetic in its order
-    (`_record_score`); records whose text our tokenizer may split unlike FTS5
-    are scored by SQLite instead.
-    """
-    if not all(keyword.one_term(w) for w in words):
-        return None
-    if mode != "phrase" and len(set(words)) >= SUM_WORDS_MOST:
-        # Shares of common words crowd between the lowest level and the ceiling, so with
-        # three or more words a record no level holds can still come close to the page:
-        # nearly every level would be read (see `_strong_pass`).
-        return None
-    fts, rows = tables(scope)
-    strong = keyword.strong_table(scope)
     records, tokens = stats
     avgdl = tokens / records
-    distinct = list(dict.fromkeys(words))
-    slot = {w: k for k, w in enumerate(distinct)}
-    phrases = [tuple(words)] if mode == "phrase" else [(w,) for w in words]
-    counts: dict[str, int] = {}
-    if mode == "phrase" or len(distinct) == 1 or (mode == "all" and 2 * hits >= records):
-        # every word is in at least `hits` rows; from half the table on, IDF is its floor
-        idf = [_idf(records, hits)] * len(phrases)
-    else:
-        counts = {
-            w: int(conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (f'"{w}"',)).fetchone()[0])
-            for w in distinct
-        }
-        idf = [_idf(records, counts[p[0]]) for p in phrases]
-    levels = keyword.STRONG_LEVELS
-    uppers = [*levels[1:], CEILING]
-    m = len(distinct)
-    phrase = mode == "phrase"
-    depth = [len(levels)] * m  # levels at or above depth[k] are read for word k
-    whole = [False] * m  # word k's every match is read: a record not seen lacks it
-    weight = [0.0] * m
-    for i, p in enumerate(phrases):
-        weight[slot[p[0]]] += idf[i]
-    # Records read so far, grouped by their caps (one per word, 0.0 while not read for
-    # it): every record of a group has the same bound, so bounds are computed per group.
-    # A record moves to a new group when another word is read for it; `caps` says
-    # which group is its own (older lists may still name it).
-    caps: dict[int, tuple[float, ...]] = {}
-    groups: dict[tuple[float, ...], list[int]] = {}
-    settled: set[int] = set()  # scored, filtered out, not a match, or beaten
-    found: list[tuple[float, str, int]] = []  # (-score, id, rowid): the best `limit` so far
-    by_sql: list[int] = []  # text our tokenizer may split unlike FTS5: SQLite scores it
-
-    def rowids(fts_table: str, expression: str) -> list[int]:
-        (listed,) = conn.execute(
-            f"SELECT json_group_array(rowid) FROM {fts_table} WHERE {fts_table} MATCH ?", (expression,)
-        ).fetchone()
-        return list(json.loads(listed))
-
-    def bound(k: int) -> float:
-        """What word k's share can be in a record not read for it."""
-        if depth[k] == len(levels):
-            return CEILING
-        return 0.0 if whole[k] else levels[depth[k]]
-
-    def reach(key: tuple[float, ...]) -> float:
-        """The most a record with these caps can score."""
-        full = [c or bound(k) for k, c in enumerate(key)]
-        if phrase:
-            return idf[0] * min(full)  # a phrase is no more frequent than any of its words
-        return sum(w * c for w, c in zip(weight, full, strict=True))
-
-    unread = (0.0,) * m
-
-    def theta() -> float:
-        return -found[limit - 1][0] if len(found) >= limit else 0.0
-
-    def reaches(most: int | None = None) -> list[tuple[float, int]]:
-        """(bound, rowid) of unsettled records read that may beat the page, best first
-        (at most `most` of them)."""
-        floor = theta()
-        ranked = sorted(((reach(key), key) for key in groups), reverse=True)
-        out: list[tuple[float, int]] = []
-        for value, key in ranked:
-            if floor >= value * (1 + MARGIN) or (most is not None and len(out) >= most):
-                break
-            out += [(value, r) for r in groups[key] if caps.get(r) == key and r not in settled]
-        return out if most is None else out[:most]
-
-    def likely(key: tuple[float, ...]) -> float:
-        """A guess at the score of a record with these caps, to pick whom to score first:
-        a word read counts a step below its cap, one not read a typical weak share."""
-        full = [c - STEP / 2 if c else GUESS for c in key]
-        if phrase:
-            return min(full)
-        return sum(w * c for w, c in zip(weight, full, strict=True))
-
-    def promising(most: int) -> list[int]:
-        """Up to `most` unsettled records read that may beat the page, likeliest first."""
-        floor = theta()
-        out: list[int] = []
-        for _, key in sorted(((likely(key), key) for key in groups), reverse=True):
-            if len(out) >= most:
-                break
-            if floor < reach(key) * (1 + MARGIN):
-                out += [r for r in groups[key] if caps.get(r) == key and r not in settled][: most - len(out)]
-        return out
-
-    def read(k: int, found_rows: list[int], cap: float) -> None:
-        """Note word k's cap on the records found; a record not read before is kept only
-        when, with this cap, it could still beat the page."""
-        fresh = reach(tuple(cap if j == k else 0.0 for j in range(m))) * (1 + MARGIN) > theta()
-        listed = set(found_rows)
-        if not fresh:
-            # a record not read before cannot beat the page even with this cap: nor
-            # later, as caps only fall and the page's last score only rises
-            settled.update(listed.difference(caps))
-            listed.intersection_update(caps)
-        listed.difference_update(settled)
-        moved: dict[tuple[float, ...], tuple[float, ...]] = {}
-        for r in listed:
-            key = caps.get(r, unread)
-            new = moved.get(key)
-            if new is None:
-                moved[key] = new = (*key[:k], cap, *key[k + 1 :])
-            caps[r] = new
-            groups.setdefault(new, []).append(r)
-
-    if mode == "any":  # a word in few records is read whole instead of by levels
-        for k, w in enumerate(distinct):
-            if counts.get(w, hits) <= EXACT_BELOW:
-                depth[k], whole[k] = 0, True
-                read(k, rowids(fts, f'"{w}"'), CEILING)
-
-    unsure = rowids(strong, f'"{keyword.UNSURE}"')
-    by_sql += unsure
-    settled.update(unsure)
-    phrase_terms = [list(p) for p in phrases]
-    spent = 0
-
-    def score(batch: list[int]) -> None:
-        nonlocal found, spent
-        spent += len(batch)
-        settled.update(batch)
-        for rowid, rid, title, aliases, body, size in conn.execute(
-            f"SELECT r.rowid, r.id, c.c0, c.c1, c.c2, d.sz FROM json_each(?) j"
-            f" CROSS JOIN {rows} r ON r.rowid = j.value CROSS JOIN {fts}_content c ON c.id = r.rowid"
-            f" CROSS JOIN {fts}_docsize d ON d.id = r.rowid WHERE {where}",
-            [json.dumps(batch), *params],
-        ):
-            sizes = keyword._varints(size)
-            value = _record_score((title, aliases, body), sizes, phrase_terms, idf, avgdl, mode)
-            if value is None:
-                by_sql.append(int(rowid))
-            elif value > 0.0:
-                found.append((-value, str(rid), int(rowid)))
-        found = sorted(found)[:limit]
-
-    # Read levels top down, the word whose unread records could add most first; after
-    # each round score the records with the best bounds, which sets the page's last
-    # score early and so keeps later reads, and the final scoring, small.
-    need = min(BATCH, 2 * limit * max(1, hits // max(total, 1)))  # filters pass about total/hits
-    steps = 0
-    while True:
-        open_ = [k for k in range(m) if depth[k] > 0]
-        if spent < PYTHON_MOST // 2 and (not open_ or steps % m == 0):
-            best = promising(need)
-            if best:
-                score(best)
-        if len(found) < limit and spent >= PYTHON_MOST // 2:
-            return None  # the likeliest records do not even fill a page
-        if (
-            phrase
-            and len(found) >= limit
-            and max(depth) <= len(levels) // 2
-            and theta() * (1 + HOPE) < idf[0] * levels[0]
-        ):
-            # A phrase's best records hold every word high, so with the top half of the
-            # levels read its page is nearly settled: if it would not beat the records
-            # no level holds even with every level read, give up now.
-            return None
-        # Once records not read are beaten, reading on only tightens the bounds of
-        # the records read: worth it while too many of them are left to score.
-        if theta() >= reach(unread) * (1 + MARGIN) and len(reaches(PYTHON_MOST + 1)) <= PYTHON_MOST:
-            break
-        if not open_:
-            break
-        k = max(open_, key=lambda k: (1.0 if phrase else weight[k]) * bound(k))
-        depth[k] -= 1
-        steps += 1
-        read(k, rowids(strong, f'"{keyword.level_token(depth[k], distinct[k])}"'), uppers[depth[k]])
-    while theta() < reach(unread) * (1 + MARGIN):
-        # a record no level holds might still beat the page: unless scoring more of
-        # those read lifts the page's last score above that, score every match
-        best = promising(need)
-        if not best or spent >= PYTHON_MOST:
-            return None
-        score(best)
-    # score the records seen whose bound may still beat the page, best bound first;
-    # past PYTHON_MOST, one bm25() pass over the matches scores the rest
-    pending = reaches()
-    at = 0
-    while at < len(pending) and theta() < pending[at][0] * (1 + MARGIN):
-        batch = [r for _, r in pending[at : at + FINAL_BATCH] if r not in settled]
-        at += FINAL_BATCH
-        if spent >= PYTHON_MOST:
-            floor = theta()
-            by_sql += [
-                r for u, r in pending[at - FINAL_BATCH :] if floor < u * (1 + MARGIN) and r not in settled
-            ]
-            break
-        score(batch)
-    if len(by_sql) > hits // 10:
-        return None  # scoring every match costs about as much, and reads fewer rowids
-    if by_sql:
-        bm25 = BM25.format(fts=fts)
-        found += [
-            (float(s_), str(i), int(r))
-            for r, i, s_ in conn.execute(
-                f"SELECT r.rowid, r.id, {bm25} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
-                f" WHERE {fts} MATCH ? AND +{fts}.rowid IN (SELECT value FROM json_each(?)) AND {where}",
-                [match, json.dumps(by_sql), *params],
-            )
-        ]
-        found = sorted(found)[:limit]
-    return [(r, i, -s_) for s_, i, r in found]
-
-
-def _record_score(
-    texts: tuple[str | None, str | None, str | None],
-    sizes: list[int],
-    phrases: list[list[str]],
-    idf: list[float],
-    avgdl: float,
-    mode: str,
-) -> float | None:
-    """bm25() of one record as FTS5 computes it (the same operations in the same
-    order, so the same double), 0.0 when the record does not match, None when
-    our tokenizer may not read its text as FTS5 did (its token counts differ
-    from FTS5's stored sizes, or `keyword.column_terms` cannot tell)."""
-    if len(sizes) != len(keyword.WEIGHTS):
+    layout = ranking.layout(conn, scope)
+    unsure = layout.unsure()
+    if len(unsure) > UNSURE_MOST:
         return None
-    freq = [0.0] * len(phrases)
-    for column, text in enumerate(texts):
-        terms = keyword.column_terms(text) if text else []
-        if terms is None or len(terms) != sizes[column]:
-            return None
-        if not terms:
-            continue
-        for i, phrase in enumerate(phrases):
-            n = _instances(terms, phrase)
-            if n:
-                freq[i] += n * keyword.WEIGHTS[column]  # whole numbers: exact in any order
-    present = [f > 0.0 for f in freq]
-    if not (any(present) if mode == "any" else all(present)):
-        return 0.0
-    length = float(sum(sizes))
-    k1, b = keyword.K1, keyword.B
-    score = 0.0
-    for i, f in enumerate(freq):
-        score += idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * length / avgdl)))
-    return score
+    distinct = list(dict.fromkeys(words))
+    freqs = {w: ranking.frequencies(conn, scope, layout, w) for w in distinct}
+    held = [freqs[w] > 0.0 for w in distinct]
+    present = np.logical_or.reduce(held) if mode == "any" else np.logical_and.reduce(held)
+    if int(np.count_nonzero(present)) <= EXACT_BELOW:
+        return None
+    fts, rows = tables(scope)
+    if mode == "phrase" and len(words) > 1:
+        found = {w: ranking.occurrences(conn, scope, layout, w) for w in distinct}
+        phrase = ranking.phrase_frequencies(layout, [found[w] for w in words])
+        present = phrase > 0.0
+        used = [phrase]
+        idf = [_idf(records, int(np.count_nonzero(present)) + _unsure_count(conn, fts, rows, match, unsure))]
+    else:
+        counts = {w: int(np.count_nonzero(freqs[w])) for w in distinct}
+        for w in distinct if len(unsure) else []:
+            counts[w] += _unsure_count(conn, fts, rows, f'"{w}"', unsure)
+        used = [freqs[w] for w in words]
+        idf = [_idf(records, counts[w]) for w in words]
+    left_out = _left_out(conn, scope, where, params) if plain else None
+    if left_out is None:
+        keep = layout.mask(_rowid_list(conn, f"SELECT rowid FROM {rows} r WHERE {where}", params))
+    else:
+        keep = layout.sizes > 0
+        keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
+    selected = np.flatnonzero(present & keep & (layout.sizes > 0))
+    lengths = layout.sizes[selected].astype(np.float64)
+    scores = ranking.bm25([f[selected] for f in used], idf, lengths, avgdl)
+    top = ranking.best(scores, limit)
+    best = dict(zip(layout.rowids(selected[top]).tolist(), scores[top].tolist(), strict=True))
+    # unsure records: whether they match, pass the filters and how they score, by bm25()
+    odd = _unsure_matches(conn, fts, rows, match, unsure, where, params) if len(unsure) else {}
+    best.update(odd)
+    matched = None
+    if probe:
+        wanted = np.array(probe, dtype=np.int64)
+        slots = layout.slots(wanted)
+        hit = (slots >= 0) & present[np.maximum(slots, 0)]
+        matched = {int(r) for r in wanted[hit]} | set(odd)
+    return len(selected) + len(odd), _by_score_then_id(conn, rows, best, limit), matched
 
 
-def _instances(terms: list[str], phrase: list[str]) -> int:
-    """How many times the phrase starts in the column (overlapping starts count, as in FTS5)."""
-    if len(phrase) == 1:
-        return terms.count(phrase[0])
-    n = 0
-    size = len(phrase)
-    at = -1
-    first = phrase[0]
-    while True:
-        try:
-            at = terms.index(first, at + 1)
-        except ValueError:
-            return n
-        if terms[at : at + size] == phrase:
-            n += 1
+UNSURE_MOST = 64
+"""Unsure records a search scores with bm25() one by one; past that it scores every match."""
+
+
+def _unsure_matches(
+    conn: sqlite3.Connection,
+    fts: str,
+    rows: str,
+    match: str,
+    rowids: ranking.Ints,
+    where: str,
+    params: list[object],
+) -> dict[int, float]:
+    """The scores, by bm25(), of the given rowids that match and pass the filters."""
+    return {
+        int(r): float(s)
+        for r, s in conn.execute(
+            f"SELECT {fts}.rowid, -{BM25.format(fts=fts)} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+            f" WHERE {fts} MATCH ? AND {fts}.rowid IN (SELECT value FROM json_each(?)) AND {where}",
+            [match, json.dumps(rowids.tolist()), *params],
+        )
+    }
+
+
+def _unsure_count(conn: sqlite3.Connection, fts: str, rows: str, match: str, rowids: ranking.Ints) -> int:
+    """How many of the given rowids match (for IDF, which counts every row)."""
+    if not len(rowids):
+        return 0
+    return int(
+        conn.execute(
+            f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            (match, json.dumps(rowids.tolist())),
+        ).fetchone()[0]
+    )
+
+
+def _by_score_then_id(
+    conn: sqlite3.Connection, rows: str, scores: dict[int, float], limit: int
+) -> list[tuple[int, str, float]]:
+    """The best `limit` of the scored rowids, ties broken by id as bm25()'s ORDER BY does."""
+    ids = dict(
+        conn.execute(
+            f"SELECT rowid, id FROM {rows} WHERE rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(scores)),),
+        ).fetchall()
+    )
+    ranked = sorted((-s, str(ids[r]), r) for r, s in scores.items())[:limit]
+    return [(r, i, -s) for s, i, r in ranked]
 
 
 def _left_out(conn: sqlite3.Connection, scope: str, where: str, params: list[object]) -> list[int] | None:
@@ -773,7 +401,8 @@ def grep(
         for scope in scopes:
             earlier = _Earlier(conn, scope, q, match, now) if q.lifecycle == "active" else None
             for history in history_modes[q.lifecycle]:
-                where, params = filter_sql(q, "r", now, current=not history)
+                tags = None if history else keyword.tags_table(scope)
+                where, params = filter_sql(q, "r", now, current=not history, tags=tags)
                 probe = (earlier.rowids or None) if earlier is not None and not history else None
                 count, ranked, matched = _ranked(conn, scope, history, words, q, where, params, want, probe)
                 total += count
@@ -867,7 +496,7 @@ class _Earlier:
         if not self.rowids:
             return set()
         _, rows = tables(self.scope, False)
-        where, params = filter_sql(self.q, "r", self.now, current=True)
+        where, params = filter_sql(self.q, "r", self.now, current=True, tags=keyword.tags_table(self.scope))
         if matched is None:
             check = self.rowids
         else:  # a direct match never shows as a replacement; only an id on two rows needs both

@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-5"
+_SCHEMA_GENERATION = "catalog-6"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -89,7 +89,9 @@ def keyword_tables(scope: str) -> list[str]:
         f"keyword_rows_v1_{s}",
         f"keyword_history_fts_v1_{s}",
         f"keyword_history_rows_v1_{s}",
-        f"keyword_strong_v1_{s}",
+        f"keyword_weights_v1_{s}",
+        f"keyword_lengths_v1_{s}",
+        f"keyword_tags_v1_{s}",
     ]
 
 
@@ -98,7 +100,9 @@ DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_rows_v1_",
     "keyword_history_fts_v1_",
     "keyword_history_rows_v1_",
-    "keyword_strong_v1_",
+    "keyword_weights_v1_",
+    "keyword_lengths_v1_",
+    "keyword_tags_v1_",
 )
 """Per-scope tables, created as partitions appear; dropped with the projections."""
 
@@ -237,8 +241,7 @@ CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     scope TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,   -- bumped on every change: the search snapshot
     indexed_at TEXT,
-    scanned_at TEXT,
-    strong_avgdl REAL              -- mean record length the strong-term sets were cut at
+    scanned_at TEXT
 );
 
 CREATE TABLE IF NOT EXISTS ontology_state (

@@ -7,11 +7,11 @@ its ranking statistics:
   active — the text (title, aliases, body) and the row facts filters need;
 - `keyword_history_fts_v1_<s>` / `keyword_history_rows_v1_<s>`: superseded
   records, for "superseded wording" and historical search;
-- `keyword_strong_v1_<s>`: for each current record, the terms whose BM25
-  share in it is high ("strong"), so a search for very common words can rank
-  a few thousand candidates instead of every match (see `strong_terms`);
-- `keyword_state_v1`: per scope, a generation counter (the snapshot), when
-  it was last indexed, and the mean record length the strong sets were cut at.
+- `keyword_weights_v1_<s>` / `keyword_lengths_v1_<s>`: each term's weighted
+  frequency in the current records and their lengths, so a search for very
+  common words scores every match in arrays instead of with bm25() (`weights`);
+- `keyword_state_v1`: per scope, a generation counter (the snapshot) and when
+  it was last indexed.
 
 Text is indexed lazily, as the spec's index behaviour describes: a scan
 only records what changed, and `sync` — run by each search before it
@@ -27,11 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
-import threading
-import unicodedata
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -40,9 +36,10 @@ from knowledge_desktop.engine.derive import Catalog, Node
 from knowledge_desktop.engine.records import dates, frontmatter
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections import terms, weights
 from knowledge_desktop.engine.store.schema import keyword_tables
 
-TOKENIZER = "unicode61 remove_diacritics 2"
+TOKENIZER = terms.TOKENIZER
 ROW_COLUMNS = (
     "path",
     "id",
@@ -75,26 +72,10 @@ TIME_FIELDS = ("occurred_at", "recorded_at", "updated_at", "due_at")
 K1 = 1.2
 B = 0.75
 WEIGHTS = (8.0, 6.0, 1.0)
-STRONG_LEVELS = tuple(round(1.9 + 0.02 * i, 2) for i in range(15))
-"""A term is strong in a record when its BM25 share before IDF reaches the first
-level (the ceiling is K1 + 1 = 2.2); it is stored as `level_token(i, term)` for
-the highest level i it reaches. Shares of common words crowd just under the
-ceiling, so the levels start high (about one posting in ten is kept) and are
-close together: a search bounds each record's share by the level above the one
-stored, and narrow steps keep that bound near the real share. More levels
-cost no postings, only more distinct level tokens."""
-STRONG_HEADROOM = 1.1
-"""Strong sets are cut at a mean length this much above the real one. A share
-only grows with the mean, so the cut stays an upper bound for records indexed
-later until the mean outgrows it; then every set is recomputed."""
-UNSURE = "zzkwunsure"
-"""Stored instead of strong terms when our tokenizer may disagree with FTS5's on
-a record; searches always rank such records exactly."""
-_TOKEN = re.compile(r"[^\W_]+")
 
 
 def tables(scope: str, history: bool = False) -> tuple[str, str]:
-    fts, rows, history_fts, history_rows, _ = keyword_tables(scope)
+    fts, rows, history_fts, history_rows, *_ = keyword_tables(scope)
     return (history_fts, history_rows) if history else (fts, rows)
 
 
@@ -109,8 +90,21 @@ def exceptions_index(scope: str) -> str:
     return f"{tables(scope)[1]}_exceptions"
 
 
-def strong_table(scope: str) -> str:
-    return keyword_tables(scope)[4]
+def tags_table(scope: str) -> str:
+    return keyword_tables(scope)[6]
+
+
+FACETS = {
+    "kind": "kind",
+    "type": "type",
+    "occurred": "occurred_start, occurred_end",
+    "recorded": "recorded_start, recorded_end",
+    "updated": "updated_start, updated_end",
+    "due": "due_start, due_end",
+}
+"""Current rows are indexed by each filter a search may have, with the eligibility
+and window columns too, so listing the rows a filter keeps never reads the table
+(`grep._ranked_weights`); tags have their own table (`tags_table`)."""
 
 
 def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
@@ -126,10 +120,16 @@ def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
         if not history:
             index = exceptions_index(scope)
             tx.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {rows}(eligible) WHERE {EXCEPTIONS}")
+            for name, columns in FACETS.items():
+                tx.execute(
+                    f"CREATE INDEX IF NOT EXISTS {rows}_by_{name} ON {rows}"
+                    f"({columns}, eligible, active_from, active_until)"
+                )
     tx.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {strong_table(scope)} USING fts5("
-        f"terms, tokenize='{TOKENIZER}', detail=none, columnsize=0)"
+        f"CREATE TABLE IF NOT EXISTS {tags_table(scope)} (tag TEXT NOT NULL, rowid INTEGER NOT NULL,"
+        " PRIMARY KEY (tag, rowid)) WITHOUT ROWID"
     )
+    weights.ensure(tx, scope)
     tx.execute(
         "INSERT OR IGNORE INTO keyword_state_v1(scope, generation, indexed_at, scanned_at)"
         " VALUES (?, 0, NULL, NULL)",
@@ -137,15 +137,26 @@ def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
     )
 
 
-def remove(tx: Tx, scope: str, path: str) -> None:
+def remove(tx: Tx, scope: str, path: str, changes: weights.Changes) -> None:
+    """Drop a file's rows; a current record's term weights go with them (`changes`)."""
     for history in (False, True):
         fts, rows = tables(scope, history)
-        found = tx.execute(f"SELECT rowid FROM {rows} WHERE path=?", (path,)).fetchone()
+        found = tx.execute(f"SELECT rowid, tags FROM {rows} WHERE path=?", (path,)).fetchone()
         if found:
+            if not history:
+                tx.executemany(
+                    f"DELETE FROM {tags_table(scope)} WHERE tag=? AND rowid=?",
+                    [(t, found[0]) for t in set(json.loads(found[1] or "[]"))],
+                )
+                text = tx.execute(
+                    f"SELECT c.c0, c.c1, c.c2, d.sz FROM {fts}_content c JOIN {fts}_docsize d"
+                    " ON d.id = c.id WHERE c.id=?",
+                    (found[0],),
+                ).fetchone()
+                if text is not None:
+                    changes.drop(found[0], (text[0], text[1], text[2]), terms.varints(text[3]))
             tx.execute(f"DELETE FROM {fts} WHERE rowid=?", (found[0],))
             tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
-            if not history:
-                tx.execute(f"DELETE FROM {strong_table(scope)} WHERE rowid=?", (found[0],))
 
 
 def mark(tx: Tx, items: Iterable[tuple[str, str]]) -> None:
@@ -175,11 +186,11 @@ def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
     queued = [p for (p,) in tx.execute("SELECT path FROM keyword_pending_v1 WHERE scope=?", (scope,))]
     lag = False
     done: list[tuple[str]] = []
-    indexed: list[int] = []
+    changes = weights.Changes()
     for path in queued:
         row = tx.execute("SELECT sha256, lifecycle, status FROM catalog WHERE path=?", (path,)).fetchone()
         if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
-            remove(tx, scope, path)
+            remove(tx, scope, path, changes)
             done.append((path,))
             continue
         _, rows = tables(scope, row[1] == "superseded")
@@ -187,22 +198,21 @@ def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
         if known is not None and known[0] == row[0]:
             done.append((path,))
             continue
-        rowid = _index_one(tx, root, scope, path, row[0])
+        rowid = _index_one(tx, root, scope, path, row[0], changes)
         if rowid is None:
             lag = True
             continue
         done.append((path,))
         if row[1] == "active":
-            indexed.append(rowid)
+            changes.added.append(rowid)
     tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
-    if done:
-        update_strong(tx, scope, indexed)
+    weights.apply(tx, scope, changes)
     return len(done), lag
 
 
-def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> int | None:
+def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: weights.Changes) -> int | None:
     """Index one file; its new rowid, or None when it could not be read as scanned."""
-    remove(tx, scope, path)
+    remove(tx, scope, path, changes)
     try:
         data = (root / path).read_bytes()
     except OSError:
@@ -223,6 +233,7 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> int | Non
     record = node.data
     aliases = [a for a in record.get("aliases") or [] if isinstance(a, str)]
     spans = record_times(node)
+    tags = [t for t in record.get("tags") or [] if isinstance(t, str)]
     cursor = tx.execute(
         f"INSERT INTO {rows}(path, id, kind, type, title, revision, sha256, lifecycle, tags,"
         " body_line, body_chars, superseded_by, eligible, active_from, active_until,"
@@ -237,7 +248,7 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> int | Non
             record.get("revision") if isinstance(record.get("revision"), int) else None,
             sha,
             node.lifecycle,
-            json.dumps([t for t in record.get("tags") or [] if isinstance(t, str)]),
+            json.dumps(tags),
             node.parsed.body_line,
             node.parsed.body_chars,
             _text(record.get("superseded_by")),
@@ -254,6 +265,11 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str) -> int | Non
         f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
         (cursor.lastrowid, _text(record.get("title")) or "", "\n".join(aliases), body),
     )
+    if node.lifecycle != "superseded":
+        tx.executemany(
+            f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
+            [(t, cursor.lastrowid) for t in set(tags)],
+        )
     return cursor.lastrowid
 
 
@@ -357,225 +373,3 @@ def stamp(moment: Any) -> str:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-# -- strong terms --------------------------------------------------------------------
-def totals(conn: Tx | sqlite3.Connection, scope: str) -> tuple[int, int] | None:
-    """(records, tokens) of a partition's current FTS table: the numbers bm25() divides.
-
-    They are read from FTS5's own "averages" record (rowid 1 of the `_data`
-    table: a varint row count, then a varint token total per column), so they
-    are exactly the statistics the ranking function sees.
-    """
-    fts, _ = tables(scope)
-    try:
-        row = conn.execute(f"SELECT block FROM {fts}_data WHERE id=1").fetchone()
-    except sqlite3.DatabaseError:
-        return None
-    if row is None or not isinstance(row[0], bytes):
-        return None
-    values = _varints(row[0])
-    if len(values) != 1 + len(WEIGHTS):
-        return None
-    return values[0], sum(values[1:])
-
-
-def _varints(data: bytes) -> list[int]:
-    """SQLite's big-endian varints (seven bits a byte, the ninth byte whole)."""
-    out: list[int] = []
-    i = 0
-    while i < len(data):
-        value = 0
-        for n in range(9):
-            byte = data[i]
-            i += 1
-            if n == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
-
-
-def strong_avgdl(conn: Tx | sqlite3.Connection, scope: str) -> float | None:
-    row = conn.execute("SELECT strong_avgdl FROM keyword_state_v1 WHERE scope=?", (scope,)).fetchone()
-    return float(row[0]) if row and row[0] is not None else None
-
-
-def update_strong(tx: Tx, scope: str, rowids: list[int]) -> None:
-    """Store the strong terms of freshly indexed records, in the indexing transaction.
-
-    When the partition's mean record length has outgrown the length the sets
-    were cut at (or fallen far below it, which makes them needlessly large),
-    every set is recomputed at the new mean plus headroom; otherwise only the
-    given records are, at the old cut, which stays a valid upper bound.
-    """
-    fts, _ = tables(scope)
-    strong = strong_table(scope)
-    cut = strong_avgdl(tx, scope)
-    mean = _mean_length(tx, scope, len(rowids))
-    if mean is None:
-        if cut is not None:
-            tx.execute("UPDATE keyword_state_v1 SET strong_avgdl=NULL WHERE scope=?", (scope,))
-        return
-    if cut is None or mean > cut or mean < cut / 1.5:
-        cut = max(mean, 1.0) * STRONG_HEADROOM
-        tx.execute(f"DROP TABLE IF EXISTS {strong}")
-        ensure(tx, scope)
-        tx.execute("UPDATE keyword_state_v1 SET strong_avgdl=? WHERE scope=?", (cut, scope))
-        rowids = [r for (r,) in tx.execute(f"SELECT rowid FROM {fts}")]
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        texts = tx.execute(
-            f"SELECT rowid, title, aliases, body FROM {fts} WHERE rowid IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall()
-        tx.executemany(
-            f"INSERT OR REPLACE INTO {strong}(rowid, terms) VALUES (?, ?)",
-            [(r, t) for r, *text in texts if (t := strong_terms(text, cut))],
-        )
-
-
-def _mean_length(tx: Tx, scope: str, batch: int) -> float | None:
-    """The partition's mean record length in tokens, for choosing the cut.
-
-    FTS5 writes its totals record only when the transaction commits, so
-    inside it the record shows the state before this batch. For a small
-    batch that is close enough — searches check the committed mean against
-    the cut and rank exactly while it is exceeded; a large batch (or an
-    empty record) is measured from the per-record sizes instead.
-    """
-    fts, _ = tables(scope)
-    committed = totals(tx, scope)
-    if committed is not None and committed[0] > 0 and batch <= 1000:
-        return committed[1] / committed[0]
-    count = tokens = 0
-    for (size,) in tx.execute(f"SELECT sz FROM {fts}_docsize"):
-        count += 1
-        tokens += sum(_varints(size))
-    return tokens / count if count else None
-
-
-def strong_terms(columns: list[str | None], avgdl: float) -> str:
-    """The record's strong terms as level tokens, space-separated (or `UNSURE`).
-
-    A term's BM25 share in a record, before IDF, is f·(K1+1) / (f + K1·(1 − B +
-    B·D/avgdl)), with f its weighted frequency over the columns and D the
-    record's length in tokens. A record where a query term is not stored at
-    level i or above scores below IDF × STRONG_LEVELS[i] for it: the bound a
-    search uses to leave that record unscored. Counts come from our tokenizer, which follows FTS5's
-    `unicode61` exactly on ASCII; other tokens are folded by FTS5 itself, and
-    text with characters the two may segment differently is marked unsure.
-    """
-    counted: list[dict[str, int]] = []
-    length = 0
-    for text in columns:
-        if not text:
-            counted.append({})
-            continue
-        if not text.isascii() and _unsure(text):
-            return UNSURE
-        counts, size = _column_counts(text)
-        counted.append(counts)
-        length += size
-    title, aliases, body = counted
-    norm = K1 * (1 - B + B * length / avgdl)
-    # the weighted frequency each level needs, a hair low so rounding never drops a term
-    floors = [share * norm / (K1 + 1 - share) * (1 - 1e-9) for share in STRONG_LEVELS]
-    weighted = {w: float(n) for w, n in body.items() if n >= floors[0]}
-    for word in title.keys() | aliases.keys():
-        f = WEIGHTS[0] * title.get(word, 0) + WEIGHTS[1] * aliases.get(word, 0) + body.get(word, 0)
-        if f >= floors[0]:
-            weighted[word] = f
-    return " ".join(
-        level_token(sum(1 for floor in floors if f >= floor) - 1, w) for w, f in sorted(weighted.items())
-    )
-
-
-def level_token(level: int, term: str) -> str:
-    """How a strong term is stored at a level: one token for FTS5 (a clash with a
-    real word only adds candidates, which are scored exactly anyway)."""
-    return f"{level}q{term}"
-
-
-_ASCII_FOLD = str.maketrans({i: chr(i).lower() if chr(i).isalnum() else " " for i in range(128)})
-
-
-def _column_counts(text: str) -> tuple[dict[str, int], int]:
-    """Term counts of one column as FTS5 tokenizes it, and its length in tokens."""
-    if text.isascii():
-        plain = Counter(text.translate(_ASCII_FOLD).split())
-        return plain, sum(plain.values())
-    raw = Counter(_TOKEN.findall(text))
-    folded = _FOLDER.fold(list(raw))
-    counts: dict[str, int] = {}
-    length = 0
-    for token, n in raw.items():
-        for term in folded[token]:
-            counts[term] = counts.get(term, 0) + n
-            length += n
-    return counts, length
-
-
-_ASCII_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(128)).lower() + b" " * 128
-
-
-def column_terms(text: str) -> list[str] | None:
-    """One column's terms in order, as FTS5 indexes them (search scores records
-    with them); None when our tokenizer may disagree with FTS5's on the text."""
-    if text.isascii():
-        return text.encode("ascii").translate(_ASCII_BYTES).decode("ascii").split()
-    if _unsure(text):
-        return None
-    raw = _TOKEN.findall(text)
-    folded = _FOLDER.fold(raw)
-    return [term for token in raw for term in folded[token]]
-
-
-def one_term(word: str) -> bool:
-    """Whether FTS5 reads the (folded) word as exactly that one term."""
-    return word.isascii() or (not _unsure(word) and _FOLDER.fold([word]).get(word) == (word,))
-
-
-def _unsure(text: str) -> bool:
-    """Whether `text` has a character FTS5 may join into a token where Python splits."""
-    return any(
-        not ch.isascii() and not ch.isalnum() and unicodedata.category(ch)[0] in "MC" for ch in set(text)
-    )
-
-
-class _Folder:
-    """Folds non-ASCII tokens with FTS5's own tokenizer (cached): what it makes of a
-    token — one term, several, or none — is what the index holds."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._cache: dict[str, tuple[str, ...]] = {}
-
-    def fold(self, tokens: list[str]) -> dict[str, tuple[str, ...]]:
-        """Each distinct token's FTS5 terms."""
-        unknown = sorted({t for t in tokens if not t.isascii() and t not in self._cache})
-        if unknown:
-            self._learn(unknown)
-        return {t: (t.lower(),) if t.isascii() else self._cache[t] for t in tokens}
-
-    def _learn(self, words: list[str]) -> None:
-        with self._lock:
-            if self._conn is None:
-                self._conn = sqlite3.connect(":memory:", check_same_thread=False)
-                self._conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
-                self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-            conn = self._conn
-            conn.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", list(enumerate(words, 1)))
-            found: dict[int, list[str]] = {}
-            for doc, term in conn.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
-                found.setdefault(int(doc), []).append(str(term))
-            conn.execute("DELETE FROM t")
-            for i, word in enumerate(words, 1):
-                self._cache[word] = tuple(found.get(i, ()))
-
-
-_FOLDER = _Folder()
