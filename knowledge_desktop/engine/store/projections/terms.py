@@ -1,7 +1,7 @@
 """FTS5's terms as our tokenizer reads them, and FTS5's own statistics.
 
-Search scores records outside SQLite (`query/ranking.py`, `grep._record_score`)
-and stores term weights (`weights.py`); both need the terms FTS5 indexed.
+Search scores records outside SQLite (`query/ranking.py`) from term weights
+stored beside the index (`weights.py`), which need the terms FTS5 indexed.
 Our tokenizer follows FTS5's `unicode61 remove_diacritics 2` exactly on
 ASCII; other tokens are folded by FTS5 itself (`_Folder`), and text with
 characters the two may segment differently is reported as unsure.
