@@ -132,41 +132,51 @@ def filter_sql(
 ) -> tuple[str, list[object]]:
     """The WHERE clause for eligibility, validity window and the filters; `tags` names
     the table listing the current rows' tags (superseded rows are tested by their JSON)."""
-    parts = [f"{alias}.eligible=1"]
-    params: list[object] = []
+    return _joined(filter_parts(q, alias, now, current, tags))
+
+
+def filter_parts(
+    q: GrepQuery, alias: str, now: str, current: bool, tags: str | None = None
+) -> list[tuple[str, list[object]]]:
+    """`filter_sql` as separate conditions: eligibility and window first, then one
+    per filter (kind, type, tag, date range), each of which an index answers alone."""
+    live = f"{alias}.eligible=1"
+    window: list[object] = []
     if current:
-        parts.append(
-            f"({alias}.active_from IS NULL OR {alias}.active_from <= ?) AND "
+        live += (
+            f" AND ({alias}.active_from IS NULL OR {alias}.active_from <= ?) AND "
             f"({alias}.active_until IS NULL OR {alias}.active_until > ?)"
         )
-        params += [now, now]
+        window = [now, now]
+    parts: list[tuple[str, list[object]]] = [(live, window)]
     if q.kind:
-        parts.append(f"{alias}.kind=?")
-        params.append(q.kind)
+        parts.append((f"{alias}.kind=?", [str(q.kind)]))
     if q.types is not None:
-        parts.append(f"{alias}.type IN ({','.join('?' * len(q.types))})")
-        params.extend(sorted(q.types))
+        parts.append((f"{alias}.type IN ({','.join('?' * len(q.types))})", [*sorted(q.types)]))
     if q.tag and tags is not None:
-        parts.append(f"{alias}.rowid IN (SELECT rowid FROM {tags} WHERE tag=?)")
-        params.append(q.tag)
+        parts.append((f"{alias}.rowid IN (SELECT rowid FROM {tags} WHERE tag=?)", [q.tag]))
     elif q.tag:
         # instr() on the stored JSON (the tag as json.dumps writes it) is a cheap
         # necessary test; json_each() then confirms it is a whole list element.
         parts.append(
-            f"instr({alias}.tags, ?) AND EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)"
+            (
+                f"instr({alias}.tags, ?) AND EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)",
+                [json.dumps(q.tag), q.tag],
+            )
         )
-        params += [json.dumps(q.tag), q.tag]
     if q.time_field:
         column = q.time_field.removesuffix("_at")
         low, high = bounds(q.since, q.until)
-        parts.append(f"{alias}.{column}_start IS NOT NULL")
+        condition = f"{alias}.{column}_start IS NOT NULL"
+        values: list[object] = []
         if low is not None:
-            parts.append(f"{alias}.{column}_end > ?")
-            params.append(low)
+            condition += f" AND {alias}.{column}_end > ?"
+            values.append(low)
         if high is not None:
-            parts.append(f"{alias}.{column}_start < ?")
-            params.append(high)
-    return " AND ".join(parts), params
+            condition += f" AND {alias}.{column}_start < ?"
+            values.append(high)
+        parts.append((condition, values))
+    return parts
 
 
 def _ranked(
@@ -175,12 +185,12 @@ def _ranked(
     history: bool,
     words: list[str],
     q: GrepQuery,
-    where: str,
-    params: list[object],
+    parts: list[tuple[str, list[object]]],
     limit: int,
     probe: list[int] | None = None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
-    """The best `limit` filtered matches, best first, and how many match in all.
+    """The best `limit` matches passing the filters (`filter_parts`), best first,
+    and how many match in all.
 
     Third, when it came for free: which rowids of `probe` (current rows that
     matching superseded records lead to) match — at least every one that also
@@ -188,11 +198,15 @@ def _ranked(
     """
     match = match_expression(words, q.mode)
     if not history:
-        plain = not (q.kind or q.types is not None or q.tag or q.time_field)
-        found = _ranked_weights(conn, scope, words, q.mode, match, where, params, limit, plain, probe)
+        found = _ranked_weights(conn, scope, words, q.mode, match, parts, limit, probe)
         if found is not None:
             return found
+    where, params = _joined(parts)
     return _ranked_exact(conn, scope, history, match, where, params, limit, probe=probe)
+
+
+def _joined(parts: list[tuple[str, list[object]]]) -> tuple[str, list[object]]:
+    return " AND ".join(p for p, _ in parts), [v for _, values in parts for v in values]
 
 
 def _ranked_exact(
@@ -219,7 +233,7 @@ def _ranked_exact(
         args = [json.dumps(probe)]
     sql = (
         f"SELECT rowid, id, -score, count(*) OVER (){extra} FROM (SELECT r.rowid AS rowid,"
-        f" r.id AS id, {bm25} AS score FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+        f" r.id AS id, {bm25} AS score FROM {fts} CROSS JOIN {rows} r ON r.rowid = {fts}.rowid"
         f" WHERE {fts} MATCH ? AND {where}) ORDER BY score, id LIMIT {int(limit)}"
     )
     found = conn.execute(sql, [*args, match, *params]).fetchall()
@@ -246,10 +260,8 @@ def _ranked_weights(
     words: list[str],
     mode: str,
     match: str,
-    where: str,
-    params: list[object],
+    parts: list[tuple[str, list[object]]],
     limit: int,
-    plain: bool,
     probe: list[int] | None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None] | None:
     """The same answer as `_ranked_exact`, from the stored term weights (`ranking`).
@@ -290,18 +302,14 @@ def _ranked_weights(
             counts[w] += _unsure_count(conn, fts, rows, f'"{w}"', unsure)
         used = [freqs[w] for w in words]
         idf = [_idf(records, counts[w]) for w in words]
-    left_out = _left_out(conn, scope, where, params) if plain else None
-    if left_out is None:
-        keep = layout.mask(_rowid_list(conn, f"SELECT rowid FROM {rows} r WHERE {where}", params))
-    else:
-        keep = layout.sizes > 0
-        keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
+    keep = _kept(conn, scope, layout, parts)
     selected = np.flatnonzero(present & keep & (layout.sizes > 0))
     lengths = layout.sizes[selected].astype(np.float64)
     scores = ranking.bm25([f[selected] for f in used], idf, lengths, avgdl)
     top = ranking.best(scores, limit)
     best = dict(zip(layout.rowids(selected[top]).tolist(), scores[top].tolist(), strict=True))
     # unsure records: whether they match, pass the filters and how they score, by bm25()
+    where, params = _joined(parts)
     odd = _unsure_matches(conn, fts, rows, match, unsure, where, params) if len(unsure) else {}
     best.update(odd)
     matched = None
@@ -311,6 +319,29 @@ def _ranked_weights(
         hit = (slots >= 0) & present[np.maximum(slots, 0)]
         matched = {int(r) for r in wanted[hit]} | set(odd)
     return len(selected) + len(odd), _by_score_then_id(conn, rows, best, limit), matched
+
+
+def _kept(
+    conn: sqlite3.Connection, scope: str, layout: ranking.Layout, parts: list[tuple[str, list[object]]]
+) -> ranking.Mask:
+    """Which slots pass eligibility, the window and every filter: each filter's rows
+    come from its own covering index (`keyword.FACETS`), and the rows failing
+    eligibility or their window from the exceptions index (`_left_out`), so the
+    rows table itself is never scanned."""
+    _, rows = tables(scope)
+    keep = layout.sizes > 0
+    live, window = parts[0]
+    left_out = _left_out(conn, scope, live, window)
+    if left_out is None:  # many exceptions: test eligibility and window row by row
+        parts = (
+            [(f"{live} AND {parts[1][0]}", [*window, *parts[1][1]]), *parts[2:]] if len(parts) > 1 else parts
+        )
+    else:
+        keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
+        parts = parts[1:]
+    for condition, values in parts:
+        keep &= layout.mask(_rowid_list(conn, f"SELECT rowid FROM {rows} r WHERE {condition}", values))
+    return keep
 
 
 UNSURE_MOST = 64
@@ -330,7 +361,8 @@ def _unsure_matches(
     return {
         int(r): float(s)
         for r, s in conn.execute(
-            f"SELECT {fts}.rowid, -{BM25.format(fts=fts)} FROM {fts} JOIN {rows} r ON r.rowid = {fts}.rowid"
+            f"SELECT {fts}.rowid, -{BM25.format(fts=fts)} FROM {fts}"
+            f" CROSS JOIN {rows} r ON r.rowid = {fts}.rowid"
             f" WHERE {fts} MATCH ? AND {fts}.rowid IN (SELECT value FROM json_each(?)) AND {where}",
             [match, json.dumps(rowids.tolist()), *params],
         )
@@ -402,9 +434,9 @@ def grep(
             earlier = _Earlier(conn, scope, q, match, now) if q.lifecycle == "active" else None
             for history in history_modes[q.lifecycle]:
                 tags = None if history else keyword.tags_table(scope)
-                where, params = filter_sql(q, "r", now, current=not history, tags=tags)
+                parts = filter_parts(q, "r", now, current=not history, tags=tags)
                 probe = (earlier.rowids or None) if earlier is not None and not history else None
-                count, ranked, matched = _ranked(conn, scope, history, words, q, where, params, want, probe)
+                count, ranked, matched = _ranked(conn, scope, history, words, q, parts, want, probe)
                 total += count
                 direct += [_Hit(scope, rowid, score, history, rid) for rowid, rid, score in ranked]
                 if earlier is not None and not history:
@@ -470,7 +502,7 @@ class _Earlier:
         sources = {
             str(s)
             for (s,) in conn.execute(
-                f"SELECT h.superseded_by FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid"
+                f"SELECT h.superseded_by FROM {hfts} CROSS JOIN {hrows} h ON h.rowid = {hfts}.rowid"
                 f" WHERE {hfts} MATCH ? AND h.eligible=1 AND h.superseded_by IS NOT NULL",
                 (match,),
             )
@@ -534,7 +566,7 @@ class _Earlier:
         out: list[_Hit] = []
         for rid, revision, title, path, sha, superseded_by, score in self.conn.execute(
             f"SELECT h.id, h.revision, h.title, h.path, h.sha256, h.superseded_by, -{bm25} "
-            f"FROM {hfts} JOIN {hrows} h ON h.rowid = {hfts}.rowid "
+            f"FROM {hfts} CROSS JOIN {hrows} h ON h.rowid = {hfts}.rowid "
             f"WHERE {hfts} MATCH ? AND h.eligible=1 ORDER BY {bm25}, h.id",
             (self.match,),
         ):

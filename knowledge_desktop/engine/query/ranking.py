@@ -24,8 +24,9 @@ Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 BLOCK = weights.BLOCK
-SPAN = weights.MOST + 1
-"""Positions are below this: slot × SPAN + position orders every occurrence."""
+SPAN = 2 * (weights.MOST + 1)
+"""slot × SPAN + position orders every occurrence; positions are below half of it,
+so a position plus a phrase's length (at most 64 words) never reaches the next slot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +115,15 @@ def occurrences(conn: sqlite3.Connection, scope: str, where: Layout, term: str) 
 
 def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Floats:
     """The phrase's weighted frequency in each slot, from its words' occurrences:
-    a start counts where word j follows j positions on, within one column;
-    overlapping starts all count, as in FTS5."""
-    starts = occurrences_in_order[0]
-    for j, later in enumerate(occurrences_in_order[1:], 1):
+    a start counts where word j occurs j positions on, within one column;
+    overlapping starts all count, as in FTS5. The rarest word is placed first,
+    so each later lookup has the fewest candidates."""
+    size = len(occurrences_in_order)
+    order = sorted(range(size), key=lambda j: len(occurrences_in_order[j]))
+    first = occurrences_in_order[order[0]]
+    starts = first[first % SPAN >= order[0]] - order[0]  # where word 0 would be
+    for j in order[1:]:
+        later = occurrences_in_order[j]
         if not len(starts) or not len(later):
             starts = starts[:0]
             break
@@ -125,10 +131,9 @@ def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Float
         at = np.minimum(np.searchsorted(later, wanted), len(later) - 1)
         starts = starts[later[at] == wanted]
     slots, positions = starts // SPAN, starts % SPAN
-    first = where.column(slots, positions)
-    last = where.column(slots, positions + len(occurrences_in_order) - 1)
-    same = first == last
-    weight = np.array(weights.WEIGHTS, dtype=np.float64)[first[same]]
+    opening = where.column(slots, positions)
+    same = opening == where.column(slots, positions + size - 1)
+    weight = np.array(weights.WEIGHTS, dtype=np.float64)[opening[same]]
     return np.bincount(slots[same], weights=weight, minlength=len(where.sizes)).astype(np.float64)
 
 
