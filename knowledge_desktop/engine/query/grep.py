@@ -332,7 +332,9 @@ def _kept(
     keep = layout.sizes > 0
     live, window = parts[0]
     left_out = _left_out(conn, scope, live, window)
-    if left_out is None:  # many exceptions: test eligibility and window row by row
+    if left_out is None:
+        # many exceptions: test eligibility and window with the first filter (every
+        # filter's index holds their columns), or alone when there is no filter
         parts = (
             [(f"{live} AND {parts[1][0]}", [*window, *parts[1][1]]), *parts[2:]] if len(parts) > 1 else parts
         )

@@ -79,38 +79,54 @@ def layout(conn: sqlite3.Connection, scope: str) -> Layout:
     return Layout(np.array(blocks, dtype=np.int64), table[0], table[1], table[2])
 
 
-def _rows(
-    conn: sqlite3.Connection, scope: str, where: Layout, term: str, with_positions: bool
-) -> list[tuple[int, npt.NDArray[np.uint16], bytes | None]]:
-    """(first slot of the block, postings as uint16, positions blob) rows of one term."""
+def _within(lengths: Ints, sizes: Ints, skip: Ints) -> Ints:
+    """Indices, in blobs laid end to end (blob i `lengths[i]` items long), of the
+    `sizes[i]` items that start `skip[i]` items into each."""
+    starts = np.cumsum(lengths) - lengths + skip
+    first = np.cumsum(sizes) - sizes
+    return np.repeat(starts - first, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+
+
+def _read(
+    conn: sqlite3.Connection, scope: str, where: Layout, term: str, positions: bool
+) -> tuple[Ints, npt.NDArray[np.uint16], npt.NDArray[np.uint16] | None]:
+    """One term's postings over every block: (slot per posting, weighted frequency per
+    posting, and with `positions` the positions blobs' items end to end, laid out
+    per block as occurrence counts then positions; tallies come with the counts)."""
     at = {int(b): i for i, b in enumerate(where.blocks.tolist())}
-    out = []
-    for block, postings, positions in weights.postings(conn, scope, term, with_positions):
-        i = at.get(int(block))
-        if i is not None:  # every block with postings has lengths
-            out.append((i * BLOCK, np.frombuffer(postings, dtype="<u2"), positions))
-    return out
+    rows = [
+        (at[int(block)], head, tail)
+        for block, head, tail in weights.postings(conn, scope, term, positions)
+        if int(block) in at  # every block with postings has lengths
+    ]
+    sizes = np.array([len(head) // 4 for _, head, _ in rows], dtype=np.int64)
+    heads = np.frombuffer(b"".join(head for _, head, _ in rows), dtype="<u2")
+    offsets = heads[_within(2 * sizes, sizes, np.zeros_like(sizes))].astype(np.int64)
+    freqs = heads[_within(2 * sizes, sizes, sizes)]
+    slots = np.repeat(np.array([i * BLOCK for i, _, _ in rows], dtype=np.int64), sizes) + offsets
+    if not positions:
+        return slots, freqs, None
+    tails = np.frombuffer(b"".join(tail or b"" for _, _, tail in rows), dtype="<u2")
+    lengths = np.array([len(tail or b"") // 2 for _, _, tail in rows], dtype=np.int64)
+    counts = _within(lengths, sizes, np.zeros_like(sizes))
+    keep = np.ones(len(tails), bool)
+    keep[counts] = False
+    return slots, tails[counts], tails[keep]
 
 
 def frequencies(conn: sqlite3.Connection, scope: str, where: Layout, term: str) -> Floats:
     """The term's weighted frequency in each slot (0.0 where it is absent)."""
     out = np.zeros(len(where.sizes), np.float64)
-    for base, values, _ in _rows(conn, scope, where, term, False):
-        n = len(values) // 2
-        out[base + values[:n].astype(np.int64)] = values[n:]
+    slots, freqs, _ = _read(conn, scope, where, term, False)
+    out[slots] = freqs
     return out
 
 
 def occurrences(conn: sqlite3.Connection, scope: str, where: Layout, term: str) -> Ints:
     """Every occurrence of the term as slot × SPAN + position, in ascending order."""
-    parts: list[Ints] = []
-    for base, values, positions in _rows(conn, scope, where, term, True):
-        assert positions is not None
-        n = len(values) // 2
-        found = np.frombuffer(positions, dtype="<u2")
-        slots = base + values[:n].astype(np.int64)
-        parts.append(np.repeat(slots, found[:n]) * SPAN + found[n:])
-    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    slots, counts, positions = _read(conn, scope, where, term, True)
+    assert positions is not None
+    return np.repeat(slots, counts.astype(np.int64)) * SPAN + positions
 
 
 def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Floats:

@@ -43,8 +43,9 @@ from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms
 from knowledge_desktop.engine.store.schema import keyword_tables
 
-BLOCK = 1024
-"""Rowids per block: an edit rewrites one small row per term it touches."""
+BLOCK = 256
+"""Rowids per block: a common term's row stays under a 4 KiB page, so an edit rewrites
+one small row per term it touches."""
 UNSURE = -1
 MOST = 0xFFFF
 """The longest record (in tokens) and the highest weighted frequency postings hold."""
@@ -301,7 +302,12 @@ def _merged(
         head, tail = np.frombuffer(stored[0], "<u2"), np.frombuffer(stored[1], "<u2")
         n = len(head) // 2
         offsets, freq, counts, positions = head[:n], head[n:], tail[:n], tail[n:]
-        keep = ~np.isin(offsets, dropped)
+        if len(dropped) > 8:
+            keep = ~np.isin(offsets, dropped)
+        else:  # an edit drops one record: comparing costs far less than np.isin
+            keep = np.ones(n, bool)
+            for offset in dropped.tolist():
+                keep &= offsets != offset
         if not keep.all():
             positions = positions[np.repeat(keep, counts)]
             offsets, freq, counts = offsets[keep], freq[keep], counts[keep]
