@@ -307,10 +307,10 @@ def test_array_scores_are_bm25_to_the_bit(crowd: VaultKit) -> None:
             for p in phrases
         ]
         if mode == "phrase":
-            found = {w: ranking.occurrences(conn, "private", layout, w) for w in words}
+            found = {w: ranking.term(conn, "private", layout, w, True).occurrences() for w in words}
             freqs = [ranking.phrase_frequencies(layout, [found[w] for w in words])]
         else:
-            freqs = [ranking.frequencies(conn, "private", layout, w) for w in words]
+            freqs = [ranking.term(conn, "private", layout, w, False).frequencies(layout) for w in words]
         slots = np.flatnonzero(layout.sizes > 0)
         lengths = layout.sizes[slots].astype(np.float64)
         scores = ranking.bm25([f[slots] for f in freqs], idf, lengths, tokens / records)
@@ -424,3 +424,20 @@ def test_tag_table_follows_edits(crowd: VaultKit) -> None:
     vault.index_keywords()
     check()
     assert vault.grep(GrepQuery("glacier", tag="delta"))["total"] == 1
+
+
+def test_a_kept_layout_is_read_again_after_a_commit(crowd: VaultKit) -> None:
+    """Searches keep a partition's layout between queries only while nothing was
+    committed: after an edit the next search sees the new record's slot."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    conn = vault.store.reader()
+    first = ranking.layout(conn, "private")
+    assert ranking.layout(conn, "private") is first
+    crowd.page("private/notes/late.md", "pg_late", "Late", "a late note", type="note")
+    crowd.scan()
+    vault.index_keywords()
+    again = ranking.layout(conn, "private")
+    assert again is not first
+    assert len(again.unsure()) == len(first.unsure())
+    assert int((again.sizes > 0).sum()) == int((first.sizes > 0).sum()) + 1

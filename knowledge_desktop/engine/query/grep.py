@@ -284,14 +284,16 @@ def _ranked_weights(
     if len(unsure) > UNSURE_MOST:
         return None
     distinct = list(dict.fromkeys(words))
-    freqs = {w: ranking.frequencies(conn, scope, layout, w) for w in distinct}
+    phrase_mode = mode == "phrase" and len(words) > 1
+    read = {w: ranking.term(conn, scope, layout, w, phrase_mode) for w in distinct}
+    freqs = {w: read[w].frequencies(layout) for w in distinct}
     held = [freqs[w] > 0.0 for w in distinct]
     present = np.logical_or.reduce(held) if mode == "any" else np.logical_and.reduce(held)
     if int(np.count_nonzero(present)) <= EXACT_BELOW:
         return None
     fts, rows = tables(scope)
-    if mode == "phrase" and len(words) > 1:
-        found = {w: ranking.occurrences(conn, scope, layout, w) for w in distinct}
+    if phrase_mode:
+        found = {w: read[w].occurrences() for w in distinct}
         phrase = ranking.phrase_frequencies(layout, [found[w] for w in words])
         present = phrase > 0.0
         used = [phrase]

@@ -13,6 +13,8 @@ agree with it to the bit, ties included.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,9 +26,11 @@ Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 BLOCK = weights.BLOCK
-SPAN = 2 * (weights.MOST + 1)
-"""slot × SPAN + position orders every occurrence; positions are below half of it,
-so a position plus a phrase's length (at most 64 words) never reaches the next slot."""
+SHIFT = 17
+SPAN = 1 << SHIFT
+"""slot × SPAN + position orders every occurrence; positions are below half of it
+(`weights.MOST`), so a position plus a phrase's length (at most 64 words) never
+reaches the next slot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +67,62 @@ class Layout:
         out[slots[slots >= 0]] = True
         return out
 
-    def column(self, slots: Ints, positions: Ints) -> Ints:
-        """Which column (0 title, 1 aliases, 2 body) each position of a slot is in."""
+    def weighted_starts(self, slots: Ints, starts: Ints, ends: Ints) -> Floats:
+        """Per slot, the summed column weights of the spans (start and end positions)
+        that lie within one column; a span starting in the body, the last column,
+        always does, so only the few that start earlier are looked at closely."""
         title = self.titles[slots]
-        return (positions >= title).astype(np.int64) + (positions >= title + self.aliases[slots])
+        body = title + self.aliases[slots]
+        early = np.flatnonzero(starts < body)
+        out = np.bincount(slots, minlength=len(self.sizes)).astype(np.float64) * weights.WEIGHTS[2]
+        if len(early):
+            s, t, b = starts[early], title[early], body[early]
+            opening = (s >= t).astype(np.int64) + (s >= b)
+            closing = (ends[early] >= t).astype(np.int64) + (ends[early] >= b)
+            table = np.array(weights.WEIGHTS, dtype=np.float64)
+            # early spans were counted as body spans above: put their real weight instead
+            change = np.where(opening == closing, table[opening], 0.0) - weights.WEIGHTS[2]
+            out += np.bincount(slots[early], weights=change, minlength=len(self.sizes))
+        return out
 
 
 def layout(conn: sqlite3.Connection, scope: str) -> Layout:
+    """The partition's layout, kept between searches on the same read-only connection
+    while nothing is committed (`PRAGMA data_version` tells, at no cost): reading
+    it costs a few milliseconds at 100k records."""
+    (version,) = conn.execute("PRAGMA data_version").fetchone()
+    key = (id(conn), scope)
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+    if kept is not None and kept[0] is conn and kept[1] == version:
+        return kept[2]
+    found = _read_layout(conn, scope)
+    with _KEPT_LOCK:
+        _KEPT[key] = (conn, version, found)
+        _KEPT.move_to_end(key)
+        while len(_KEPT) > KEPT_LAYOUTS:
+            _KEPT.popitem(last=False)
+    return found
+
+
+KEPT_LAYOUTS = 8
+_KEPT: OrderedDict[tuple[int, str], tuple[sqlite3.Connection, int, Layout]] = OrderedDict()
+"""Layouts by (connection, partition), with the connection (so its id cannot be
+reused while kept) and its data version when read."""
+_KEPT_LOCK = threading.Lock()
+
+
+def _read_layout(conn: sqlite3.Connection, scope: str) -> Layout:
     blocks: list[int] = []
     parts: list[npt.NDArray[np.int32]] = []
     for block, sizes in weights.sizes(conn, scope):
         blocks.append(int(block))
         parts.append(np.frombuffer(sizes, dtype="<i4").reshape(3, BLOCK))
     table = np.concatenate(parts, axis=1).astype(np.int64) if parts else np.zeros((3, 0), np.int64)
-    return Layout(np.array(blocks, dtype=np.int64), table[0], table[1], table[2])
+    numbers = np.array(blocks, dtype=np.int64)
+    for shared in (table, numbers):  # searches on other threads share a kept layout
+        shared.setflags(write=False)
+    return Layout(numbers, table[0], table[1], table[2])
 
 
 def _within(lengths: Ints, sizes: Ints, skip: Ints) -> Ints:
@@ -89,10 +135,9 @@ def _within(lengths: Ints, sizes: Ints, skip: Ints) -> Ints:
 
 def _read(
     conn: sqlite3.Connection, scope: str, where: Layout, term: str, positions: bool
-) -> tuple[Ints, npt.NDArray[np.uint16], npt.NDArray[np.uint16] | None]:
-    """One term's postings over every block: (slot per posting, weighted frequency per
-    posting, and with `positions` the positions blobs' items end to end, laid out
-    per block as occurrence counts then positions; tallies come with the counts)."""
+) -> tuple[Ints, npt.NDArray[np.uint16], npt.NDArray[np.uint16] | None, npt.NDArray[np.uint16] | None]:
+    """One term's postings over every block: slot and weighted frequency per posting,
+    and with `positions` the occurrence count per posting and every position."""
     at = {int(b): i for i, b in enumerate(where.blocks.tolist())}
     rows = [
         (at[int(block)], head, tail)
@@ -105,28 +150,42 @@ def _read(
     freqs = heads[_within(2 * sizes, sizes, sizes)]
     slots = np.repeat(np.array([i * BLOCK for i, _, _ in rows], dtype=np.int64), sizes) + offsets
     if not positions:
-        return slots, freqs, None
+        return slots, freqs, None, None
     tails = np.frombuffer(b"".join(tail or b"" for _, _, tail in rows), dtype="<u2")
     lengths = np.array([len(tail or b"") // 2 for _, _, tail in rows], dtype=np.int64)
     counts = _within(lengths, sizes, np.zeros_like(sizes))
     keep = np.ones(len(tails), bool)
     keep[counts] = False
-    return slots, tails[counts], tails[keep]
+    return slots, freqs, tails[counts], tails[keep]
 
 
-def frequencies(conn: sqlite3.Connection, scope: str, where: Layout, term: str) -> Floats:
-    """The term's weighted frequency in each slot (0.0 where it is absent)."""
-    out = np.zeros(len(where.sizes), np.float64)
-    slots, freqs, _ = _read(conn, scope, where, term, False)
-    out[slots] = freqs
-    return out
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term's postings over every block."""
+
+    slots: Ints
+    freqs: npt.NDArray[np.uint16]
+    """Per posting: the weighted frequency."""
+    counts: npt.NDArray[np.uint16] | None
+    positions: npt.NDArray[np.uint16] | None
+    """Per posting, its occurrence count; per occurrence, its position (when read)."""
+
+    def frequencies(self, where: Layout) -> Floats:
+        """The weighted frequency in each slot (0.0 where the term is absent)."""
+        out = np.zeros(len(where.sizes), np.float64)
+        out[self.slots] = self.freqs
+        return out
+
+    def occurrences(self) -> Ints:
+        """Every occurrence as slot × SPAN + position, in ascending order."""
+        assert self.counts is not None, "read without positions"
+        assert self.positions is not None, "read without positions"
+        return np.repeat(self.slots, self.counts.astype(np.int64)) * SPAN + self.positions
 
 
-def occurrences(conn: sqlite3.Connection, scope: str, where: Layout, term: str) -> Ints:
-    """Every occurrence of the term as slot × SPAN + position, in ascending order."""
-    slots, counts, positions = _read(conn, scope, where, term, True)
-    assert positions is not None
-    return np.repeat(slots, counts.astype(np.int64)) * SPAN + positions
+def term(conn: sqlite3.Connection, scope: str, where: Layout, name: str, positions: bool) -> Term:
+    slots, freqs, counts, found = _read(conn, scope, where, name, positions)
+    return Term(slots, freqs, counts, found)
 
 
 def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Floats:
@@ -137,7 +196,7 @@ def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Float
     size = len(occurrences_in_order)
     order = sorted(range(size), key=lambda j: len(occurrences_in_order[j]))
     first = occurrences_in_order[order[0]]
-    starts = first[first % SPAN >= order[0]] - order[0]  # where word 0 would be
+    starts = first[first & (SPAN - 1) >= order[0]] - order[0] if order[0] else first  # word 0's place
     for j in order[1:]:
         later = occurrences_in_order[j]
         if not len(starts) or not len(later):
@@ -146,11 +205,8 @@ def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Float
         wanted = starts + j
         at = np.minimum(np.searchsorted(later, wanted), len(later) - 1)
         starts = starts[later[at] == wanted]
-    slots, positions = starts // SPAN, starts % SPAN
-    opening = where.column(slots, positions)
-    same = opening == where.column(slots, positions + size - 1)
-    weight = np.array(weights.WEIGHTS, dtype=np.float64)[opening[same]]
-    return np.bincount(slots[same], weights=weight, minlength=len(where.sizes)).astype(np.float64)
+    slots, positions = starts >> SHIFT, starts & (SPAN - 1)
+    return where.weighted_starts(slots, positions, positions + size - 1)
 
 
 def bm25(freqs: list[Floats], idf: list[float], lengths: Floats, avgdl: float) -> Floats:
