@@ -8,6 +8,13 @@ resident size higher after each one. In the window on a 100k-record vault,
 one `malloc_trim(0)` brought it back to 585 MiB. The call takes tens of
 milliseconds on a large heap and runs without the interpreter lock, so the
 window asks for it on a worker once the panes are quiet.
+
+The opposite holds while searching: a search of common words builds and
+frees arrays of several MiB (`query/ranking.py`). By default glibc hands
+blocks that large to and from the kernel on every search, and each one is
+page-faulted in again by the next (about a quarter of a 20 ms search at 100k
+records). `keep_freed_blocks` keeps them in the heap for reuse; the idle
+trim above still returns them once the window is quiet.
 """
 
 from __future__ import annotations
@@ -36,3 +43,18 @@ def return_free_heap() -> bool:
         return False
     trim(0)
     return True
+
+
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+KEPT_BLOCK = 256 << 20
+"""Blocks up to this size come from the heap and free space up to twice it stays there."""
+
+
+@cache
+def keep_freed_blocks() -> bool:
+    """Serve large blocks from the heap and keep freed ones; False where there is no glibc."""
+    if _malloc_trim() is None:
+        return False
+    mallopt: Callable[[int, int], int] = ctypes.CDLL(None).mallopt
+    return bool(mallopt(M_MMAP_THRESHOLD, KEPT_BLOCK)) and bool(mallopt(M_TRIM_THRESHOLD, 2 * KEPT_BLOCK))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine import heap
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
@@ -96,6 +97,7 @@ class Vault:
                 f"{root} is not a vault: it has no .knowledge/ folder and no partition folder "
                 "with Markdown records"
             )
+        heap.keep_freed_blocks()  # searches reuse large arrays instead of faulting them in
         state_dir = root / STATE_DIR
         read_only = False
         manifest_existed = (state_dir / MANIFEST).is_file()

@@ -441,3 +441,13 @@ def test_a_kept_layout_is_read_again_after_a_commit(crowd: VaultKit) -> None:
     assert again is not first
     assert len(again.unsure()) == len(first.unsure())
     assert int((again.sizes > 0).sum()) == int((first.sizes > 0).sum()) + 1
+
+
+def test_search_keeps_freed_blocks_for_reuse() -> None:
+    """Opening a vault asks glibc to keep large freed blocks (search arrays) in the heap."""
+    from knowledge_desktop.engine import heap
+
+    if heap._malloc_trim() is None:
+        pytest.skip("no glibc")
+    assert heap.keep_freed_blocks() is True
+    assert heap.return_free_heap() is True  # the idle trim still hands them back

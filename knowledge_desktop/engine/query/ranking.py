@@ -202,9 +202,10 @@ def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Float
         if not len(starts) or not len(later):
             starts = starts[:0]
             break
-        wanted = starts + j
-        at = np.minimum(np.searchsorted(later, wanted), len(later) - 1)
-        starts = starts[later[at] == wanted]
+        # both lists are sorted and without repeats: a key in both shows up twice in
+        # their merge (a stable sort of two sorted runs merges them in linear time)
+        merged = np.sort(np.concatenate((later, starts + j)), kind="stable")
+        starts = merged[1:][merged[1:] == merged[:-1]] - j
     slots, positions = starts >> SHIFT, starts & (SPAN - 1)
     return where.weighted_starts(slots, positions, positions + size - 1)
 
