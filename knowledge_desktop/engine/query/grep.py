@@ -28,7 +28,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -135,9 +135,18 @@ def filter_sql(
     return _joined(filter_parts(q, alias, now, current, tags))
 
 
+class Condition(NamedTuple):
+    """One condition of a search's WHERE clause (alias `r` for the rows table) and,
+    where a table lists the rows it keeps more directly, that listing's SQL."""
+
+    sql: str
+    values: list[object]
+    listing: str | None = None
+
+
 def filter_parts(
     q: GrepQuery, alias: str, now: str, current: bool, tags: str | None = None
-) -> list[tuple[str, list[object]]]:
+) -> list[Condition]:
     """`filter_sql` as separate conditions: eligibility and window first, then one
     per filter (kind, type, tag, date range), each of which an index answers alone."""
     live = f"{alias}.eligible=1"
@@ -148,18 +157,19 @@ def filter_parts(
             f"({alias}.active_until IS NULL OR {alias}.active_until > ?)"
         )
         window = [now, now]
-    parts: list[tuple[str, list[object]]] = [(live, window)]
+    parts: list[Condition] = [Condition(live, window)]
     if q.kind:
-        parts.append((f"{alias}.kind=?", [str(q.kind)]))
+        parts.append(Condition(f"{alias}.kind=?", [q.kind]))
     if q.types is not None:
-        parts.append((f"{alias}.type IN ({','.join('?' * len(q.types))})", [*sorted(q.types)]))
+        parts.append(Condition(f"{alias}.type IN ({','.join('?' * len(q.types))})", [*sorted(q.types)]))
     if q.tag and tags is not None:
-        parts.append((f"{alias}.rowid IN (SELECT rowid FROM {tags} WHERE tag=?)", [q.tag]))
+        listing = f"SELECT rowid FROM {tags} WHERE tag=?"
+        parts.append(Condition(f"{alias}.rowid IN ({listing})", [q.tag], listing))
     elif q.tag:
         # instr() on the stored JSON (the tag as json.dumps writes it) is a cheap
         # necessary test; json_each() then confirms it is a whole list element.
         parts.append(
-            (
+            Condition(
                 f"instr({alias}.tags, ?) AND EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value=?)",
                 [json.dumps(q.tag), q.tag],
             )
@@ -175,7 +185,7 @@ def filter_parts(
         if high is not None:
             condition += f" AND {alias}.{column}_start < ?"
             values.append(high)
-        parts.append((condition, values))
+        parts.append(Condition(condition, values))
     return parts
 
 
@@ -185,7 +195,7 @@ def _ranked(
     history: bool,
     words: list[str],
     q: GrepQuery,
-    parts: list[tuple[str, list[object]]],
+    parts: list[Condition],
     limit: int,
     probe: list[int] | None = None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None]:
@@ -205,8 +215,8 @@ def _ranked(
     return _ranked_exact(conn, scope, history, match, where, params, limit, probe=probe)
 
 
-def _joined(parts: list[tuple[str, list[object]]]) -> tuple[str, list[object]]:
-    return " AND ".join(p for p, _ in parts), [v for _, values in parts for v in values]
+def _joined(parts: list[Condition]) -> tuple[str, list[object]]:
+    return " AND ".join(p.sql for p in parts), [v for p in parts for v in p.values]
 
 
 def _ranked_exact(
@@ -260,7 +270,7 @@ def _ranked_weights(
     words: list[str],
     mode: str,
     match: str,
-    parts: list[tuple[str, list[object]]],
+    parts: list[Condition],
     limit: int,
     probe: list[int] | None,
 ) -> tuple[int, list[tuple[int, str, float]], set[int] | None] | None:
@@ -324,27 +334,27 @@ def _ranked_weights(
 
 
 def _kept(
-    conn: sqlite3.Connection, scope: str, layout: ranking.Layout, parts: list[tuple[str, list[object]]]
+    conn: sqlite3.Connection, scope: str, layout: ranking.Layout, parts: list[Condition]
 ) -> ranking.Mask:
     """Which slots pass eligibility, the window and every filter: each filter's rows
-    come from its own covering index (`keyword.FACETS`), and the rows failing
+    come from its own covering index (`keyword.FACETS`) or the tags table, and the rows failing
     eligibility or their window from the exceptions index (`_left_out`), so the
     rows table itself is never scanned."""
     _, rows = tables(scope)
     keep = layout.sizes > 0
-    live, window = parts[0]
-    left_out = _left_out(conn, scope, live, window)
+    live = parts[0]
+    left_out = _left_out(conn, scope, live.sql, live.values)
     if left_out is None:
         # many exceptions: test eligibility and window with the first filter (every
         # filter's index holds their columns), or alone when there is no filter
-        parts = (
-            [(f"{live} AND {parts[1][0]}", [*window, *parts[1][1]]), *parts[2:]] if len(parts) > 1 else parts
-        )
+        first = parts[1] if len(parts) > 1 else Condition("1", [])
+        parts = [Condition(f"{live.sql} AND {first.sql}", [*live.values, *first.values]), *parts[2:]]
     else:
         keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
         parts = parts[1:]
-    for condition, values in parts:
-        keep &= layout.mask(_rowid_list(conn, f"SELECT rowid FROM {rows} r WHERE {condition}", values))
+    for part in parts:
+        listing = part.listing or f"SELECT rowid FROM {rows} r WHERE {part.sql}"
+        keep &= layout.mask(_rowid_list(conn, listing, part.values))
     return keep
 
 
