@@ -410,12 +410,11 @@ def _by_score_then_id(
 
 
 def _left_out(conn: sqlite3.Connection, scope: str, where: str, params: list[object]) -> list[int] | None:
-    """The current rows an unfiltered search leaves out, or None when there are too many.
+    """The current rows that fail eligibility or their window, or None when there are too many.
 
-    Only rows in the exceptions index (ineligible or windowed) can fail the
-    eligibility and window tests, so the total is the match count minus those
-    of them that match (`_count` tells which) instead of a join of every match
-    to the rows table.
+    Only rows in the exceptions index (ineligible or windowed) can fail those
+    tests, so a search removes these few from its matches (`_kept`) instead of
+    testing every row.
     """
     _, rows = tables(scope)
     index = keyword.exceptions_index(scope)
