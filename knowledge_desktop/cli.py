@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.errors import QueryError, VaultError
 from knowledge_desktop.engine.query.grep import GrepQuery
-from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, QueryError, RecordFilter
+from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, RecordFilter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
-from knowledge_desktop.engine.vault import Vault, VaultError
+from knowledge_desktop.engine.vault import Vault
 
 EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 2, 3
 

@@ -19,12 +19,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.changes import ALL_PROJECTIONS, DIAGNOSTICS, ChangeSet, Source
 from knowledge_desktop.engine.derive import Catalog, DetailSource, Node, release_caches
+from knowledge_desktop.engine.errors import Cancelled
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.ontology.compose import (
@@ -50,55 +52,9 @@ PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more tha
 OFFLOAD_MIN = 16  # fewer files parse faster in this thread than through a warm worker pool
 BATCH = 64
 
-Source = Literal["scan", "watcher", "query"]
 
 Progress = Callable[[str, int, int], None]
 """`progress(stage, done, total)`: "reading" counts files read; "indexing" has no count (0, 0)."""
-
-
-class Cancelled(Exception):
-    """A reconcile stopped before it changed anything, because its caller asked it to."""
-
-    def __str__(self) -> str:
-        return "cancelled before anything was changed"
-
-
-@dataclass(slots=True)
-class ChangeSet:
-    """What one reconcile changed, for panes and callers to act on."""
-
-    source: Source
-    paths: list[str] = field(default_factory=list)
-    """Files whose bytes changed, appeared or disappeared."""
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    """Record ids (added/removed by file, changed when content or derived state moved)."""
-    affected_paths: list[str] = field(default_factory=list)
-    """Every file whose projection rows were rewritten."""
-    ontology_changed: list[str] = field(default_factory=list)
-    stat_checked: int = 0
-    read: int = 0
-    parsed: int = 0
-    elapsed_ms: float = 0.0
-
-    @property
-    def empty(self) -> bool:
-        return not (self.paths or self.affected_paths or self.ontology_changed)
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "source": self.source,
-            "paths": self.paths,
-            "added": self.added,
-            "changed": self.changed,
-            "removed": self.removed,
-            "ontologyChanged": self.ontology_changed,
-            "statChecked": self.stat_checked,
-            "read": self.read,
-            "parsed": self.parsed,
-            "elapsedMs": round(self.elapsed_ms, 1),
-        }
 
 
 @dataclass(slots=True)
@@ -249,6 +205,10 @@ class Reconciler:
             raise
         catalog.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
+        if recomputed or content_rows or gone:
+            change.touched |= ALL_PROJECTIONS
+        if activations:
+            change.touched.add(DIAGNOSTICS)
         if len(content_rows) + len(gone) >= BULK_ROWS:
             del results, content_rows, stat_rows  # the parse JSON is written: let it go first
             self._release_memory()

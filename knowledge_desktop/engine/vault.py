@@ -20,6 +20,8 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import heap
+from knowledge_desktop.engine.changes import ChangeSet, Source
+from knowledge_desktop.engine.errors import NotAVault, QueryError, VaultError, VaultNotFound
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
@@ -29,7 +31,7 @@ from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
 from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep import GrepQuery
-from knowledge_desktop.engine.reconcile import ChangeSet, Progress, Reconciler, Source
+from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
@@ -38,18 +40,6 @@ STATE_DIR = ".knowledge"
 MANIFEST = "manifest.json"
 STATE_DB = "state.sqlite"
 VAULT_FORMAT = "knowledge-vault-v1"
-
-
-class VaultError(Exception):
-    """A problem with the vault the user can act on; the message is one line."""
-
-
-class VaultNotFound(VaultError):
-    pass
-
-
-class NotAVault(VaultError):
-    pass
 
 
 def _looks_like_vault(root: Path) -> bool:
@@ -190,12 +180,10 @@ class Vault:
     def show(self, id_or_path: str) -> dict[str, Any]:
         rows = self.find(id_or_path)
         if not rows:
-            raise inventory.QueryError(f"no record or file {id_or_path!r} in this vault")
+            raise QueryError(f"no record or file {id_or_path!r} in this vault")
         if len(rows) > 1:
             paths = ", ".join(r["path"] for r in rows)
-            raise inventory.QueryError(
-                f"id {id_or_path!r} is used by several files ({paths}); show one by path"
-            )
+            raise QueryError(f"id {id_or_path!r} is used by several files ({paths}); show one by path")
         return inventory.show(self.store.reader(), self.root, rows[0])
 
     def diagnostics(self) -> list[dg.Diagnostic]:
@@ -219,7 +207,7 @@ class Vault:
             q = replace(q, types=self.expand_types(q.types, scope))
         scopes = [scope] if scope else self.scopes()
         if scope and scope not in self.scopes():
-            raise inventory.QueryError(f"no partition named {scope!r}")
+            raise QueryError(f"no partition named {scope!r}")
         lag = self.index_keywords(scopes)
         conn = self.store.reader()
         result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
@@ -422,17 +410,17 @@ class Vault:
 
         rows = self.find(id_or_path)
         if not rows:
-            raise inventory.QueryError(f"no record or file {id_or_path!r} in this vault")
+            raise QueryError(f"no record or file {id_or_path!r} in this vault")
         if len(rows) > 1:
             paths = ", ".join(r["path"] for r in rows)
-            raise inventory.QueryError(f"id {id_or_path!r} is used by several files ({paths}); use a path")
+            raise QueryError(f"id {id_or_path!r} is used by several files ({paths}); use a path")
         row = rows[0]
         scope = row["scope"]
 
         def search(name: str) -> list[dict[str, Any]]:
             try:
                 found = self.grep(GrepQuery(query=name, mode="phrase", limit=min(50, mentions + 10)), scope)
-            except inventory.QueryError:
+            except QueryError:
                 return []
             hits: list[dict[str, Any]] = found["hits"]
             return hits

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
-from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.process import background_thread
 

@@ -39,9 +39,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.heap import return_free_heap
-from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.dialogs import show_about, show_crash

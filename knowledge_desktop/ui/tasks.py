@@ -22,9 +22,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from knowledge_desktop.engine.query.inventory import QueryError
-from knowledge_desktop.engine.reconcile import Cancelled
-from knowledge_desktop.engine.vault import VaultError
+from knowledge_desktop.engine.errors import Cancelled, QueryError, VaultError
 from knowledge_desktop.ui.process import background_thread
 
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (VaultError, QueryError, OSError, Cancelled)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.backlinks import CONTEXT_CHARS, _trim, plain_line
-from knowledge_desktop.engine.query.inventory import QueryError
 from tests.vaultkit import VaultKit
 
 LONG = "Some words before the link. " * 12

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.catalog_tree import Branch, CatalogQuery
-from knowledge_desktop.engine.query.inventory import QueryError, RecordFilter
+from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
 from tests.vaultkit import VaultKit

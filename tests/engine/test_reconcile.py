@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from knowledge_desktop.engine import reconcile as reconcile_module
+from knowledge_desktop.engine.errors import NotAVault, VaultNotFound
 from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import db, schema
-from knowledge_desktop.engine.vault import NotAVault, Vault, VaultNotFound
+from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.workers import WorkerPool
 from tests.vaultkit import VaultKit
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep import GrepQuery
-from knowledge_desktop.engine.query.inventory import QueryError, RecordFilter
+from knowledge_desktop.engine.query.inventory import RecordFilter
 from tests.vaultkit import VaultKit
 
 CHANGE = {"reason": "corrected", "at": "2026-10-01T09:00:00.000Z"}

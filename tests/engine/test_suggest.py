@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from knowledge_desktop.engine.query.inventory import QueryError
+from knowledge_desktop.engine.errors import QueryError
 from tests.vaultkit import VaultKit
 
 CHANGE = {"reason": "corrected", "at": "2026-10-01T09:00:00.000Z"}

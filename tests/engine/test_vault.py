@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_desktop.engine.query.inventory import QueryError, RecordFilter
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.query.inventory import RecordFilter
 from tests.vaultkit import VaultKit
 
 CHANGE = {"reason": "r", "at": "2026-10-01T09:00:00.000Z"}

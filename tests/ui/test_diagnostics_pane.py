@@ -16,8 +16,8 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop import cli
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity, make
-from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui import export
 from knowledge_desktop.ui.export import choose_format

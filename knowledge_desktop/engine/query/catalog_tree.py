@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_desktop.engine.derive import normalise_name
-from knowledge_desktop.engine.query.inventory import CURRENT_AT, QueryError, now_text
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.query.inventory import CURRENT_AT, now_text
 
 LIFECYCLES = ("all", "active", "superseded", "withdrawn", "merged")
 VALIDITIES = ("all", "valid", "invalid", "current", "outside")

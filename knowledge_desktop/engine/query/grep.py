@@ -32,9 +32,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query import ranking
 from knowledge_desktop.engine.query import text as textmod
-from knowledge_desktop.engine.query.inventory import QueryError, now_text
+from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.store.projections import keyword, terms
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, tables
 

@@ -18,13 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 
 LIFECYCLE_FILTERS = ("active", "superseded", "all")
-
-
-class QueryError(ValueError):
-    """Input a caller can fix (bad filter, out-of-range limit)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ import sqlite3
 from typing import Any
 
 from knowledge_desktop.engine.derive import normalise_name
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.inventory import (
-    QueryError,
     RecordFilter,
     inventory_item,
     where_clause,

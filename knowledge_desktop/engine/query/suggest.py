@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_desktop.engine.derive import normalise_name
-from knowledge_desktop.engine.query.inventory import QueryError
+from knowledge_desktop.engine.errors import QueryError
 
 MAX_TEXT = 200
 MAX_LIMIT = 100

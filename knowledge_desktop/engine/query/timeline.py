@@ -21,8 +21,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep import bounds
-from knowledge_desktop.engine.query.inventory import QueryError, now_text
+from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, stamp
 
 RESPONSE_BUDGET = 24 * 1024

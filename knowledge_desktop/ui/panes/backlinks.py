@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.ui.models.backlinks_model import (
     ALT_KEY_ROLE,
     LINE_ROLE,

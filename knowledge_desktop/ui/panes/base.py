@@ -16,7 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.tasks import Runner
 

@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.query.catalog_tree import MAX_LIMIT, Branch, CatalogQuery
-from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.models.catalog_model import CatalogModel, Node, branch_key
 from knowledge_desktop.ui.panes.base import Pane

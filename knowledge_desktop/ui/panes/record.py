@@ -28,8 +28,9 @@ from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from knowledge_desktop.engine.query.inventory import QueryError, RecordFilter
-from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.render import (

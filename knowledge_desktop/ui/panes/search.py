@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
-from knowledge_desktop.engine.reconcile import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.models.search_model import (
     KEY_ROLE,

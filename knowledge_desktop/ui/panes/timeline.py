@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.reconcile import ChangeSet
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.ui.models.backlinks_model import OPEN_KEY_ROLE
 from knowledge_desktop.ui.models.timeline_model import (
     TimelineModel,
