@@ -29,6 +29,7 @@ from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
+from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
@@ -295,103 +296,8 @@ class Vault:
 
     # -- the record pane's extras ---------------------------------------------------
     def record_context(self, path: str) -> dict[str, Any]:
-        """What a record view shows beside `show()`, read in one worker call.
-
-        The Record pane names records instead of printing bare ids, so this
-        gathers, for one file: every record its typed fields and evidence name
-        (`names`: id → title, path, kind, type, lifecycle), its evidence
-        locators with their verification (`evidence`), the ontology definition
-        of its type (`definition`, for field labels), and where its
-        `superseded_by` and `merged_into` chains end (`current`, `survivor`) so
-        a banner can point at the record that replaced it.
-        """
-        conn = self.store.reader()
-        found = conn.execute("SELECT scope, type FROM catalog WHERE path=?", (path,)).fetchone()
-        scope, type_name = (found[0], found[1]) if found else (None, None)
-        evidence = [
-            {
-                "index": idx,
-                "source": source,
-                "path": ev_path,
-                "url": url,
-                "lines": [start, end] if start is not None else None,
-                "status": status,
-                "reason": reason,
-            }
-            for idx, source, ev_path, url, start, end, status, reason in conn.execute(
-                "SELECT idx, source, path, url, line_start, line_end, status, reason"
-                " FROM evidence WHERE src_path=? ORDER BY idx",
-                (path,),
-            )
-        ]
-        ids: set[str] = {e["source"] for e in evidence if e["source"]}
-        for target, resolved in conn.execute(
-            "SELECT target_id, resolved_id FROM refs WHERE src_path=?", (path,)
-        ):
-            ids.update(i for i in (target, resolved) if i)
-        names = {i: info for i in sorted(ids) if (info := self._record_named(conn, i, scope)) is not None}
-        definition: dict[str, Any] | None = None
-        activation = self.reconciler.ontologies().get(scope) if scope else None
-        if activation is not None and activation.ontology is not None and type_name:
-            found_def = activation.ontology.definitions.get(type_name)
-            if found_def is not None:
-                definition = found_def.model_dump(mode="json", exclude_defaults=True)
-                definition["kind"] = found_def.kind
-        return {
-            "names": names,
-            "evidence": evidence,
-            "definition": definition,
-            "current": self._chain_end(conn, path, "superseded_by"),
-            "survivor": self._chain_end(conn, path, "merged_into"),
-        }
-
-    def _record_named(self, conn: Any, record_id: str, scope: str | None) -> dict[str, Any] | None:
-        """The catalog row an id names, preferring the same partition; `shared` when several."""
-        rows = conn.execute(
-            "SELECT id, path, title, kind, type, lifecycle, valid, scope FROM catalog WHERE id=?"
-            " ORDER BY scope IS NOT ?, path",
-            (record_id, scope),
-        ).fetchall()
-        if not rows:
-            return None
-        same = [r for r in rows if r[7] == rows[0][7]]
-        rid, rpath, title, kind, type_, lifecycle, valid, _ = rows[0]
-        return {
-            "id": rid,
-            "path": rpath,
-            "title": title,
-            "kind": kind,
-            "type": type_,
-            "lifecycle": lifecycle,
-            "valid": bool(valid),
-            "shared": len(same) > 1,
-        }
-
-    def _chain_end(self, conn: Any, path: str, field: str) -> dict[str, Any] | None:
-        """Follow `field` (superseded_by or merged_into) up to eight hops from a file.
-
-        Returns the last record reached with `hops` and `complete` (False when
-        the chain dead-ends, loops or runs past eight hops); None when the file
-        does not have the field at all.
-        """
-        seen = {path}
-        reached: dict[str, Any] | None = None
-        current = path
-        for hop in range(1, 9):
-            ref = conn.execute(
-                "SELECT target_id, resolved_id, scope FROM refs WHERE src_path=? AND field=?",
-                (current, field),
-            ).fetchone()
-            if ref is None:
-                return None if reached is None else {**reached, "hops": hop - 1, "complete": True}
-            info = self._record_named(conn, ref[1] or ref[0], ref[2])
-            if info is None or info["path"] in seen:
-                fallback = reached or {"id": ref[0], "path": None, "title": None}
-                return {**fallback, "hops": hop, "complete": False}
-            reached = info
-            seen.add(info["path"])
-            current = info["path"]
-        return None if reached is None else {**reached, "hops": 8, "complete": False}
+        """What a record view shows beside `show()` (see `query.record_context`)."""
+        return record_context_module.record_context(self.store.reader(), path, self.reconciler.ontologies())
 
     def suggest(self, text: str, limit: int = 20) -> dict[str, Any]:
         """Records whose title or alias starts with or contains `text` (the quick switcher's list)."""
