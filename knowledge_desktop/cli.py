@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,11 @@ def _emit(args: argparse.Namespace, payload: Any, human: Callable[[], str]) -> N
 
 def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
     change = vault.last_scan
+    text_ms: float | None = None
+    if args.index_text:
+        started = time.perf_counter()
+        vault.index_keywords()
+        text_ms = round((time.perf_counter() - started) * 1000, 1)
     counts = vault.counts()
     payload = {
         **counts,
@@ -50,6 +56,8 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
         "parsed": change.parsed if change else 0,
         "vault": vault.info(),
     }
+    if text_ms is not None:
+        payload["textIndexMs"] = text_ms
 
     def human() -> str:
         sev = counts["diagnostics"]
@@ -60,6 +68,7 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
             f"  diagnostics: {sev['error']} errors, {sev['warning']} warnings, "
             f"{sev['info']} info\n  scopes: {', '.join(counts['scopes']) or '-'}\n"
             f"  parsed {payload['parsed']} files in {payload['elapsedMs']} ms"
+            + (f"\n  search text indexed in {text_ms} ms" if text_ms is not None else "")
         )
 
     _emit(args, payload, human)
@@ -305,7 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    command("scan", "Reconcile the vault and print counts.", cmd_scan)
+    p = command("scan", "Reconcile the vault and print counts.", cmd_scan)
+    p.add_argument(
+        "--index-text",
+        action="store_true",
+        help="also index the search text now (otherwise the first search does it)",
+    )
     p = command("records", "List records (current ones by default).", cmd_records)
     _add_record_filters(p)
     p.add_argument(

@@ -54,7 +54,8 @@ BATCH = 64
 
 
 Progress = Callable[[str, int, int], None]
-"""`progress(stage, done, total)`: "reading" counts files read; "indexing" has no count (0, 0)."""
+"""`progress(stage, done, total)`: "reading" counts files read; "indexing" has no count (0, 0);
+"text" (`Vault.index_keywords`) counts records whose search text is indexed."""
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ from typing import Any
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import heap
 from knowledge_desktop.engine.changes import ChangeSet, Source
-from knowledge_desktop.engine.errors import NotAVault, QueryError, VaultError, VaultNotFound
+from knowledge_desktop.engine.errors import Cancelled, NotAVault, QueryError, VaultError, VaultNotFound
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
@@ -41,6 +41,11 @@ STATE_DIR = ".knowledge"
 MANIFEST = "manifest.json"
 STATE_DB = "state.sqlite"
 VAULT_FORMAT = "knowledge-vault-v1"
+
+TEXT_CHUNK = 2000
+"""Records whose text one write transaction indexes (about a second at most)."""
+INLINE_TEXT = 500
+"""The longest text queue a search indexes itself when text is built in the background."""
 
 
 def _looks_like_vault(root: Path) -> bool:
@@ -71,6 +76,9 @@ class Vault:
         self._lock = threading.RLock()
         self.reconciler = Reconciler(root, store)
         self.last_scan: ChangeSet | None = None
+        self.text_in_background = False
+        """Set by a host that runs `index_keywords` on a worker after opening (the
+        window): searches then answer at once from what is indexed."""
 
     # -- opening -------------------------------------------------------------
     @classmethod
@@ -204,40 +212,89 @@ class Vault:
         ]
 
     def grep(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+        """Keyword search. The text of changed records is indexed first (spec:
+        retrieval-and-dates, index behaviour) unless the window is building a
+        large queue in the background: then the answer comes from what is
+        indexed and says so (`index.state` "partial", `index.pending`)."""
         if q.types is not None:
             q = replace(q, types=self.expand_types(q.types, scope))
         scopes = [scope] if scope else self.scopes()
         if scope and scope not in self.scopes():
             raise QueryError(f"no partition named {scope!r}")
-        lag = self.index_keywords(scopes)
+        lag, pending = self._text_for_search(scopes)
         conn = self.store.reader()
         result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
         if result["index"]["state"] == "unavailable":
             # A missing or corrupt projection is rebuilt from the Markdown, then asked again.
             self.rebuild()
             lag = self.index_keywords(scopes)
+            pending = 0
             result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
         result["index"]["lag"] = lag
+        if pending:
+            result["index"]["state"] = "partial"
+            result["index"]["pending"] = pending
         return result
 
-    def index_keywords(self, scopes: Iterable[str] | None = None) -> bool:
+    def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
+        """Index what a search must see first: (lag, records whose text is still queued).
+
+        Headless, a search indexes everything queued, as the spec's index
+        behaviour asks. With text built in the background (the window), it
+        indexes a short queue itself but never waits behind a long one, nor
+        behind another holder of the vault (loading the graph, a bulk write).
+        """
+        queued = keyword_projection.pending(self.store.reader(), scopes)
+        if not queued:
+            return False, 0
+        if not self.text_in_background:
+            return self.index_keywords(scopes), 0
+        if queued > INLINE_TEXT or not self._lock.acquire(blocking=False):
+            return False, queued
+        try:
+            return self.index_keywords(scopes), 0
+        finally:
+            self._lock.release()
+
+    def index_keywords(
+        self,
+        scopes: Iterable[str] | None = None,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> bool:
         """Index the text of records whose content changed since they were last indexed.
 
-        Searches call this first; the window also calls it on a worker after a
-        scan so the first search is instant. Returns True when some file
-        changed again since the scan (its text waits for the next reconcile).
+        Works in transactions of `TEXT_CHUNK` records, releasing the vault in
+        between, so a search or a live edit waits for one chunk at most;
+        `progress("text", done, total)` follows it and `cancel` stops it between
+        chunks (what is indexed stays). Returns True when some file changed
+        again since the scan (its text waits for the next reconcile).
         """
         lag = False
         wanted = list(scopes) if scopes is not None else self.scopes()
-        if not keyword_projection.pending(self.store.reader(), wanted):
+        total = keyword_projection.pending(self.store.reader(), wanted)
+        if not total:
             return False  # the usual case: nothing changed since the last search
-        with self._lock, self.store.write(bulk=True) as tx:  # the first search indexes every record
-            now = utc_now_text()
-            for scope in wanted:
-                indexed, scope_lag = keyword_projection.sync(tx, self.root, scope)
+        done = 0
+        for scope in wanted:
+            after = ""
+            while True:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled
+                with self._lock, self.store.write(bulk=True) as tx:
+                    settled, scope_lag, last = keyword_projection.sync(
+                        tx, self.root, scope, after=after, limit=TEXT_CHUNK
+                    )
+                    if settled:
+                        keyword_projection.bump(tx, [scope], utc_now_text())
                 lag |= scope_lag
-                if indexed:
-                    keyword_projection.bump(tx, [scope], now)
+                if last == after:
+                    break  # nothing left in this partition past what was looked at
+                after = last
+                done += settled
+                if progress is not None:
+                    progress("text", min(done, total), total)
         return lag
 
     def rebuild(self) -> ChangeSet:

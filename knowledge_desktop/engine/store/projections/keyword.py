@@ -164,26 +164,34 @@ def mark(tx: Tx, items: Iterable[tuple[str, str]]) -> None:
     tx.executemany("INSERT OR IGNORE INTO keyword_pending_v1(scope, path) VALUES (?, ?)", list(items))
 
 
-def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> bool:
+def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> int:
+    """How many queued files of these partitions wait for their text to be (re)indexed."""
     scopes = list(scopes)
-    return (
-        bool(scopes)
-        and conn.execute(
-            f"SELECT EXISTS (SELECT 1 FROM keyword_pending_v1 WHERE scope IN"
-            f" ({','.join('?' * len(scopes))}))",
-            scopes,
-        ).fetchone()[0]
-    )
+    if not scopes:
+        return 0
+    marks = ",".join("?" * len(scopes))
+    found = conn.execute(f"SELECT count(*) FROM keyword_pending_v1 WHERE scope IN ({marks})", scopes)
+    return int(found.fetchone()[0])
 
 
-def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
-    """Index the queued files of one partition. Returns (settled, lag).
+def sync(
+    tx: Tx, root: Path, scope: str, *, after: str = "", limit: int | None = None
+) -> tuple[int, bool, str]:
+    """Index up to `limit` queued files of one partition, in path order after `after`.
 
-    Only queued paths are looked at, so a search after one outside edit costs
-    one file, not a pass over the partition.
+    Returns (settled, lag, last path looked at). Only queued paths are looked
+    at, so a search after one outside edit costs one file, not a pass over the
+    partition; a file that changed again since its scan (lag) stays queued for
+    the next reconcile, and `after` lets a caller working in chunks step past it.
     """
     ensure(tx, scope)
-    queued = [p for (p,) in tx.execute("SELECT path FROM keyword_pending_v1 WHERE scope=?", (scope,))]
+    queued = [
+        p
+        for (p,) in tx.execute(
+            "SELECT path FROM keyword_pending_v1 WHERE scope=? AND path>? ORDER BY path LIMIT ?",
+            (scope, after, -1 if limit is None else limit),
+        )
+    ]
     lag = False
     done: list[tuple[str]] = []
     changes = weights.Changes()
@@ -207,7 +215,7 @@ def sync(tx: Tx, root: Path, scope: str) -> tuple[int, bool]:
             changes.added.append(rowid)
     tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
     weights.apply(tx, scope, changes)
-    return len(done), lag
+    return len(done), lag, queued[-1] if queued else after
 
 
 def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: weights.Changes) -> int | None:

@@ -1,0 +1,129 @@
+"""Building the search text in chunks, in the background, and searching meanwhile
+(issue 12: nobody waits for the first search; spec: retrieval-and-dates, index behaviour)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from knowledge_desktop import cli
+from knowledge_desktop.engine import vault as vault_module
+from knowledge_desktop.engine.errors import Cancelled
+from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.store.projections import keyword
+from tests.vaultkit import VaultKit
+
+
+@pytest.fixture
+def ten(kit: VaultKit) -> VaultKit:
+    for n in range(10):
+        kit.page(
+            f"private/notes/n{n}.md", f"pg_{n}", f"Lantern {n}", type="note", body=f"Lantern number {n}.\n"
+        )
+    return kit
+
+
+def queued(kit: VaultKit) -> int:
+    vault = kit.scan()
+    return keyword.pending(vault.store.reader(), vault.scopes())
+
+
+def test_text_is_built_in_chunks_with_progress(ten: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 3)
+    vault = ten.scan()
+    seen: list[tuple[str, int, int]] = []
+    assert vault.index_keywords(progress=lambda *step: seen.append(step)) is False
+    assert [done for _, done, _ in seen] == [3, 6, 9, 10]
+    assert {stage for stage, _, _ in seen} == {"text"}
+    assert {total for _, _, total in seen} == {10}
+    assert vault.grep(GrepQuery("lantern"))["total"] == 10
+    assert queued(ten) == 0
+
+
+def test_a_cancelled_build_keeps_its_chunks_and_resumes(
+    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 4)
+    vault = ten.scan()
+    cancel = threading.Event()
+
+    def stop_after_first(stage: str, done: int, total: int) -> None:
+        cancel.set()
+
+    with pytest.raises(Cancelled):
+        vault.index_keywords(progress=stop_after_first, cancel=cancel)
+    assert queued(ten) == 6
+    vault.index_keywords()
+    assert queued(ten) == 0
+    assert vault.grep(GrepQuery("lantern"))["total"] == 10
+
+
+def test_a_file_changed_since_its_scan_ends_the_build_with_lag(
+    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 1)
+    vault = ten.scan()
+    ten.page("private/notes/n4.md", "pg_4", "Lantern 4", type="note", body="Rewritten after the scan.\n")
+    assert vault.index_keywords() is True  # and it returns: the changed file is stepped past
+    assert queued(ten) == 1
+
+
+def test_a_search_during_a_background_build_answers_partially(
+    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_module, "INLINE_TEXT", 4)
+    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 6)
+    vault = ten.scan()
+    vault.text_in_background = True
+    before = vault.grep(GrepQuery("lantern"))
+    assert before["index"]["state"] == "partial"
+    assert before["index"]["pending"] == 10
+    assert before["total"] == 0
+    cancel = threading.Event()
+    with pytest.raises(Cancelled):
+        vault.index_keywords(progress=lambda *_: cancel.set(), cancel=cancel)
+    middle = vault.grep(GrepQuery("lantern"))  # 4 left: short enough to index inline
+    assert middle["index"]["state"] == "ready"
+    assert "pending" not in middle["index"]
+    assert middle["total"] == 10
+
+
+def test_a_search_does_not_wait_behind_a_busy_vault(ten: VaultKit) -> None:
+    vault = ten.scan()
+    vault.text_in_background = True
+    holder_has_it, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with vault._lock:
+            holder_has_it.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert holder_has_it.wait(10)
+        result = vault.grep(GrepQuery("lantern"))
+        assert result["index"] == {"state": "partial", "lag": False, "pending": 10}
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_headless_search_indexes_everything_first(ten: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vault_module, "INLINE_TEXT", 1)
+    result = ten.scan().grep(GrepQuery("lantern"))
+    assert result["index"]["state"] == "ready"
+    assert result["total"] == 10
+
+
+def test_scan_index_text_leaves_nothing_for_the_first_search(
+    ten: VaultKit, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["scan", str(ten.root), "--index-text", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["textIndexMs"] >= 0
+    assert queued(ten) == 0
+    assert cli.main(["scan", str(ten.root), "--json"]) == 0
+    assert "textIndexMs" not in json.loads(capsys.readouterr().out)
