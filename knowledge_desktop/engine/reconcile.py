@@ -12,7 +12,6 @@ one transaction. Reopening an unchanged vault therefore parses nothing.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sys
 import threading
@@ -24,7 +23,8 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine import diagnostics as dg
-from knowledge_desktop.engine.changes import ALL_PROJECTIONS, DIAGNOSTICS, ChangeSet, Source
+from knowledge_desktop.engine.changes import ChangeSet, Source
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog, DetailSource, Node, release_caches
 from knowledge_desktop.engine.errors import Cancelled
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
@@ -37,7 +37,6 @@ from knowledge_desktop.engine.ontology.compose import (
     activate,
     shipped_default_path,
 )
-from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Store, Tx
@@ -45,7 +44,9 @@ from knowledge_desktop.engine.store.projections import catalog as catalog_projec
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
+from knowledge_desktop.engine.store.projections import ontology as ontology_projection
 from knowledge_desktop.engine.store.projections import temporal as temporal_projection
+from knowledge_desktop.engine.store.projections.base import Projection, Update
 from knowledge_desktop.engine.workers import WorkerPool
 
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
@@ -96,9 +97,6 @@ class Reconciler:
         files are parsed in worker processes, which then stay warm for a while,
         so the host's own thread keeps the interpreter lock. None: only scans of
         `PARALLEL_THRESHOLD` files or more use workers, and they stop after."""
-        self._keyword_scopes: set[str] = {
-            s for (s,) in store.reader().execute("SELECT scope FROM keyword_state_v1")
-        }
 
     @property
     def _known(self) -> dict[str, _Known]:
@@ -191,14 +189,16 @@ class Reconciler:
         current = self.ontologies()
         # Against what the projections were derived with, not `current`: loaded
         # lazily, that may already have read the changed manifest.
-        derived_with = self._stored_fingerprints() if activations else {}
+        derived_with = ontology_projection.fingerprints(self.store.reader()) if activations else {}
         changed_scopes = [
-            s for s, a in activations.items() if s not in derived_with or derived_with[s] != _fingerprint(a)
+            s
+            for s, a in activations.items()
+            if s not in derived_with or derived_with[s] != ontology_projection.fingerprint(a)
         ]
         try:
             current.update(activations)
             recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            self._write(content_rows, gone, recomputed, activations)
+            change.touched = self._write(content_rows, gone, recomputed, activations)
         except BaseException:
             # The catalog may be ahead of the store now: read both afresh next time.
             self._catalog = None
@@ -206,26 +206,11 @@ class Reconciler:
             raise
         catalog.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
-        if recomputed or content_rows or gone:
-            change.touched |= ALL_PROJECTIONS
-        if activations:
-            change.touched.add(DIAGNOSTICS)
         if len(content_rows) + len(gone) >= BULK_ROWS:
             del results, content_rows, stat_rows  # the parse JSON is written: let it go first
             self._release_memory()
         change.elapsed_ms = (time.perf_counter() - started) * 1000
         return change
-
-    def _stored_fingerprints(self) -> dict[str, str | None]:
-        """Each partition's ontology as `_fingerprint` gives it, from ontology_state."""
-        out: dict[str, str | None] = {}
-        rows = self.store.reader().execute("SELECT scope, fingerprint, failure FROM ontology_state")
-        for scope, fingerprint, failure in rows:
-            if fingerprint is not None:
-                out[scope] = fingerprint
-            else:
-                out[scope] = "failed:" + (json.loads(failure).get("message", "") if failure else "")
-        return out
 
     def ontologies(self) -> dict[str, Activation]:
         """Each partition's activation; cheap (manifests only), so readers use this
@@ -425,8 +410,17 @@ class Reconciler:
         gone: list[str],
         recomputed: set[str],
         activations: dict[str, Activation],
-    ) -> None:
-        catalog = self.catalog()
+    ) -> set[Flag]:
+        """The parse cache, then every projection, in one transaction; the flags of
+        the projections whose rows changed."""
+        update = Update(
+            self.catalog(),
+            sorted(recomputed),
+            [(r.entry.scope, r.entry.path, r.entry.kind) for r in rows],
+            gone,
+            activations,
+        )
+        touched: set[Flag] = set()
         bulk = len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
         with self.store.write(bulk=bulk) as tx:
             tx.executemany(
@@ -435,17 +429,13 @@ class Reconciler:
                 _file_rows(rows),
             )
             tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
-            self._index_keywords(tx, rows, gone, recomputed)
             # A bulk write is cheaper into bare tables with the indexes built after.
             dropped = _drop_indexes(tx) if len(recomputed) >= BULK_ROWS else []
-            catalog_projection.index(tx, catalog, recomputed)
-            links_projection.index(tx, catalog, recomputed)
-            diagnostics_projection.index(tx, catalog, recomputed)
-            temporal_projection.index(tx, catalog, recomputed)
+            for projection in PROJECTIONS:
+                if projection.index(tx, update):
+                    touched.add(projection.flag)
             for sql in dropped:
                 tx.execute(sql)
-            for scope, activation in activations.items():
-                self._write_ontology(tx, scope, activation)
         for result in rows:
             e = result.entry
             sha = result.sha256
@@ -454,68 +444,7 @@ class Reconciler:
             self._known[e.path] = _Known(_stat_token(e.stat_key), sha, e.kind, _intern(e.scope))
         for path in gone:
             self._known.pop(path, None)
-
-    def _index_keywords(self, tx: Tx, rows: list[_ReadResult], gone: list[str], recomputed: set[str]) -> None:
-        catalog = self.catalog()
-        now = utc_now_text()
-        scopes: set[str] = set()
-        for scope in {r.entry.scope for r in rows if r.entry.scope} - self._keyword_scopes:
-            keyword_projection.ensure(tx, scope)
-            self._keyword_scopes.add(scope)
-        # Text is indexed lazily, by the next search (Vault.index_keywords); here only
-        # what other files decide is refreshed on rows that exist, and the
-        # snapshot moves for every partition whose files changed.
-        queued = {(r.entry.scope, r.entry.path) for r in rows if r.entry.scope and r.entry.kind == "markdown"}
-        queued |= {(p.split("/", 1)[0], p) for p in gone if "/" in p}
-        keyword_projection.mark(tx, queued)
-        scopes |= {scope for scope, _ in queued}
-        scopes |= keyword_projection.refresh(tx, catalog, recomputed)
-        keyword_projection.bump(tx, scopes, now)
-
-    def _write_ontology(self, tx: Tx, scope: str, activation: Activation) -> None:
-        ontology = activation.ontology
-        tx.execute(
-            "DELETE FROM diagnostics WHERE code IN "
-            "('ontology-activation-failed','ontology-manifest-invalid') AND "
-            "(path = ? OR path LIKE ?)",
-            (f"{scope}/{ACTIVE_FILE}", f"{scope}/ontologies/%"),
-        )
-        found: list[dg.Diagnostic] = []
-        failure = activation.failure
-        if failure is not None:
-            path = failure.path if not failure.path.startswith("<") else f"{scope}/{ACTIVE_FILE}"
-            found.append(
-                dg.make(
-                    "ontology-activation-failed",
-                    path,
-                    f"ontology not activated: {failure.message}",
-                    line=failure.line,
-                )
-            )
-        for problem in activation.problems:
-            if not problem.path.startswith("<"):
-                found.append(
-                    dg.make("ontology-manifest-invalid", problem.path, problem.message, line=problem.line)
-                )
-        tx.executemany(
-            "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
-            [(d.path, d.code, d.severity.value, d.line, d.record_id, d.message) for d in found],
-        )
-        tx.execute(
-            "INSERT OR REPLACE INTO ontology_state(scope, name, version, fingerprint, chain,"
-            " failure, sources) VALUES (?,?,?,?,?,?,?)",
-            (
-                scope,
-                ontology.name if ontology else None,
-                ontology.version if ontology else None,
-                ontology.fingerprint if ontology else None,
-                json.dumps(ontology.chain if ontology else []),
-                json.dumps({"path": failure.path, "line": failure.line, "message": failure.message})
-                if failure
-                else None,
-                "{}",
-            ),
-        )
+        return touched
 
     def _describe(
         self,
@@ -551,6 +480,16 @@ class Reconciler:
         change.changed = sorted(i for i in changed | moved if i)
 
 
+PROJECTIONS: tuple[Projection, ...] = (
+    keyword_projection,
+    catalog_projection,
+    links_projection,
+    diagnostics_projection,
+    temporal_projection,
+    ontology_projection,
+)
+"""Every projection reconcile writes, in this order, each through `Projection.index`."""
+
 BULK_ROWS = 3000
 PAUSED_FULL_THRESHOLD = 1 << 30
 _BULK_TABLES = (
@@ -577,14 +516,6 @@ def _drop_indexes(tx: Tx) -> list[str]:
     for name, _ in found:
         tx.execute(f"DROP INDEX {name}")
     return [sql for _, sql in found]
-
-
-def _fingerprint(activation: Activation | None) -> str | None:
-    if activation is None:
-        return None
-    if activation.ontology is None:
-        return "failed:" + (activation.failure.message if activation.failure else "")
-    return activation.ontology.fingerprint
 
 
 def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]:

@@ -42,8 +42,8 @@ MANIFEST = "manifest.json"
 STATE_DB = "state.sqlite"
 VAULT_FORMAT = "knowledge-vault-v1"
 
-TEXT_CHUNK = 2000
-"""Records whose text one write transaction indexes (about a second at most)."""
+TEXT_CHUNK = 2048
+"""Records whose text one write transaction indexes: eight weight blocks, about a second."""
 INLINE_TEXT = 500
 """The longest text queue a search indexes itself when text is built in the background."""
 

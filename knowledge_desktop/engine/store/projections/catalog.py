@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
 from typing import Any
 
+from knowledge_desktop.engine.changes import CATALOG
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog, Derived, Node
 from knowledge_desktop.engine.diagnostics import Severity
+from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
 
 COLUMNS = (
     "path",
@@ -37,10 +40,21 @@ COLUMNS = (
 )
 
 
-def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
+flag: Flag = CATALOG
+OWNED = (
+    Owned("catalog", "path", ",".join(c for c in COLUMNS if c not in ("sha256", "size"))),
+    Owned("catalog_names", "path"),
+)
+"""A file's bytes and size are no change a pane shows: only the other columns count."""
+
+
+def index(tx: Tx, update: Update) -> bool:
+    return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
+
+
+def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
     """Rewrite the rows of paths; rows are generated as SQLite takes them (a full
     scan writes one per file, and a list of them all is a peak worth avoiding)."""
-    paths = list(paths)
     present = [p for p in paths if p in catalog.nodes and p in catalog.derived]
     tx.executemany("DELETE FROM catalog_names WHERE path=?", ((p,) for p in paths))
     tx.executemany(

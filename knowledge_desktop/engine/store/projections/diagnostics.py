@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
+from knowledge_desktop.engine.changes import DIAGNOSTICS
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog
 from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+
+flag: Flag = DIAGNOSTICS
+OWNED = (Owned("diagnostics", "path"),)
 
 
-def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
-    paths = list(paths)
+def index(tx: Tx, update: Update) -> bool:
+    return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
+
+
+def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
     tx.executemany("DELETE FROM diagnostics WHERE path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",

@@ -13,14 +13,17 @@ its ranking statistics:
 - `keyword_state_v1`: per scope, a generation counter (the snapshot) and when
   it was last indexed.
 
-Text is indexed lazily, as the spec's index behaviour describes: a scan
-only records what changed, and `sync` — run by each search before it
-queries — (re)indexes exactly the records whose content hash differs from
-the indexed one, reading their bodies from disk (and skipping, as lag, any
-file that changed again since the scan). Eligibility, type and validity
-window, which depend on other files, are refreshed on existing rows by every
-reconcile without touching the text. The tokenizer folds case and
-diacritics; punctuation separates tokens.
+This is a projection like the others (`index`, run by every reconcile), in
+two stages. The first, in the reconcile's transaction, queues the files whose
+bytes changed and refreshes on indexed rows what other files decide
+(eligibility, type, validity window, dates). The second, `sync`, indexes the
+queued text: run by a search before it queries (the spec's index
+behaviour), by `knowledge scan --index-text`, or by the window on a worker
+right after opening, in chunks. It reads the bodies from disk (the parse
+cache keeps no body text) and skips, as lag, a file that changed again
+since its scan. Why the text waits is in docs/decisions.md ("The search
+text: one projection, indexed in a second stage"). The tokenizer folds case
+and diacritics; punctuation separates tokens.
 """
 
 from __future__ import annotations
@@ -32,11 +35,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.changes import TEXT
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog, Node
 from knowledge_desktop.engine.records import dates, frontmatter
+from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms, weights
+from knowledge_desktop.engine.store.projections.base import Update
 from knowledge_desktop.engine.store.schema import keyword_tables
 
 TOKENIZER = terms.TOKENIZER
@@ -157,6 +164,23 @@ def remove(tx: Tx, scope: str, path: str, changes: weights.Changes) -> None:
                     changes.drop(found[0], (text[0], text[1], text[2]), terms.varints(text[3]))
             tx.execute(f"DELETE FROM {fts} WHERE rowid=?", (found[0],))
             tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
+
+
+flag: Flag = TEXT
+
+
+def index(tx: Tx, update: Update) -> bool:
+    """Queue the text of changed files for the next `sync`, and refresh on indexed rows
+    what other files decide. The text itself waits: see the module docstring."""
+    have = {s for (s,) in tx.execute("SELECT scope FROM keyword_state_v1")}
+    for scope in {scope for scope, _, _ in update.content if scope} - have:
+        ensure(tx, scope)
+    queued = {(scope, path) for scope, path, kind in update.content if scope and kind == "markdown"}
+    queued |= {(p.split("/", 1)[0], p) for p in update.gone if "/" in p}
+    mark(tx, queued)
+    scopes = {scope for scope, _ in queued} | refresh(tx, update.graph, update.paths)
+    bump(tx, scopes, utc_now_text())
+    return bool(scopes)
 
 
 def mark(tx: Tx, items: Iterable[tuple[str, str]]) -> None:

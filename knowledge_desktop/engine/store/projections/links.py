@@ -7,14 +7,23 @@ megabytes at the peak of the scan.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
+from knowledge_desktop.engine.changes import LINKS
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog, Derived, Node
+from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+
+flag: Flag = LINKS
+OWNED = (Owned("links", "src_path"), Owned("refs", "src_path"), Owned("evidence", "src_path"))
 
 
-def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
-    paths = list(paths)
+def index(tx: Tx, update: Update) -> bool:
+    return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
+
+
+def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
     tx.executemany("DELETE FROM links WHERE src_path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM refs WHERE src_path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM evidence WHERE src_path=?", ((p,) for p in paths))

@@ -9,19 +9,29 @@ sources, resolved through merges — never co-mentions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
+from knowledge_desktop.engine.changes import DATES
+from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.derive import Catalog, Derived, Node
 from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
 from knowledge_desktop.engine.store.projections.keyword import stamp
 
 ASSOCIATING_FIELDS = ("entities", "owner", "from", "to")
 
 
-def index(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> None:
+flag: Flag = DATES
+OWNED = (Owned("temporal_v1", "path"), Owned("associations_v1", "path"))
+
+
+def index(tx: Tx, update: Update) -> bool:
+    return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
+
+
+def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
     """Rewrite the rows of paths, generated as SQLite takes them (no list of a full scan's rows)."""
-    paths = list(paths)
     tx.executemany("DELETE FROM temporal_v1 WHERE path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM associations_v1 WHERE path=?", ((p,) for p in paths))
     tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(catalog, paths))
