@@ -336,7 +336,7 @@ def change_dict(change: Any) -> dict[str, Any]:
 
 
 def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[str, Any]:
-    from knowledge_desktop.engine.query.grep import GrepQuery
+    from knowledge_desktop.engine.query.grep_query import GrepQuery
     from knowledge_desktop.engine.store.schema import PROJECTION_VERSION
     from knowledge_desktop.engine.vault import Vault
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError, VaultError
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, RecordFilter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report

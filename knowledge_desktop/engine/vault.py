@@ -31,7 +31,7 @@ from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store

@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from knowledge_desktop.engine.query import grep as grep_module
-from knowledge_desktop.engine.query import ranking
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query import grep_ranking, ranking
+from knowledge_desktop.engine.query.grep_query import GrepQuery, match_expression
 from knowledge_desktop.engine.store.projections import keyword, terms, weights
 from tests.engine.test_retrieval import CHANGE
 from tests.vaultkit import VaultKit
@@ -111,21 +110,21 @@ def _page(result: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grep_module, "_ranked_weights", lambda *a, **k: None)
+    monkeypatch.setattr(grep_ranking, "_ranked_weights", lambda *a, **k: None)
 
 
 def _weights_path(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Take the term-weights path even on a small vault; count how often it answered."""
     used = {"weights": 0, "declined": 0}
-    ranked = grep_module._ranked_weights
+    ranked = grep_ranking._ranked_weights
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         found = ranked(*args, **kwargs)
         used["weights" if found is not None else "declined"] += 1
         return found
 
-    monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)
-    monkeypatch.setattr(grep_module, "_ranked_weights", spy)
+    monkeypatch.setattr(grep_ranking, "EXACT_BELOW", 0)
+    monkeypatch.setattr(grep_ranking, "_ranked_weights", spy)
     return used
 
 
@@ -143,7 +142,7 @@ def test_weights_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyt
     assert used["weights"] > 150, used  # the comparison exercised the weights path
     # with more ineligible or windowed rows than the exceptions index is read for,
     # eligibility and window are listed from the rows table instead
-    monkeypatch.setattr(grep_module, "MAX_EXCEPTIONS", 0)
+    monkeypatch.setattr(grep_ranking, "MAX_EXCEPTIONS", 0)
     for q, want in zip(queries[:60], expected, strict=False):
         assert _page(vault.grep(q)) == want, q
 
@@ -158,7 +157,7 @@ def test_left_out_rows_follow_edits(crowd: VaultKit, monkeypatch: pytest.MonkeyP
     def pages(arrays: bool) -> list[tuple[Any, ...]]:
         with monkeypatch.context() as m:
             if arrays:
-                m.setattr(grep_module, "EXACT_BELOW", 0)
+                m.setattr(grep_ranking, "EXACT_BELOW", 0)
             else:
                 _exact(m)
             return [_page(vault.grep(q)) for q in queries]
@@ -255,7 +254,7 @@ def test_weights_equal_fts5s_own_counts_after_edits(crowd: VaultKit, monkeypatch
     crowd.scan()
     vault.index_keywords()
     check()
-    monkeypatch.setattr(grep_module, "EXACT_BELOW", 0)
+    monkeypatch.setattr(grep_ranking, "EXACT_BELOW", 0)
     hits = vault.grep(GrepQuery("glacier", limit=50))
     assert "pg_001" in [h["id"] for h in hits["hits"]]
     assert "pg_002" not in [h["id"] for h in vault.grep(GrepQuery("review", limit=50, offset=0))["hits"]]
@@ -298,10 +297,10 @@ def test_array_scores_are_bm25_to_the_bit(crowd: VaultKit) -> None:
     ]
     for text, mode in queries:
         words = text.split()
-        match = grep_module.match_expression(words, mode)
+        match = match_expression(words, mode)
         phrases = [match] if mode == "phrase" else [f'"{w}"' for w in words]
         idf = [
-            grep_module._idf(
+            grep_ranking._idf(
                 records, conn.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (p,)).fetchone()[0]
             )
             for p in phrases
@@ -320,7 +319,7 @@ def test_array_scores_are_bm25_to_the_bit(crowd: VaultKit) -> None:
         expected = {
             r: s
             for r, s in conn.execute(
-                f"SELECT rowid, -{grep_module.BM25.format(fts=fts)} FROM {fts} WHERE {fts} MATCH ?", (match,)
+                f"SELECT rowid, -{grep_ranking.bm25_sql(fts)} FROM {fts} WHERE {fts} MATCH ?", (match,)
             )
             if layout.sizes[layout.slots(np.array([r]))[0]] != weights.UNSURE
         }
@@ -349,7 +348,7 @@ def test_totals_count_each_reached_current_record_once(
     replaced: list[int] = []
 
     def expected(words: list[str], mode: str) -> int:
-        match = grep_module.match_expression(words, mode)
+        match = match_expression(words, mode)
         direct = {
             r
             for (r,) in conn.execute(
@@ -375,7 +374,7 @@ def test_totals_count_each_reached_current_record_once(
     for arrays in (False, True):
         with monkeypatch.context() as m:
             if arrays:
-                m.setattr(grep_module, "EXACT_BELOW", 0)
+                m.setattr(grep_ranking, "EXACT_BELOW", 0)
             else:
                 _exact(m)
             for words, mode in cases:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from tests.vaultkit import VaultKit
 

@@ -22,16 +22,10 @@ from watchdog.observers.api import BaseObserver
 from watchdog.observers.inotify import InotifyObserver
 from watchdog.utils import BaseThread
 
-from knowledge_desktop.engine.fs.watch import (
-    WATCHDOG_LOGGER,
-    VaultWatcher,
-    WatchState,
-    collapse,
-    event_paths,
-    filesystem_type,
-    is_watched_file,
-    untrusted_filesystem,
-)
+from knowledge_desktop.engine.fs.events import collapse, event_paths, is_watched_file
+from knowledge_desktop.engine.fs.mounts import filesystem_type, untrusted_filesystem
+from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
+from knowledge_desktop.engine.fs.watchdog_fixes import WATCHDOG_LOGGER
 from knowledge_desktop.engine.vault import Vault
 from tests.engine.test_reconcile import snapshot
 from tests.vaultkit import VaultKit, envelope

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.models.search_model import (
     SNIPPET_ROLE,

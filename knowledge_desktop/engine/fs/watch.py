@@ -6,21 +6,19 @@ never reads a file and never decides what changed — `Reconciler.run` does
 that from the paths, so whatever the watcher gets wrong costs at most a
 redundant stat, never a wrong projection. Four rules shape the code:
 
-- **Over-report, never under-report.** A move reports both ends; a directory
-  event reports the directory (the reconciler expands it); an editor's
-  backup-rename (`x.md` → `x.md~`) reports `x.md`, which the reconciler then
-  finds rewritten. Temp, lock and backup names are dropped because the
-  reconciler would ignore them anyway (`walk.classify_path`), so they must not
-  even wake it.
+- **Over-report, never under-report.** Which paths an event is about, and
+  which it drops, are pure rules (`fs/events.py`).
 - **Batches, not events.** A save is five to ten events, a `git checkout`
   thousands; reconcile runs once per quiet gap (`debounce_s`), and at least
   every `max_batch_wait_s` during a steady stream so the window keeps up.
 - **watchdog's folder bookkeeping is not trusted.** It follows folder renames
   by replaying events and can end up watching the wrong folder, so after any
-  folder event the observer is replaced by a fresh one (see `_rearm`).
+  folder event the observer is replaced by a fresh one (see `_rearm`); the
+  other gaps in watchdog are covered in `fs/watchdog_fixes.py`.
 - **Distrust is loud.** When events may be missing (watch limit, overflow, a
   network filesystem, a dead thread) the watcher stops pretending: it switches
-  to periodic full rescans and says why in `state`, so the window can show it.
+  to periodic full rescans and says why in `state`, so the window can show it
+  (`fs/mounts.py`, `fs/inotify_limits.py` tell it before it starts).
 
 Wiring (the caller's job, since `fs/` must not import `vault.py`)::
 
@@ -40,35 +38,29 @@ into the next batch (never lost), but that batch waits for the callback.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import logging
 import os
-import queue
-import re
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from watchdog.events import (
-    DirAttribEvent,
-    DirModifiedEvent,
-    FileClosedEvent,
-    FileClosedNoWriteEvent,
-    FileOpenedEvent,
-    FileSystemEvent,
-    FileSystemEventHandler,
-    FileSystemMovedEvent,
-)
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver, EventDispatcher
+from watchdog.observers.api import BaseObserver
 
-from knowledge_desktop.engine.fs.walk import classify_path, is_hidden
+from knowledge_desktop.engine.fs.events import DEFAULT_COLLAPSE_THRESHOLD, collapse, event_paths
+from knowledge_desktop.engine.fs.inotify_limits import count_folders, describe_os_error, watch_limit
+from knowledge_desktop.engine.fs.mounts import untrusted_filesystem, vault_filesystem
+from knowledge_desktop.engine.fs.watchdog_fixes import (
+    WATCHDOG_LOGGER,
+    OverflowSpy,
+    observer_threads,
+    shut_down,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -77,12 +69,6 @@ WatchMode = Literal["watching", "polling", "stopped"]
 DEFAULT_DEBOUNCE_S = 0.1
 DEFAULT_MAX_BATCH_WAIT_S = 0.5
 DEFAULT_POLL_INTERVAL_S = 2.0
-DEFAULT_COLLAPSE_THRESHOLD = 500
-"""More changed paths than this directly in one folder are sent as the folder.
-
-The reconciler walks a folder in one pass, while each path of a vanished file
-costs it a scan of the known paths; 500 keeps a mass delete cheap and is far
-above what one person's edits produce."""
 
 HEALTH_CHECK_S = 0.5
 """How often the worker checks that watchdog's threads are still alive."""
@@ -97,45 +83,6 @@ POLL_COST_FACTOR = 5.0
 """A rescan that takes t seconds is repeated no sooner than 5·t later, so polling
 a huge vault never uses more than about a sixth of a core."""
 
-UNTRUSTED_FILESYSTEMS = frozenset(
-    {
-        "nfs",
-        "nfs4",
-        "cifs",
-        "smb3",
-        "smbfs",
-        "ncpfs",
-        "afs",
-        "9p",
-        "drvfs",
-        "virtiofs",
-        "sshfs",
-        "davfs",
-        "fuse",
-        "ceph",
-        "glusterfs",
-        "lustre",
-        "gpfs",
-    }
-)
-"""Filesystems where changes made by another machine (or the host of a VM) do
-not produce inotify events. `fuse.*` subtypes are untrusted too; `fuseblk`
-(local disks such as NTFS through ntfs-3g) is trusted."""
-
-_TEMP_SUFFIXES = (
-    "~",  # vim and emacs backups
-    ".tmp",
-    ".temp",
-    ".swp",  # vim swap files (hidden already, but also written unhidden by some setups)
-    ".swx",
-    ".swo",
-    ".part",
-    ".crdownload",
-    ".kate-swp",
-    "___jb_tmp___",  # JetBrains safe-write
-    "___jb_old___",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class WatchState:
@@ -145,166 +92,6 @@ class WatchState:
     reason: str = ""
     """Why the watcher polls (empty while watching or stopped): a sentence for the
     status bar, which adds that changes are checked every few seconds."""
-
-
-# -- pure rules ------------------------------------------------------------------------
-
-
-def is_temporary(name: str) -> bool:
-    """Editor and sync-tool scratch names: written next to a file, never records.
-
-    Hidden names (`.x.md.swp`, `.#x.md`, `.syncthing.x.md.tmp`, `.DS_Store`)
-    are already ignored by the vault's walk rules; this covers the unhidden
-    ones (`x.md~`, `#x.md#`, `x.md___jb_tmp___`, `~$x.md`, vim's `4913` probe).
-    """
-    if not name:
-        return True
-    if name.endswith(_TEMP_SUFFIXES):
-        return True
-    if len(name) > 1 and name.startswith("#") and name.endswith("#"):
-        return True  # emacs auto-save
-    if name.startswith("~$"):
-        return True  # office-style owner files
-    return name.isdigit()  # vim's write probe (4913, 5036, …)
-
-
-def is_watched_file(rel: str) -> bool:
-    """A vault file the reconciler reads: Markdown or an ontology manifest.
-
-    The rule is `walk.classify_path`, so the watcher and the scan can never
-    disagree about which files exist; scratch names are dropped on top.
-    """
-    return classify_path(rel) is not None and not is_temporary(rel.rpartition("/")[2])
-
-
-def is_watched_folder(rel: str) -> bool:
-    """A folder whose appearance, removal or rename the reconciler must hear of."""
-    parts = rel.split("/")
-    return all(p and not is_hidden(p) for p in parts) and not is_temporary(parts[-1])
-
-
-def vault_relative(prefix: str, raw: bytes | str) -> str | None:
-    """`raw` as a `/`-separated path relative to the vault; None when outside it.
-
-    `prefix` is the watched root with a trailing separator. The root itself is
-    None too: the reconciler has nothing to do for "" and a vanished root is
-    noticed by the health check instead.
-    """
-    path = os.fsdecode(raw)
-    if not path.startswith(prefix):
-        return None
-    rel = path[len(prefix) :]
-    if os.sep != "/":
-        rel = rel.replace(os.sep, "/")
-    rel = rel.strip("/")
-    return rel or None
-
-
-_DROPPED_EVENTS = (
-    FileOpenedEvent,
-    FileClosedEvent,
-    FileClosedNoWriteEvent,
-    DirModifiedEvent,
-    DirAttribEvent,
-)
-
-
-def event_paths(prefix: str, event: FileSystemEvent) -> set[str]:
-    """The vault paths one watchdog event asks the reconciler to look at.
-
-    Open/close events carry no change of their own (a write also produces a
-    modified event). A folder's "modified" only means an entry inside it
-    changed, which arrives as its own event. Synthetic events (watchdog's
-    expansion of a folder move into one event per file) are dropped: the
-    folder paths already make the reconciler walk both sides.
-    """
-    if isinstance(event, _DROPPED_EVENTS) or event.is_synthetic:
-        return set()
-    raws: list[bytes | str] = [event.src_path]
-    if isinstance(event, FileSystemMovedEvent):
-        raws.append(event.dest_path)
-    wanted = is_watched_folder if event.is_directory else is_watched_file
-    out: set[str] = set()
-    for raw in raws:
-        if not raw:
-            continue
-        rel = vault_relative(prefix, raw)
-        if rel is not None and wanted(rel):
-            out.add(rel)
-    return out
-
-
-def collapse(paths: Iterable[str], threshold: int = DEFAULT_COLLAPSE_THRESHOLD) -> set[str]:
-    """Replace more than `threshold` paths directly inside one folder by the folder.
-
-    Vault-root files are never collapsed: the reconciler treats "" as nothing.
-    """
-    by_folder: defaultdict[str, list[str]] = defaultdict(list)
-    for path in paths:
-        by_folder[path.rpartition("/")[0]].append(path)
-    out: set[str] = set()
-    for folder, items in by_folder.items():
-        if folder and len(items) > threshold:
-            out.add(folder)
-        else:
-            out.update(items)
-    return out
-
-
-_MOUNT_ESCAPE = re.compile(r"\\([0-7]{3})")
-
-
-def filesystem_type(path: Path, mounts_text: str) -> str | None:
-    """The type of the filesystem holding `path`, from /proc/self/mounts text.
-
-    The longest mount point that contains the path wins (later lines win ties,
-    as a later mount hides an earlier one).
-    """
-    target = os.path.realpath(path)
-    best: tuple[int, str] | None = None
-    for line in mounts_text.splitlines():
-        fields = line.split()
-        if len(fields) < 3:
-            continue
-        point = _MOUNT_ESCAPE.sub(lambda m: chr(int(m.group(1), 8)), fields[1])
-        inside = point in ("/", target) or target.startswith(point.rstrip("/") + "/")
-        if inside and (best is None or len(point) >= best[0]):
-            best = (len(point), fields[2])
-    return None if best is None else best[1]
-
-
-def untrusted_filesystem(fs_type: str | None) -> bool:
-    if fs_type is None:
-        return False
-    return fs_type in UNTRUSTED_FILESYSTEMS or fs_type.startswith("fuse.")
-
-
-def count_folders(root: Path, stop_after: int) -> int:
-    """Folders under `root` (itself included, hidden ones too, links not followed),
-    counting no further than `stop_after` + 1: watchdog puts one inotify watch on each."""
-    count = 0
-    stack = [str(root)]
-    while stack and count <= stop_after:
-        folder = stack.pop()
-        count += 1
-        try:
-            with os.scandir(folder) as entries:
-                stack.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
-        except OSError:
-            continue
-    return count
-
-
-def describe_os_error(exc: OSError) -> str:
-    """A status-bar sentence for a failure to set up inotify."""
-    if exc.errno == errno.ENOSPC:
-        return "the system's limit of watched folders is reached (raise fs.inotify.max_user_watches)"
-    if exc.errno in (errno.EMFILE, errno.ENFILE):
-        return "the system's limit of file watchers is reached (raise fs.inotify.max_user_instances)"
-    return f"the folder cannot be watched ({exc.strerror or exc})"
-
-
-# -- the watcher ------------------------------------------------------------------------
 
 
 class _Forwarder(FileSystemEventHandler):
@@ -318,24 +105,6 @@ class _Forwarder(FileSystemEventHandler):
         self._sink(event)
 
 
-class _OverflowSpy(logging.Handler):
-    """Hears watchdog say that the kernel dropped events.
-
-    watchdog handles an inotify queue overflow internally (it re-adds its
-    watches) and only logs it; the log record is the one public sign that
-    events were lost, so the watcher listens for it.
-    """
-
-    def __init__(self, on_overflow: Callable[[], None]) -> None:
-        super().__init__(logging.WARNING)
-        self._on_overflow = on_overflow
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if "overflow" in record.getMessage().lower():
-            self._on_overflow()
-
-
-WATCHDOG_LOGGER = "watchdog.observers"
 VANISHED = "the vault folder was moved or deleted"
 
 ObserverFactory = Callable[[], BaseObserver]
@@ -407,7 +176,7 @@ class VaultWatcher:
         self._observer: BaseObserver | None = None
         self._retiring: list[tuple[BaseObserver, float]] = []
         """Replaced observers and when to stop them (see EVENT_LAG_S)."""
-        self._spy: _OverflowSpy | None = None
+        self._spy: OverflowSpy | None = None
         self._thread: threading.Thread | None = None
 
     # -- public ----------------------------------------------------------------
@@ -432,7 +201,7 @@ class VaultWatcher:
             observer, failure = self._new_observer()
             reason = failure or None
             if observer is not None:
-                spy = _OverflowSpy(self._overflowed)
+                spy = OverflowSpy(self._overflowed)
                 logging.getLogger(WATCHDOG_LOGGER).addHandler(spy)
                 with self._cond:
                     self._observer, self._spy = observer, spy
@@ -500,14 +269,10 @@ class VaultWatcher:
         """Why events cannot be relied on before even trying, or None."""
         if self._force_polling:
             return "polling was requested"
-        try:
-            mounts = (self._proc_root / "self" / "mounts").read_text("utf-8", errors="replace")
-        except OSError:
-            mounts = ""
-        fs_type = filesystem_type(self.root, mounts)
+        fs_type = vault_filesystem(self.root, self._proc_root)
         if untrusted_filesystem(fs_type):
             return f"the vault is on a {fs_type} filesystem, which does not report changes made elsewhere"
-        limit = _read_int(self._proc_root / "sys" / "fs" / "inotify" / "max_user_watches")
+        limit = watch_limit(self._proc_root)
         # watchdog silently skips folders it cannot watch (only the root's failure is
         # raised), so a vault with more folders than the limit is refused up front.
         if limit is not None and count_folders(self.root, limit) > limit:
@@ -529,7 +294,7 @@ class VaultWatcher:
             )
             observer.start()
         except OSError as exc:
-            _shut_down(observer)
+            shut_down(observer)
             return None, describe_os_error(exc) if self.root.is_dir() else VANISHED
         return observer, ""
 
@@ -560,7 +325,7 @@ class VaultWatcher:
                 if old is not None:
                     self._retiring.append((old, time.monotonic() + EVENT_LAG_S))
         if unused is not None:
-            _shut_down(unused)
+            shut_down(unused)
 
     def _retire_observer(self) -> None:
         """Stop all of watchdog's threads; whichever thread gets here first does it."""
@@ -573,7 +338,7 @@ class VaultWatcher:
         if spy is not None:
             logging.getLogger(WATCHDOG_LOGGER).removeHandler(spy)
         for observer in observers:
-            _shut_down(observer)
+            shut_down(observer)
 
     # -- event side (watchdog's threads) ---------------------------------------------
     def _on_event(self, event: FileSystemEvent) -> None:
@@ -704,16 +469,10 @@ class VaultWatcher:
             due = [o for o, at in self._retiring if at <= now]
             self._retiring = [(o, at) for o, at in self._retiring if at > now]
         for old in due:
-            _shut_down(old)
+            shut_down(old)
         if observer is None:
             return
-        threads: list[threading.Thread] = [observer, *tuple(observer.emitters)]
-        # watchdog's inotify observer reads the kernel on a thread of its own that is
-        # not one of its emitters; if it dies the emitters just wait forever.
-        reader = getattr(observer, "_inotify_fd", None)
-        if isinstance(reader, threading.Thread):
-            threads.append(reader)
-        if all(t.is_alive() for t in threads):
+        if all(t.is_alive() for t in observer_threads(observer)):
             return
         if not self.root.is_dir():
             self._distrust(VANISHED)
@@ -732,54 +491,3 @@ class VaultWatcher:
                 self._on_error(exc)
             except Exception:
                 logger.exception("watcher error callback failed")
-
-
-def _shut_down(observer: BaseObserver) -> None:
-    """Stop an observer and join its threads, whether or not it ever started
-    (watchdog's inotify observer starts a reader thread in its constructor)."""
-    _mend_watch_maps(observer)
-    try:
-        observer.stop()
-    except Exception:
-        # A half-stopped observer: at least end its dispatcher, which waits on this queue.
-        logger.warning("watchdog did not stop cleanly", exc_info=True)
-        with contextlib.suppress(queue.Full):
-            observer.event_queue.put_nowait(EventDispatcher.stop_event)
-    if observer.ident is not None:
-        observer.join(timeout=5)
-
-
-def _mend_watch_maps(observer: BaseObserver) -> None:
-    """Make watchdog 7's inotify index consistent again before it is stopped.
-
-    When a watched folder is moved out of the vault its watch stays registered
-    under the old name, and a new folder of that name gets a second watch
-    under the same name; watchdog's path → watch index then holds only one of
-    them, and removing the watches at stop raises KeyError half-way, leaving
-    three threads running (move `a/` out, `mkdir a`, rename it, stop).
-    Re-indexing every watch under a distinct key lets watchdog's own removal
-    run to the end; the keys are only used for that removal. Looked up
-    defensively: with other watchdog versions, whose internals differ, this
-    does nothing.
-    """
-    for emitter in tuple(observer.emitters):
-        group = getattr(emitter, "_inotify", None)
-        by_watch = getattr(group, "_active_callbacks_by_watch", None)
-        by_path = getattr(group, "_active_callbacks_by_path", None)
-        lock = getattr(group, "_lock", None)
-        if not (isinstance(by_watch, dict) and isinstance(by_path, dict) and lock is not None):
-            continue
-        with lock:
-            by_path.clear()
-            for wd, path in list(by_watch.items()):
-                key = path
-                if key in by_path and isinstance(key, bytes):
-                    key = by_watch[wd] = path + b"\0stale-watch-" + str(wd).encode()
-                by_path[key] = wd
-
-
-def _read_int(path: Path) -> int | None:
-    try:
-        return int(path.read_text("ascii").strip())
-    except (OSError, ValueError):
-        return None

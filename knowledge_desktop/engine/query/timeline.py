@@ -22,7 +22,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.query.grep import bounds
+from knowledge_desktop.engine.query.grep_query import bounds
 from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, stamp
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import ChangeSet
-from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.models.search_model import (

@@ -75,10 +75,10 @@ ROW_COLUMNS = (
 TIME_FIELDS = ("occurred_at", "recorded_at", "updated_at", "due_at")
 
 
-# BM25 as FTS5's bm25() computes it, with our column weights (title, aliases, body).
+# FTS5's bm25() constants, which `query/ranking.py` repeats in its arrays; our column
+# weights (title, aliases, body) are `weights.WEIGHTS`.
 K1 = 1.2
 B = 0.75
-WEIGHTS = (8.0, 6.0, 1.0)
 
 
 def tables(scope: str, history: bool = False) -> tuple[str, str]:
@@ -111,7 +111,7 @@ FACETS = {
 }
 """Current rows are indexed by each filter a search may have, with the eligibility
 and window columns too, so listing the rows a filter keeps never reads the table
-(`grep._ranked_weights`); tags have their own table (`tags_table`)."""
+(`grep_ranking._ranked_weights`); tags have their own table (`tags_table`)."""
 
 
 def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:

@@ -50,6 +50,10 @@ UNSURE = -1
 MOST = 0xFFFF
 """The longest record (in tokens) and the highest weighted frequency postings hold."""
 WEIGHTS = (8, 6, 1)
+"""BM25's column weights for title, aliases and body (spec: retrieval-and-dates), the one
+place they are written: the stored frequencies, the array scores (`query/ranking.py`) and
+the SQL bm25() calls (`grep_ranking.bm25_sql`) all read them here. Integers, so the SQL
+text and the arrays use the same exact values."""
 
 
 @dataclass(frozen=True, slots=True)
