@@ -5,25 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from knowledge_desktop.engine.derive import Catalog
 from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 
 
-def index(tx: Any, catalog: Catalog, paths: Iterable[str]) -> None:
+def index(tx: Any, graph: VaultGraph, paths: Iterable[str]) -> None:
     paths = list(paths)
     tx.executemany("DELETE FROM diagnostics WHERE path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
-        (_row(d) for path in paths for d in _found(catalog, path)),
+        (_row(d) for path in paths for d in _found(graph, path)),
     )
 
 
-def _found(catalog: Catalog, path: str) -> list[Diagnostic]:
+def _found(graph: VaultGraph, path: str) -> list[Diagnostic]:
     """What parse and derive found in one file (rows are generated, never listed for a whole scan)."""
-    node = catalog.nodes.get(path)
+    node = graph.nodes.get(path)
     if node is None:
         return []
-    derived = catalog.derived.get(path)
+    derived = graph.derived.get(path)
     return [*node.diagnostics, *(derived.diagnostics if derived is not None else ())]
 
 
