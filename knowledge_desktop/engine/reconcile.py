@@ -25,9 +25,11 @@ from typing import Literal
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog, DetailSource, Node, release_caches
 from knowledge_desktop.engine.errors import Cancelled
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
+from knowledge_desktop.engine.graph.resolve import release_caches
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
@@ -80,7 +82,7 @@ class _ReadResult:
     encoded: str | None = None
     """The parse as cache JSON: how worker processes send it (cheaper than pickling),
     and what the `files.node` column stores."""
-    node: Node | None = None
+    node: RecordNode | None = None
     """The compact form derivation keeps."""
 
 
@@ -88,7 +90,7 @@ class Reconciler:
     def __init__(self, root: Path, store: Store) -> None:
         self.root = root
         self.store = store
-        self._catalog: Catalog | None = None
+        self._graph: VaultGraph | None = None
         self._ontologies: dict[str, Activation] | None = None
         self._known_files: dict[str, _Known] | None = None
         self.workers = WorkerPool(max_workers=min(os.cpu_count() or 1, 8))
@@ -129,7 +131,7 @@ class Reconciler:
     ) -> ChangeSet:
         """Bring the projections in line with `paths` (None: the whole vault).
 
-        `cancel` is honoured only while files are read and the catalog loads —
+        `cancel` is honoured only while files are read and the graph loads —
         before anything in memory or on disk changes — so a cancelled run
         leaves everything as it was (it raises `Cancelled`).
         """
@@ -151,7 +153,7 @@ class Reconciler:
         results = self._read(stale, progress, cancel)
         change.read = len(results)
         # Files whose bytes really changed, appeared, or went away.
-        parsed: dict[str, Node | None] = {}
+        parsed: dict[str, RecordNode | None] = {}
         manifest_scopes: set[str] = set()
         content_rows: list[_ReadResult] = []
         stat_rows: list[_ReadResult] = []
@@ -181,10 +183,10 @@ class Reconciler:
             return change
         if progress is not None:
             progress("indexing", 0, 0)
-        catalog = self.catalog()
+        graph = self.graph()
         if cancel is not None and cancel.is_set():
             raise Cancelled
-        before_ids = {p: catalog.nodes[p].id for p in parsed if p in catalog.nodes}
+        before_ids = {p: graph.nodes[p].id for p in parsed if p in graph.nodes}
         activations = {s: self._activate(s) for s in manifest_scopes}
         current = self.ontologies()
         # Against what the projections were derived with, not `current`: loaded
@@ -197,14 +199,14 @@ class Reconciler:
         ]
         try:
             current.update(activations)
-            recomputed = catalog.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
+            recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
             change.touched = self._write(content_rows, gone, recomputed, activations)
         except BaseException:
-            # The catalog may be ahead of the store now: read both afresh next time.
-            self._catalog = None
+            # The graph may be ahead of the store now: read both afresh next time.
+            self._graph = None
             self._ontologies = None
             raise
-        catalog.release()  # every parse is in the cache and every row written now
+        graph.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
         if len(content_rows) + len(gone) >= BULK_ROWS:
             del results, content_rows, stat_rows  # the parse JSON is written: let it go first
@@ -214,30 +216,30 @@ class Reconciler:
 
     def ontologies(self) -> dict[str, Activation]:
         """Each partition's activation; cheap (manifests only), so readers use this
-        rather than loading the whole catalog."""
+        rather than loading the whole graph."""
         if self._ontologies is None:
             self._ontologies = {s: self._activate(s) for s in self._scopes()}
         return self._ontologies
 
-    def catalog(self) -> Catalog:
-        """The in-memory catalog, loaded from the parse cache on first need.
+    def graph(self) -> VaultGraph:
+        """The in-memory graph, loaded from the parse cache on first need.
 
-        Rows are read one at a time and each parse is cut down to its `Node`
+        Rows are read one at a time and each parse is cut down to its `RecordNode`
         at once, so the full parses of a large vault are never all in memory.
         """
-        if self._catalog is None:
+        if self._graph is None:
             with full_collections_paused():
-                self._catalog = self._load_catalog()
-        return self._catalog
+                self._graph = self._load_graph()
+        return self._graph
 
-    def _load_catalog(self) -> Catalog:
-        catalog = Catalog()
-        catalog.probe = self._probe
-        catalog.details = DetailSource(self._stored_nodes)
+    def _load_graph(self) -> VaultGraph:
+        graph = VaultGraph()
+        graph.probe = self._probe
+        graph.details = DetailSource(self._stored_nodes)
         files = self.store.reader().execute(
             "SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'"
         )
-        nodes: dict[str, Node | None] = {}
+        nodes: dict[str, RecordNode | None] = {}
         for path, scope, stored_sha, size, encoded in files:
             known = self._known.pop(path, None)
             sha = stored_sha
@@ -245,19 +247,19 @@ class Reconciler:
                 self._known[path] = known  # re-keyed: one path string for both maps
                 if known.sha256 == stored_sha:
                     sha = known.sha256  # and one sha string
-            node = Node(codec.decode(path, scope, sha, size, encoded))
-            node.source = catalog.details
+            node = RecordNode(codec.decode(path, scope, sha, size, encoded))
+            node.source = graph.details
             node.release_detail()  # read back a chunk at a time while deriving
             nodes[path] = node
-        catalog.ontologies = self.ontologies()  # shared: run() updates both at once
+        graph.ontologies = self.ontologies()  # shared: run() updates both at once
         # Derived state is not stored; rebuild it in memory.
-        catalog.apply(nodes, (), stream=True)
+        graph.apply(nodes, (), stream=True)
         release_caches()
-        if len(nodes) >= BULK_ROWS:  # (a small or empty catalog frees little: no pause for it)
+        if len(nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
             _return_freed_memory()
-        return catalog
+        return graph
 
-    def _stored_nodes(self, paths: list[str]) -> Iterator[Node]:
+    def _stored_nodes(self, paths: list[str]) -> Iterator[RecordNode]:
         """Nodes for `paths` as the parse cache holds them (what `DetailSource` reads back)."""
         reader = self.store.reader()
         for start in range(0, len(paths), 500):
@@ -268,7 +270,7 @@ class Reconciler:
                 chunk,
             )
             for path, scope, sha, size, encoded in rows:
-                yield Node(codec.decode(path, scope, sha, size, encoded))
+                yield RecordNode(codec.decode(path, scope, sha, size, encoded))
 
     def _release_memory(self) -> None:
         """After a bulk write (whose page cache `Store.write` already handed
@@ -414,7 +416,7 @@ class Reconciler:
         """The parse cache, then every projection, in one transaction; the flags of
         the projections whose rows changed."""
         update = Update(
-            self.catalog(),
+            self.graph(),
             sorted(recomputed),
             [(r.entry.scope, r.entry.path, r.entry.kind) for r in rows],
             gone,
@@ -449,12 +451,12 @@ class Reconciler:
     def _describe(
         self,
         change: ChangeSet,
-        parsed: dict[str, Node | None],
+        parsed: dict[str, RecordNode | None],
         before_ids: dict[str, str | None],
         recomputed: set[str],
         changed_scopes: list[str],
     ) -> None:
-        catalog = self.catalog()
+        graph = self.graph()
         change.paths = sorted(parsed)
         change.affected_paths = sorted(recomputed)
         change.ontology_changed = sorted(changed_scopes)
@@ -462,7 +464,7 @@ class Reconciler:
         removed: set[str] = set()
         for path in parsed:
             old = before_ids.get(path)
-            node = catalog.nodes.get(path)
+            node = graph.nodes.get(path)
             new = node.id if node else None
             if old != new:
                 if old:
@@ -470,11 +472,11 @@ class Reconciler:
                 if new:
                     added.add(new)
         # An id moved between files (rename) is a change, not a removal and an addition.
-        still = {catalog.nodes[p].id for p in recomputed if p in catalog.nodes}
+        still = {graph.nodes[p].id for p in recomputed if p in graph.nodes}
         moved = removed & still
         removed -= moved
         added -= moved
-        changed = {catalog.nodes[p].id for p in recomputed if p in catalog.nodes} - added
+        changed = {graph.nodes[p].id for p in recomputed if p in graph.nodes} - added
         change.added = sorted(added)
         change.removed = sorted(removed - added)
         change.changed = sorted(i for i in changed | moved if i)
@@ -525,7 +527,7 @@ def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]
 
 @contextmanager
 def full_collections_paused() -> Iterator[None]:
-    """No automatic full garbage collections while bulk work builds the catalog.
+    """No automatic full garbage collections while bulk work builds the graph.
 
     A full collection walks every tracked object with the interpreter lock
     held; in the window that freezes the UI thread for as long (about 100 ms
@@ -549,18 +551,18 @@ def _return_freed_memory() -> None:
     """Hand the heap pages a large reconcile freed back to the system.
 
     A cold scan decodes, encodes and drops several kilobytes of parse per
-    file, and loading the catalog decodes the whole parse cache; glibc keeps
+    file, and loading the graph decodes the whole parse cache; glibc keeps
     such freed small blocks in its heap, so without this a process that
     scanned 10,000 files stays about 80 MB larger for as long as the vault is
     open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
 
-    First the garbage is collected, then what survives — the catalog, alive
+    First the garbage is collected, then what survives — the graph, alive
     as long as the vault is open — is frozen out of later collections: each
     full collection would otherwise walk every node again (0.6 s at 100k
     records), and no thread, the window's included, runs meanwhile. This one
     collection is such a pause (about 90 ms at 10k records), but only a full
     one may precede the freeze: garbage other threads left in the oldest
-    generation would be frozen with the catalog and never freed (at 100k a
+    generation would be frozen with the graph and never freed (at 100k a
     young-only collection here left the window 100 MiB larger).
     """
     gc.collect()
@@ -570,13 +572,13 @@ def _return_freed_memory() -> None:
 
 def _settle(result: _ReadResult) -> _ReadResult:
     """Cut a fresh parse down to what the main process keeps: its cache JSON
-    for the `files` row and its compact `Node`. The full parse is dropped here,
+    for the `files` row and its compact `RecordNode`. The full parse is dropped here,
     file by file, so a cold scan never holds every parse at once."""
     parsed = result.parsed
     if parsed is not None:
         if result.encoded is None:
             result.encoded = codec.encode(parsed)
-        result.node = Node(parsed)
+        result.node = RecordNode(parsed)
         result.parsed = None
     return result
 

@@ -163,7 +163,7 @@ class Vault:
         the rest instead of paying for the load.
         """
         with self._lock:
-            self.reconciler.catalog()
+            self.reconciler.graph()
 
     # -- reads ---------------------------------------------------------------------
     def records(

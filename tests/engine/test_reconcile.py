@@ -65,7 +65,7 @@ def assert_equals_a_fresh_scan(kit: VaultKit, vault: Vault) -> None:
 
 
 def reopened_with_one_edit(kit: VaultKit) -> Vault:
-    """Scan, reopen and apply one new file: the catalog is then the one loaded from
+    """Scan, reopen and apply one new file: the graph is then the one loaded from
     the parse cache, as in a window opened on an indexed vault."""
     kit.scan()
     kit.close()
@@ -221,7 +221,7 @@ def test_incremental_updates_equal_a_full_rebuild(kit: VaultKit, tmp_path: Path)
 
 
 def _rich_edit(kit: VaultKit, rng: random.Random) -> list[str]:
-    """An edit touching what a catalog Node keeps besides links: typed pages and
+    """An edit touching what a graph RecordNode keeps besides links: typed pages and
     their fields, relationship endpoints and labels, evidence by source, path,
     sha256 and lines, dependencies, merges, tags and dates."""
     n = rng.randrange(8)
@@ -287,26 +287,26 @@ def _rich_edit(kit: VaultKit, rng: random.Random) -> list[str]:
 
 
 def test_incremental_updates_from_a_reopened_vault_equal_a_full_rebuild(kit: VaultKit) -> None:
-    """Reconcile: the catalog loaded from the parse cache (files.node) on reopen
+    """Reconcile: the graph loaded from the parse cache (files.node) on reopen
     derives as a fresh scan does, through edits of every kind of record."""
     rng = random.Random(11)
     for _ in range(40):
         _rich_edit(kit, rng)
     kit.scan()
     kit.close()
-    vault = kit.open()  # the first incremental change loads the catalog from files.node
+    vault = kit.open()  # the first incremental change loads the graph from files.node
     for _ in range(150):
         vault.reconcile(_rich_edit(kit, rng), "watcher")
     assert_equals_a_fresh_scan(kit, vault)
 
 
-def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
-    """Memory: the catalog lives as long as the vault is open, so a Node keeps no
+def test_the_graph_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
+    """Memory: the graph lives as long as the vault is open, so a RecordNode keeps no
     parse (no frontmatter dict, no pydantic model, no ParsedFile) and stays small;
-    what it does keep still answers the readers written against the parse."""
+    what it does keep is in compact form (evidence as locator tuples)."""
     from pydantic import BaseModel
 
-    from knowledge_desktop.engine.derive import Node
+    from knowledge_desktop.engine.graph.node import RecordNode
 
     small_vault(kit)
     kit.claim(
@@ -317,7 +317,7 @@ def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
         evidence=[{"source": "pg_ada", "quote": "a long quotation " * 20, "lines": [1, 2]}],
     )
     vault = reopened_with_one_edit(kit)
-    catalog = vault.reconciler.catalog()
+    graph = vault.reconciler.graph()
 
     def contents(value: object) -> list[object]:
         if isinstance(value, dict):
@@ -326,42 +326,40 @@ def test_the_catalog_keeps_a_compact_node_per_file(kit: VaultKit) -> None:
             return [value, *(item for part in value for item in contents(part))]
         return [value]
 
-    for node in catalog.nodes.values():
+    for node in graph.nodes.values():
         assert not hasattr(node, "__dict__")
-        kept = [item for slot in Node.__slots__ for item in contents(getattr(node, slot))]
+        kept = [item for slot in RecordNode.__slots__ for item in contents(getattr(node, slot))]
         assert not any(isinstance(item, BaseModel | parse_module.ParsedFile) for item in kept)
         frontmatter = [item for item in kept if isinstance(item, dict)]
         assert all(set(d) <= {"role", "status", "occurred_at"} for d in frontmatter)  # page fields only
         # Shared strings (scope, kind, ids) are counted in full: the real cost is lower.
         assert sum(sys.getsizeof(item) for item in kept if item is not None) < 3000
-    claim = catalog.nodes["private/claims/c2.md"]
+    claim = graph.nodes["private/claims/c2.md"]
     assert "quote" not in repr(claim.link_parts) + repr(claim.evidence_items)
-    assert claim.data["evidence"] == [
-        {"source": "pg_ada", "path": None, "url": None, "lines": [1, 2], "sha256": None}
-    ]
+    assert claim.evidence_items == (("pg_ada", None, None, (1, 2), None),)
     assert claim.key_lines.get("evidence.0") is not None
     assert claim.key_lines.get("attribution") is None  # not a line any diagnostic of derive cites
     vault.close()
 
 
-def test_the_catalog_lets_details_go_once_rows_are_written(kit: VaultKit) -> None:
+def test_the_graph_lets_details_go_once_rows_are_written(kit: VaultKit) -> None:
     """Memory: node details and derived findings live only while a reconcile
     derives and writes; a record whose eligibility flips without being derived
     again (a dependency of a dependency) still gets the rows a fresh scan writes."""
     small_vault(kit)
     kit.claim("private/claims/c2.md", "cl_2", "Builds on c1", dependencies=["cl_1"])
     vault = reopened_with_one_edit(kit)
-    catalog = vault.reconciler.catalog()
-    assert catalog.details is not None
-    assert catalog.details.holding == 0
-    assert not any(node.holds_detail for node in catalog.nodes.values())
-    assert not any(derived.complete for derived in catalog.derived.values())
+    graph = vault.reconciler.graph()
+    assert graph.details is not None
+    assert graph.details.holding == 0
+    assert not any(node.holds_detail for node in graph.nodes.values())
+    assert not any(derived.complete for derived in graph.derived.values())
     # Withdrawing Ada makes cl_1 unavailable (re-derived: it names her) and so cl_2,
     # which only depends on cl_1 and is not derived again.
     kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", lifecycle="withdrawn")
     change = vault.reconcile(["private/people/ada.md"], "watcher")
     assert "private/claims/c2.md" in change.affected_paths
-    assert catalog.details.holding == 0
+    assert graph.details.holding == 0
     assert_equals_a_fresh_scan(kit, vault)
 
 
@@ -398,19 +396,19 @@ def test_a_manifest_changed_before_the_first_reconcile_after_opening_is_noticed(
     assert "ontology-unavailable" in {code for (code,) in rows}
 
 
-def test_a_parse_cache_out_of_step_with_the_catalog_is_an_error_not_a_guess(kit: VaultKit) -> None:
+def test_a_parse_cache_out_of_step_with_the_graph_is_an_error_not_a_guess(kit: VaultKit) -> None:
     """Memory: a released detail is read back only for the same bytes (path and hash)."""
-    from knowledge_desktop.engine.derive import StaleDetail
+    from knowledge_desktop.engine.graph.detail import StaleDetail
 
     small_vault(kit)
     kit.scan()
     kit.close()
     vault = kit.open()
-    catalog = vault.reconciler.catalog()
+    graph = vault.reconciler.graph()
     with vault.store.write() as tx:
         tx.execute("UPDATE files SET sha256 = 'f00' WHERE path = 'private/people/ada.md'")
     with pytest.raises(StaleDetail, match=r"private/people/ada\.md"):
-        catalog.nodes["private/people/ada.md"].value("title")
+        graph.nodes["private/people/ada.md"].value("title")
     vault.close()
 
 
@@ -483,7 +481,7 @@ def test_an_idle_worker_pool_shuts_down() -> None:
 def test_reconciling_runs_no_full_garbage_collection(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reconcile: bulk work never triggers a full collection (each one would pause every
     thread, the window's too, for as long as it walks the heap); young ones still run.
-    The one collection it asks for itself, before freezing the catalog, is left out."""
+    The one collection it asks for itself, before freezing the graph, is left out."""
     monkeypatch.setattr(reconcile_module, "_return_freed_memory", lambda: None)
     small_vault(kit)
     for i in range(60):
@@ -503,8 +501,8 @@ def test_reconciling_runs_no_full_garbage_collection(kit: VaultKit, monkeypatch:
     try:
         vault = kit.open()
         vault.reconcile()
-        vault.reconciler._catalog = None
-        vault.reconciler.catalog()  # a reload, as the window's warm-up does
+        vault.reconciler._graph = None
+        vault.reconciler.graph()  # a reload, as the window's warm-up does
         during = list(collections)
         assert gc.get_threshold() == (50, 1, 1)  # restored afterwards
         collections.clear()
@@ -647,7 +645,7 @@ def test_the_database_uses_wal(kit: VaultKit) -> None:
     conn.close()
 
 
-def test_reads_on_an_unchanged_vault_never_load_the_catalog(kit: VaultKit) -> None:
+def test_reads_on_an_unchanged_vault_never_load_the_graph(kit: VaultKit) -> None:
     """Reads are cheap: type filters and ontology views need manifests, not every record."""
     from knowledge_desktop.engine.query.inventory import RecordFilter
 
@@ -658,7 +656,7 @@ def test_reads_on_an_unchanged_vault_never_load_the_catalog(kit: VaultKit) -> No
     vault.reconcile()
     vault.records(RecordFilter(types=frozenset({"organization"})))
     vault.ontology()
-    assert vault.reconciler._catalog is None
+    assert vault.reconciler._graph is None
 
 
 def test_the_walk_classifies_files_as_classify_path_does(kit: VaultKit) -> None:

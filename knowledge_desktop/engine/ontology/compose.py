@@ -20,10 +20,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from knowledge_desktop.engine.limits import MAX_EXTENDS_DEPTH
 from knowledge_desktop.engine.ontology.model import Definition, Manifest
 from knowledge_desktop.engine.records import yaml12
 
-MAX_CHAIN = 8
 SHIPPED_PATH = "<shipped>/knowledge-default.yaml"
 ACTIVE_FILE = "ontology.yaml"
 LIBRARY_DIR = "ontologies"
@@ -191,10 +191,10 @@ def _compose(
         source, manifest = _lookup(current.extends, by_name, chain[-1][0])
         chain.append((source, manifest))
         seen.add(manifest.name)
-        if len(chain) > MAX_CHAIN:
+        if len(chain) > MAX_EXTENDS_DEPTH:
             raise _Fail(
                 ManifestProblem(
-                    active.path, None, f"extends chain is longer than {MAX_CHAIN} manifests: {names}"
+                    active.path, None, f"extends chain is longer than {MAX_EXTENDS_DEPTH} manifests: {names}"
                 )
             )
         current = manifest

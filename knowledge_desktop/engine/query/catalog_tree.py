@@ -20,8 +20,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge_desktop.engine.derive import normalise_name
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.query.inventory import CURRENT_AT, now_text
 
 LIFECYCLES = ("all", "active", "superseded", "withdrawn", "merged")

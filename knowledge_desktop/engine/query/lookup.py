@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from knowledge_desktop.engine.derive import normalise_name
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.query.inventory import (
     RecordFilter,
     inventory_item,

@@ -3,7 +3,7 @@
 Exact lookup (`lookup.py`) answers "which record is called exactly this";
 a person typing into a switcher wants the records whose names *start* with
 what they typed before ones that merely contain it. Both read the same
-normalised names (`catalog_names`, normalised by `derive.normalise_name`),
+normalised names (`catalog_names`, normalised by `graph.keys.normalise_name`),
 so a name the switcher offers is one lookup would also find.
 
 Ranking, best first: current (eligible) records before the rest, then by how
@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge_desktop.engine.derive import normalise_name
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.graph.keys import normalise_name
 
 MAX_TEXT = 200
 MAX_LIMIT = 100

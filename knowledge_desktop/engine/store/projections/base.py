@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.ontology.compose import Activation
 from knowledge_desktop.engine.store.db import Tx
 
@@ -31,7 +31,7 @@ anything moved; past that (a scan, an ontology change) it simply says it did."""
 class Update:
     """What one reconcile hands every projection."""
 
-    graph: Catalog
+    graph: VaultGraph
     """The in-memory graph, already holding the new derived state."""
     paths: list[str]
     """Files whose derived state was recomputed: their rows are rewritten."""

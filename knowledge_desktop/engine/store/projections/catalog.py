@@ -8,8 +8,10 @@ from typing import Any
 
 from knowledge_desktop.engine.changes import CATALOG
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog, Derived, Node
 from knowledge_desktop.engine.diagnostics import Severity
+from knowledge_desktop.engine.graph.derived import Derived
+from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
 
@@ -52,27 +54,27 @@ def index(tx: Tx, update: Update) -> bool:
     return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
 
 
-def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
+def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     """Rewrite the rows of paths; rows are generated as SQLite takes them (a full
     scan writes one per file, and a list of them all is a peak worth avoiding)."""
-    present = [p for p in paths if p in catalog.nodes and p in catalog.derived]
+    present = [p for p in paths if p in graph.nodes and p in graph.derived]
     tx.executemany("DELETE FROM catalog_names WHERE path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO catalog_names(path, name) VALUES (?, ?)",
-        ((path, name) for path in present for name in set(catalog.nodes[path].names)),
+        ((path, name) for path in present for name in set(graph.nodes[path].names)),
     )
     tx.executemany(
         "DELETE FROM catalog WHERE path=?",
-        ((p,) for p in paths if p not in catalog.nodes or p not in catalog.derived),
+        ((p,) for p in paths if p not in graph.nodes or p not in graph.derived),
     )
     marks = ",".join("?" * len(COLUMNS))
     tx.executemany(
         f"INSERT OR REPLACE INTO catalog({','.join(COLUMNS)}) VALUES ({marks})",
-        (_row(path, catalog.nodes[path], catalog.derived[path]) for path in present),
+        (_row(path, graph.nodes[path], graph.derived[path]) for path in present),
     )
 
 
-def _row(path: str, node: Node, derived: Derived) -> tuple[object, ...]:
+def _row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ...]:
     value = node.value if node.is_record else _nothing
     diags = [*node.diagnostics, *derived.diagnostics]
     lifecycle = node.lifecycle if node.is_record else None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from knowledge_desktop.engine.changes import DIAGNOSTICS
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog
 from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
 
@@ -17,20 +17,20 @@ def index(tx: Tx, update: Update) -> bool:
     return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
 
 
-def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
+def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     tx.executemany("DELETE FROM diagnostics WHERE path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
-        (_row(d) for path in paths for d in _found(catalog, path)),
+        (_row(d) for path in paths for d in _found(graph, path)),
     )
 
 
-def _found(catalog: Catalog, path: str) -> list[Diagnostic]:
+def _found(graph: VaultGraph, path: str) -> list[Diagnostic]:
     """What parse and derive found in one file (rows are generated, never listed for a whole scan)."""
-    node = catalog.nodes.get(path)
+    node = graph.nodes.get(path)
     if node is None:
         return []
-    derived = catalog.derived.get(path)
+    derived = graph.derived.get(path)
     return [*node.diagnostics, *(derived.diagnostics if derived is not None else ())]
 
 

@@ -37,7 +37,8 @@ from typing import Any
 
 from knowledge_desktop.engine.changes import TEXT
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog, Node
+from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates, frontmatter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import codec
@@ -258,14 +259,13 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
     ).fetchone()
     if row is None or not row[0]:
         return None
-    node = Node(codec.decode(path, scope, sha, int(row[5]), row[0]))
+    node = RecordNode(codec.decode(path, scope, sha, int(row[5]), row[0]))
     split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
     body = split.body if split is not None else ""
     fts, rows = tables(scope, node.lifecycle == "superseded")
-    record = node.data
-    aliases = [a for a in record.get("aliases") or [] if isinstance(a, str)]
+    aliases = [a for a in node.value("aliases") or [] if isinstance(a, str)]
     spans = record_times(node)
-    tags = [t for t in record.get("tags") or [] if isinstance(t, str)]
+    tags = [t for t in node.value("tags") or [] if isinstance(t, str)]
     cursor = tx.execute(
         f"INSERT INTO {rows}(path, id, kind, type, title, revision, sha256, lifecycle, tags,"
         " body_line, body_chars, superseded_by, eligible, active_from, active_until,"
@@ -276,14 +276,14 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
             node.id,
             node.kind,
             row[1],
-            _text(record.get("title")),
-            record.get("revision") if isinstance(record.get("revision"), int) else None,
+            _text(node.value("title")),
+            node.value("revision") if isinstance(node.value("revision"), int) else None,
             sha,
             node.lifecycle,
             json.dumps(tags),
-            node.parsed.body_line,
-            node.parsed.body_chars,
-            _text(record.get("superseded_by")),
+            node.body_line,
+            node.body_chars,
+            _text(node.value("superseded_by")),
             int(bool(row[2])),
             row[3],
             row[4],
@@ -295,7 +295,7 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
     )
     tx.execute(
         f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
-        (cursor.lastrowid, _text(record.get("title")) or "", "\n".join(aliases), body),
+        (cursor.lastrowid, _text(node.value("title")) or "", "\n".join(aliases), body),
     )
     if node.lifecycle != "superseded":
         tx.executemany(
@@ -305,12 +305,12 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
     return cursor.lastrowid
 
 
-def refresh(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> set[str]:
+def refresh(tx: Tx, graph: VaultGraph, paths: Iterable[str]) -> set[str]:
     """Update what other files decide (eligibility, type, window, dates) on indexed rows."""
     touched: set[str] = set()
     by_table: dict[str, list[str]] = {}
     for path in paths:
-        node = catalog.nodes.get(path)
+        node = graph.nodes.get(path)
         if node is None or not node.is_record or node.lifecycle not in ("active", "superseded"):
             continue
         by_table.setdefault(tables(node.scope or "", node.lifecycle == "superseded")[1], []).append(path)
@@ -319,7 +319,7 @@ def refresh(tx: Tx, catalog: Catalog, paths: Iterable[str]) -> set[str]:
         # first search), and working out dates for every record is not free.
         present = _present(tx, rows, candidates)
         for path in candidates:
-            scope = _refresh_one(tx, catalog, rows, path) if path in present else None
+            scope = _refresh_one(tx, graph, rows, path) if path in present else None
             if scope is not None:
                 touched.add(scope)
     return touched
@@ -334,10 +334,10 @@ def _present(tx: Tx, rows: str, paths: list[str]) -> set[str]:
     return found
 
 
-def _refresh_one(tx: Tx, catalog: Catalog, rows: str, path: str) -> str | None:
+def _refresh_one(tx: Tx, graph: VaultGraph, rows: str, path: str) -> str | None:
     """Rewrite one row's derived columns; the row's scope, None without derived state."""
-    node = catalog.nodes[path]
-    derived = catalog.derived.get(path)
+    node = graph.nodes[path]
+    derived = graph.derived.get(path)
     if derived is None:
         return None
     eligible = derived.valid and not derived.duplicate and derived.deps_ok
@@ -369,22 +369,22 @@ def bump(tx: Tx, scopes: Iterable[str], now: str) -> None:
         )
 
 
-def record_times(node: Node) -> dict[str, tuple[str | None, str | None]]:
+def record_times(node: RecordNode) -> dict[str, tuple[str | None, str | None]]:
     """Each date field of a record as a half-open UTC span (a date covers its whole day).
 
     Meetings and other dated pages carry occurred_at among their fields
     (spec: Dates and Chronicle); claims carry it directly. Unknown dates stay
     absent: recording time never stands in for occurrence.
     """
-    data = node.data
-    occurred = data.get("occurred_at") if node.kind == "claim" else None
-    if node.kind == "page" and isinstance(data.get("fields"), dict):
-        occurred = data["fields"].get("occurred_at")
-    due = data.get("due_at") if node.kind == "claim" else None
+    occurred = node.value("occurred_at") if node.kind == "claim" else None
+    fields = node.value("fields")
+    if node.kind == "page" and isinstance(fields, dict):
+        occurred = fields.get("occurred_at")
+    due = node.value("due_at") if node.kind == "claim" else None
     return {
         "occurred_at": span(occurred),
-        "recorded_at": span(data.get("recorded_at")),
-        "updated_at": span(data.get("updated_at")),
+        "recorded_at": span(node.value("recorded_at")),
+        "updated_at": span(node.value("updated_at")),
         "due_at": span(due),
     }
 

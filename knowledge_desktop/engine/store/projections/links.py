@@ -11,7 +11,9 @@ from collections.abc import Iterator
 
 from knowledge_desktop.engine.changes import LINKS
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog, Derived, Node
+from knowledge_desktop.engine.graph.derived import Derived
+from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
 
@@ -23,32 +25,32 @@ def index(tx: Tx, update: Update) -> bool:
     return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
 
 
-def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
+def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     tx.executemany("DELETE FROM links WHERE src_path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM refs WHERE src_path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM evidence WHERE src_path=?", ((p,) for p in paths))
     tx.executemany(
         "INSERT INTO links(src_path, scope, line, link_kind, target_text, label, status,"
         " target_id, target_path) VALUES (?,?,?,?,?,?,?,?,?)",
-        _link_rows(catalog, paths),
+        _link_rows(graph, paths),
     )
-    tx.executemany("INSERT INTO evidence VALUES (?,?,?,?,?,?,?,?,?)", _evidence_rows(catalog, paths))
+    tx.executemany("INSERT INTO evidence VALUES (?,?,?,?,?,?,?,?,?)", _evidence_rows(graph, paths))
     tx.executemany(
         "INSERT INTO refs(src_path, scope, field, target_id, resolved_id, status) VALUES (?,?,?,?,?,?)",
-        _ref_rows(catalog, paths),
+        _ref_rows(graph, paths),
     )
 
 
-def _derived(catalog: Catalog, paths: list[str]) -> Iterator[tuple[str, Node, Derived]]:
+def _derived(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[str, RecordNode, Derived]]:
     for path in paths:
-        node = catalog.nodes.get(path)
-        derived = catalog.derived.get(path)
+        node = graph.nodes.get(path)
+        derived = graph.derived.get(path)
         if node is not None and derived is not None:
             yield path, node, derived
 
 
-def _link_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
-    for path, node, derived in _derived(catalog, paths):
+def _link_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, derived in _derived(graph, paths):
         for link in derived.resolved_links(node):
             raw = link.raw
             yield (
@@ -64,8 +66,8 @@ def _link_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...
             )
 
 
-def _evidence_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
-    for path, _node, derived in _derived(catalog, paths):
+def _evidence_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, _node, derived in _derived(graph, paths):
         for item in derived.evidence:
             yield (
                 path,
@@ -80,7 +82,7 @@ def _evidence_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object,
             )
 
 
-def _ref_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
-    for path, node, derived in _derived(catalog, paths):
+def _ref_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, derived in _derived(graph, paths):
         for ref in derived.refs:
             yield (path, node.scope, ref.field, ref.target_id, ref.resolved_id, ref.status)

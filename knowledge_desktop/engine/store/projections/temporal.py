@@ -13,7 +13,9 @@ from collections.abc import Iterator
 
 from knowledge_desktop.engine.changes import DATES
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.derive import Catalog, Derived, Node
+from knowledge_desktop.engine.graph.derived import Derived
+from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
@@ -30,24 +32,24 @@ def index(tx: Tx, update: Update) -> bool:
     return rewrite(tx, OWNED, update.paths, lambda: _write(tx, update.graph, update.paths))
 
 
-def _write(tx: Tx, catalog: Catalog, paths: list[str]) -> None:
+def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     """Rewrite the rows of paths, generated as SQLite takes them (no list of a full scan's rows)."""
     tx.executemany("DELETE FROM temporal_v1 WHERE path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM associations_v1 WHERE path=?", ((p,) for p in paths))
-    tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(catalog, paths))
-    tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", _association_rows(catalog, paths))
+    tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(graph, paths))
+    tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", _association_rows(graph, paths))
 
 
-def _records(catalog: Catalog, paths: list[str]) -> Iterator[tuple[str, Node, Derived]]:
+def _records(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[str, RecordNode, Derived]]:
     for path in paths:
-        node = catalog.nodes.get(path)
-        derived = catalog.derived.get(path)
+        node = graph.nodes.get(path)
+        derived = graph.derived.get(path)
         if node is not None and derived is not None and node.is_record:
             yield path, node, derived
 
 
-def _dated_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
-    for path, node, _derived in _records(catalog, paths):
+def _dated_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, _derived in _records(graph, paths):
         kept = node.value
         values = {"recorded_at": kept("recorded_at"), "updated_at": kept("updated_at")}
         if node.kind == "claim":
@@ -73,8 +75,8 @@ def _dated_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ..
             )
 
 
-def _association_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[object, ...]]:
-    for path, node, derived in _records(catalog, paths):
+def _association_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    for path, node, derived in _records(graph, paths):
         pairs = {
             (ref.resolved_id, ref.field)
             for ref in derived.refs
@@ -83,7 +85,7 @@ def _association_rows(catalog: Catalog, paths: list[str]) -> Iterator[tuple[obje
         source_event = node.kind == "claim" and node.value("source_event") is True
         for item in derived.evidence:
             if item.source and item.status == "verified":
-                final, _, status = catalog.follow_merges(node.scope or "", item.source, set())
+                final, _, status = graph.follow_merges(node.scope or "", item.source, set())
                 if final and status == "resolved":
                     pairs.add((final, "source"))
                     if source_event:

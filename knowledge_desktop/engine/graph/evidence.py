@@ -6,6 +6,9 @@ with `lines`, the hash covers exactly those lines' bytes, line endings
 included; without, the whole file. A `url` cannot be checked offline and is
 reported as such, never as a failure. Evidence paths are partition-relative
 and may not leave the partition.
+
+Checking reads the graph only through `EvidenceTargets`, so this module does
+not depend on the graph that calls it.
 """
 
 from __future__ import annotations
@@ -14,15 +17,35 @@ import hashlib
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from knowledge_desktop.engine import diagnostics as dg
-
-if TYPE_CHECKING:
-    from knowledge_desktop.engine.derive import Catalog, Derived, Node
+from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.graph.detail import EvidenceLocator
+from knowledge_desktop.engine.graph.keys import Key
+from knowledge_desktop.engine.graph.node import RecordNode
 
 FileProbe = Callable[[str], bytes | None]
 """Reads a vault-relative file; None when it is missing or not a regular file."""
+
+
+class EvidenceTargets(Protocol):
+    """What evidence checking needs to know of the other files of a partition."""
+
+    probe: FileProbe | None
+    """Reads a file's bytes when its hash must be computed; None: nothing can be read."""
+
+    def follow_merges(self, scope: str, target: str, watch: set[Key]) -> tuple[str | None, str | None, str]:
+        """(final id, final path, status) of an id followed through merged_into."""
+        ...
+
+    def kind_at(self, path: str) -> str | None:
+        """The record kind of the file at a vault path."""
+        ...
+
+    def sha_at(self, scope: str, rel: str) -> str | None:
+        """The sha256 of the candidate file at a partition path; None when there is none."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,24 +60,31 @@ class CheckedEvidence:
     reason: str | None = None
 
 
-def check(catalog: Catalog, node: Node, derived: Derived, probe: FileProbe | None) -> list[CheckedEvidence]:
-    items = node.data.get("evidence")
-    if not isinstance(items, list):
+def check(
+    targets: EvidenceTargets, node: RecordNode, watch: set[Key], diagnostics: list[Diagnostic]
+) -> list[CheckedEvidence]:
+    """Each well-formed evidence item of `node`, checked; a diagnostic for each unverified one.
+
+    The keys looked at go to `watch`, so that a change of a cited file or
+    source checks the evidence again.
+    """
+    items = node.evidence_items
+    if items is None:
         return []
     scope = node.scope or ""
     out: list[CheckedEvidence] = []
     for index, item in enumerate(items):
-        if not isinstance(item, dict):
+        if item is None:
             continue
-        checked = _check_one(catalog, scope, index, item, derived, probe)
+        checked = _check_one(targets, scope, index, item, watch)
         out.append(checked)
         if checked.status == "unverified":
-            derived.diagnostics.append(
+            diagnostics.append(
                 dg.make(
                     "evidence-unverified",
                     node.path,
                     f"evidence {index + 1}: {checked.reason}",
-                    line=node.parsed.key_lines.get(f"evidence.{index}"),
+                    line=node.key_lines.get(f"evidence.{index}"),
                     record_id=node.id,
                 )
             )
@@ -62,22 +92,18 @@ def check(catalog: Catalog, node: Node, derived: Derived, probe: FileProbe | Non
 
 
 def _check_one(
-    catalog: Catalog, scope: str, index: int, item: dict[str, Any], derived: Derived, probe: FileProbe | None
+    targets: EvidenceTargets, scope: str, index: int, item: EvidenceLocator, watch: set[Key]
 ) -> CheckedEvidence:
-    source = item.get("source") if isinstance(item.get("source"), str) else None
-    path = item.get("path") if isinstance(item.get("path"), str) else None
-    url = item.get("url") if isinstance(item.get("url"), str) else None
-    lines = cited_lines(item.get("lines"))
-    sha = item.get("sha256") if isinstance(item.get("sha256"), str) else None
+    source, path, url, lines, sha = item
 
     def result(status: str, reason: str | None = None) -> CheckedEvidence:
         return CheckedEvidence(index, source, path, url, lines, status, reason)
 
     if source is not None:
-        _, final_path, status = catalog.follow_merges(scope, source, derived.watch)
+        _, final_path, status = targets.follow_merges(scope, source, watch)
         if status != "resolved" or final_path is None:
             return result("unverified", f"source {source!r} is not a record in this partition")
-        if catalog.nodes[final_path].kind != "page":
+        if targets.kind_at(final_path) != "page":
             return result("unverified", f"source {source!r} is not a page")
         if path is None:
             return result("verified")
@@ -85,13 +111,14 @@ def _check_one(
         rel = posixpath.normpath(path.lstrip("/"))
         if rel == ".." or rel.startswith("../"):
             return result("unverified", f"path {path!r} leaves the partition")
-        derived.watch.add(("p", scope, rel))
-        known = catalog.paths.get((scope, rel))
-        if known is not None and sha is None:
+        watch.add(("p", scope, rel))
+        known_sha = targets.sha_at(scope, rel)
+        if known_sha is not None and sha is None:
             return result("verified")
-        if known is not None and lines is None and sha is not None:
-            ok = catalog.nodes[known].parsed.sha256 == sha.lower()
+        if known_sha is not None and lines is None and sha is not None:
+            ok = known_sha == sha.lower()
             return result("verified") if ok else result("unverified", f"{path} no longer matches its sha256")
+        probe = targets.probe
         data = probe(f"{scope}/{rel}") if probe is not None else None
         if data is None:
             return result("unverified", f"{path} does not exist in the partition")
@@ -112,15 +139,3 @@ def _check_one(
 
 def _range(lines: tuple[int, int] | None) -> str:
     return f" lines {lines[0]}-{lines[1]}" if lines else ""
-
-
-def cited_lines(raw: object) -> tuple[int, int] | None:
-    """An evidence item's `lines: [start, end]` as a pair, or None when absent or malformed
-    (the shape is validated, and diagnosed, by the record models)."""
-    if (
-        isinstance(raw, list)
-        and len(raw) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in raw)
-    ):
-        return (raw[0], raw[1])
-    return None

@@ -1,0 +1,171 @@
+"""`VaultGraph`: the in-memory graph of a vault, and the incremental step over it.
+
+`apply` replaces the nodes of changed files, works out from the keys they
+provide which records must be derived again, derives them (`rules.derive`)
+and settles eligibility over everything that depends on them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+
+from knowledge_desktop.engine.graph import eligibility, rules
+from knowledge_desktop.engine.graph.derived import Derived
+from knowledge_desktop.engine.graph.indexes import Index
+from knowledge_desktop.engine.graph.keys import Key
+from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
+from knowledge_desktop.engine.graph.resolve import Resolver
+from knowledge_desktop.engine.records.parse import ParsedFile
+
+DERIVE_CHUNK = 500
+"""Nodes whose detail is read back from the parse cache in one query."""
+
+
+class VaultGraph(Resolver):
+    """Every candidate file of an open vault with what it means among the others.
+
+    Adds to the resolver's lookups the derived state of each file and the
+    reverse indexes that make a change cheap: who watched which key, and who
+    depends on which id.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.derived: dict[str, Derived] = {}
+        self.watchers: Index[tuple[str, str]] = Index()
+        """(key kind, scope) -> value -> files whose derivation looked at the key."""
+        self.dependents: Index[str] = Index()
+        """scope -> id -> files whose eligibility depends on it."""
+        self.details: DetailSource | None = None
+        """Set by the reconciler: nodes may then let their detail go (see `Detail`),
+        and derived states their findings."""
+        self._complete: set[str] = set()
+        """Paths whose derived findings are held until `release`."""
+
+    # -- index maintenance -------------------------------------------------
+    def _index(self, node: RecordNode, add: bool) -> None:
+        scope = node.scope or ""
+        if node.id:
+            self.ids.toggle(scope, node.id, node.path, add)
+        for name in node.names:
+            self.names.toggle(scope, name, node.path, add)
+
+    def _set_derived(self, path: str, derived: Derived | None) -> None:
+        old = self.derived.pop(path, None)
+        if old is not None:
+            for kind, scope, value in old.watched_keys():
+                self.watchers.toggle((kind, scope), value, path, False)
+            for target in old.depends_on:
+                self.dependents.toggle(old.scope, target, path, False)
+        if derived is not None:
+            self.derived[path] = derived
+            if self.details is not None:
+                self._complete.add(path)
+            watched: list[str] = []
+            for kind, scope, value in derived.pending or ():
+                shared = sys.intern(value)  # many records watch the same path, name or id
+                watched += (kind, shared)
+                self.watchers.toggle((kind, scope), shared, path, True)
+            derived.watched = tuple(watched)
+            derived.pending = None
+            for target in derived.depends_on:
+                self.dependents.toggle(derived.scope, target, path, True)
+
+    # -- the incremental step ----------------------------------------------
+    def apply(
+        self,
+        changed: Mapping[str, RecordNode | ParsedFile | None],
+        ontology_changed: Iterable[str] = (),
+        *,
+        stream: bool = False,
+    ) -> set[str]:
+        """Replace/remove the given files and re-derive what depends on them.
+
+        Returns the paths whose derived state was recomputed (removed paths
+        included), which is what the store must rewrite.
+
+        `stream`: every node given is already in the parse cache and nothing
+        will be written (loading the graph), so each chunk of nodes lets its
+        detail go as soon as it is derived and the whole set is never in
+        memory at once.
+        """
+        touched: set[Key] = set()
+        details = self.details
+        for path, given in changed.items():
+            old = self.nodes.get(path)
+            new = RecordNode(given) if isinstance(given, ParsedFile) else given
+            if new is not None and details is not None:
+                details.adopt(new)
+            touched |= _touched_keys(old, new)
+            if old is not None:
+                self._index(old, False)
+                del self.nodes[path]
+            if new is not None:
+                self.nodes[path] = new
+                self._index(new, True)
+        redo: set[str] = {p for p in changed if p in self.nodes}
+        for key in touched:
+            redo.update(self.watchers.get((key[0], key[1]), key[2]))
+            if key[0] == "i":
+                redo.update(self.ids.get(key[1], key[2]))
+        scopes = set(ontology_changed)
+        if scopes:
+            redo |= {p for p, n in self.nodes.items() if n.scope in scopes}
+        for path in changed:
+            if path not in self.nodes:
+                self._set_derived(path, None)
+        ordered = sorted(p for p in redo if p in self.nodes)
+        for start in range(0, len(ordered), DERIVE_CHUNK):
+            chunk = [self.nodes[p] for p in ordered[start : start + DERIVE_CHUNK]]
+            if details is not None:
+                details.fill(chunk)  # one query for the chunk, not one per node
+            for node in chunk:
+                self._set_derived(node.path, rules.derive(self, node))
+            if stream and details is not None:
+                details.release(chunk)
+                for node in chunk:
+                    self.derived[node.path].release_findings()
+                    self._complete.discard(node.path)
+        recomputed = set(redo) | {p for p in changed if p not in self.nodes}
+        flipped = eligibility.propagate(redo, self.nodes, self.derived, self.ids, self.dependents)
+        self._complete_findings(flipped)
+        return recomputed | flipped
+
+    def _complete_findings(self, paths: Iterable[str]) -> None:
+        """Derive again the released findings of records whose rows must be
+        rewritten although nothing they looked at changed (their eligibility
+        flipped): the same inputs give the same findings."""
+        wanted = [self.nodes[p] for p in sorted(paths) if p in self.derived and not self.derived[p].complete]
+        if not wanted:
+            return
+        if self.details is not None:
+            self.details.fill(wanted)
+        for node in wanted:
+            self.derived[node.path].adopt_findings(rules.derive(self, node))
+            self._complete.add(node.path)
+
+    def release(self) -> None:
+        """Once the projections are written: let go of what only derivation
+        and the projection writers read (node details, derived findings)."""
+        if self.details is None:
+            return
+        self.details.release()
+        for path in self._complete:
+            derived = self.derived.get(path)
+            if derived is not None:
+                derived.release_findings()
+        self._complete.clear()
+
+
+def _touched_keys(old: RecordNode | None, new: RecordNode | None) -> set[Key]:
+    """Keys whose meaning a change of one file alters (what its watchers must redo)."""
+    if old is None or new is None:
+        node = old or new
+        return node.provided_keys() if node is not None else set()
+    if old.id != new.id or old.is_record != new.is_record:
+        return old.provided_keys() | new.provided_keys()
+    keys = old.provided_keys() ^ new.provided_keys()
+    if old.identity_signature() != new.identity_signature():
+        keys.add(("i", new.scope or "", new.id or ""))
+    return keys
