@@ -27,6 +27,7 @@ from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
@@ -236,6 +237,31 @@ class Reconciler:
         graph = VaultGraph()
         graph.probe = self._probe
         graph.details = DetailSource(self._stored_nodes)
+        graph.ontologies = self.ontologies()  # shared: run() updates both at once
+        if not self._restore_graph(graph):
+            graph = self._derive_graph(graph)
+        release_caches()
+        if len(graph.nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
+            _return_freed_memory()
+        return graph
+
+    def _restore_graph(self, graph: VaultGraph) -> bool:
+        """Fill `graph` from the snapshot the last write stored; False (graph untouched)
+        when the snapshot does not cover exactly the Markdown files of the parse cache."""
+        markdown = {p: p for p, k in self._known.items() if k.entry_kind == "markdown"}
+        entries = []
+        for path, state in self.store.reader().execute("SELECT path, state FROM graph_snapshot_v1"):
+            shared = markdown.get(path)
+            if shared is None:
+                return False
+            entries.append(snapshot.decode(shared, self._known[shared].sha256, state))
+        if len(entries) != len(markdown):
+            return False
+        graph.restore(entries)
+        return True
+
+    def _derive_graph(self, graph: VaultGraph) -> VaultGraph:
+        """Derive the graph from the parse cache: when no snapshot matches it."""
         files = self.store.reader().execute(
             "SELECT path, scope, sha256, size, node FROM files WHERE entry_kind='markdown'"
         )
@@ -251,12 +277,7 @@ class Reconciler:
             node.source = graph.details
             node.release_detail()  # read back a chunk at a time while deriving
             nodes[path] = node
-        graph.ontologies = self.ontologies()  # shared: run() updates both at once
-        # Derived state is not stored; rebuild it in memory.
         graph.apply(nodes, (), stream=True)
-        release_caches()
-        if len(nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
-            _return_freed_memory()
         return graph
 
     def _stored_nodes(self, paths: list[str]) -> Iterator[RecordNode]:
@@ -436,6 +457,7 @@ class Reconciler:
             for projection in PROJECTIONS:
                 if projection.index(tx, update):
                     touched.add(projection.flag)
+            _write_snapshot(tx, update.graph, update.paths)
             for sql in dropped:
                 tx.execute(sql)
         for result in rows:
@@ -504,6 +526,21 @@ _BULK_TABLES = (
     "temporal_v1",
     "associations_v1",
 )
+
+
+def _write_snapshot(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
+    """Store what the graph keeps of each recomputed file (`graph.snapshot`)."""
+    tx.executemany(
+        "DELETE FROM graph_snapshot_v1 WHERE path=?", ((p,) for p in paths if p not in graph.nodes)
+    )
+    tx.executemany(
+        "INSERT OR REPLACE INTO graph_snapshot_v1(path, state) VALUES (?, ?)",
+        (
+            (p, snapshot.encode(graph.nodes[p], graph.derived[p]))
+            for p in paths
+            if p in graph.nodes and p in graph.derived
+        ),
+    )
 
 
 def _drop_indexes(tx: Tx) -> list[str]:

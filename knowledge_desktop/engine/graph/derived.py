@@ -68,7 +68,7 @@ class Derived:
         self.link_results = ()
         self.refs = ()
         self.evidence = ()
-        self.diagnostics = _RELEASED_FINDINGS
+        self.diagnostics = RELEASED_FINDINGS
         self.complete = False
 
     def adopt_findings(self, fresh: Derived) -> None:
@@ -102,6 +102,6 @@ class Derived:
         return self.valid and not self.duplicate and lifecycle == "active"
 
 
-_RELEASED_FINDINGS: list[Diagnostic] = []
+RELEASED_FINDINGS: list[Diagnostic] = []
 """Shared by every released Derived (an empty list each would cost 56 bytes);
 never appended to, since derivation always starts from a new Derived."""

@@ -85,6 +85,52 @@ class RecordNode:
         window = own_window(data) if self.is_record and self.kind in ("claim", "relationship") else NO_WINDOW
         self.window: Window = NO_WINDOW if window == NO_WINDOW else window  # most are unbounded: share one
 
+    @classmethod
+    def restored(
+        cls,
+        *,
+        path: str,
+        scope: str | None,
+        is_record: bool,
+        sha256: str,
+        size: int,
+        body_line: int,
+        body_chars: int,
+        structurally_valid: bool,
+        diagnostics: tuple[Diagnostic, ...],
+        declared_type: Any,
+        merged_into: Any,
+        record_id: str | None,
+        kind: str | None,
+        lifecycle: str,
+        names: tuple[str, ...],
+        refs: tuple[tuple[str, str], ...],
+        window: Window,
+    ) -> RecordNode:
+        """A node as `graph.snapshot` stored it: no detail held, to be read back
+        from the parse cache by the `DetailSource` the graph gives it."""
+        node = cls.__new__(cls)
+        node.path = path
+        node.scope = scope
+        node.is_record = is_record
+        node.sha256 = sha256
+        node.size = size
+        node.body_line = body_line
+        node.body_chars = body_chars
+        node.structurally_valid = structurally_valid
+        node.diagnostics = diagnostics
+        node._detail = None
+        node.source = None
+        node.declared_type = declared_type
+        node.merged_into = merged_into
+        node.id = record_id
+        node.kind = kind
+        node.lifecycle = lifecycle
+        node.names = names
+        node.refs = refs
+        node.window = window
+        return node
+
     @property
     def rel(self) -> str:
         """The partition-relative path (computed: a stored copy costs 100 bytes a file)."""

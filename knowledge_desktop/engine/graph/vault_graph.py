@@ -72,6 +72,21 @@ class VaultGraph(Resolver):
             for target in derived.depends_on:
                 self.dependents.toggle(derived.scope, target, path, True)
 
+    def restore(self, entries: Iterable[tuple[RecordNode, Derived]]) -> None:
+        """File nodes and derived states as `graph.snapshot` stored them, without
+        deriving: they are what the last write derived, so the indexes are all
+        that needs building. Findings and details come back on the next derive."""
+        for node, derived in entries:
+            path = node.path
+            node.source = self.details
+            self.nodes[path] = node
+            self._index(node, True)
+            self.derived[path] = derived
+            for kind, scope, value in derived.watched_keys():
+                self.watchers.toggle((kind, scope), value, path, True)
+            for target in derived.depends_on:
+                self.dependents.toggle(derived.scope, target, path, True)
+
     # -- the incremental step ----------------------------------------------
     def apply(
         self,

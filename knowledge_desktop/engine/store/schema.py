@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-6"
+_SCHEMA_GENERATION = "catalog-7"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -58,6 +58,7 @@ PROJECTION_VERSION = f"{_SCHEMA_GENERATION}:{_code_fingerprint()}"
 
 PROJECTION_TABLES = (
     "files",
+    "graph_snapshot_v1",
     "catalog",
     "catalog_names",
     "links",
@@ -119,6 +120,13 @@ CREATE TABLE IF NOT EXISTS files (
     sha256 TEXT NOT NULL,
     node TEXT
 );
+
+-- what the graph keeps of each Markdown file once written (graph/snapshot.py),
+-- so a reopened vault restores its graph instead of deriving it again
+CREATE TABLE IF NOT EXISTS graph_snapshot_v1 (
+    path TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS catalog (
     path TEXT PRIMARY KEY,

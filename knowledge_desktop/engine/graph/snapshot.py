@@ -1,0 +1,133 @@
+"""What the graph keeps of a file, as one small row, so a reopened vault needs no derivation.
+
+Deriving every record of a 100,000-file vault takes most of a minute, and
+its outcome is already settled: the projections on disk were written from
+it. So each reconcile also stores, per file, exactly what the graph keeps
+once a write is done — the compact node (`RecordNode` without its detail)
+and the derived state that is not released (validity, type, duplicate,
+watched keys, dependencies, windows) — in the same transaction as the
+projections. Loading the graph then decodes one short JSON list per file
+and files it in the indexes; nothing is resolved, no parse is decoded, and
+details and findings are read back from the parse cache only when a file is
+derived again, as after any write.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from knowledge_desktop.engine.diagnostics import CODES, Diagnostic
+from knowledge_desktop.engine.graph.derived import RELEASED_FINDINGS, Derived
+from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window
+
+_intern = sys.intern
+
+
+def encode(node: RecordNode, derived: Derived) -> str:
+    """One file's compact node and kept derived state."""
+    return json.dumps(
+        [
+            node.scope,
+            node.is_record,
+            node.size,
+            node.body_line,
+            node.body_chars,
+            node.structurally_valid,
+            [[d.code, d.line, d.message, d.record_id] for d in node.diagnostics],
+            node.declared_type,
+            node.merged_into,
+            node.id,
+            node.kind,
+            node.lifecycle,
+            node.names,
+            [part for ref in node.refs for part in ref],
+            node.window,
+            derived.valid,
+            derived.type,
+            derived.duplicate,
+            derived.watched,
+            derived.depends_on,
+            derived.deps_ok,
+            derived.own_window,
+            derived.window,
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
+    """The node (without its detail) and derived state `encode` stored for `path`."""
+    (
+        scope,
+        is_record,
+        size,
+        body_line,
+        body_chars,
+        structurally_valid,
+        diagnostics,
+        declared_type,
+        merged_into,
+        record_id,
+        kind,
+        lifecycle,
+        names,
+        refs,
+        window,
+        valid,
+        type_name,
+        duplicate,
+        watched,
+        depends_on,
+        deps_ok,
+        own_window,
+        derived_window,
+    ) = json.loads(text)
+    node = RecordNode.restored(
+        path=path,
+        scope=_intern(scope) if scope is not None else None,
+        is_record=is_record,
+        sha256=sha256,
+        size=size,
+        body_line=body_line,
+        body_chars=body_chars,
+        structurally_valid=structurally_valid,
+        diagnostics=tuple(
+            Diagnostic(code, CODES[code][0], path, line, rid, message)
+            for code, line, message, rid in diagnostics
+        ),
+        declared_type=_kept(declared_type),
+        merged_into=_kept(merged_into),
+        record_id=_intern(record_id) if record_id else record_id,
+        kind=_intern(kind) if kind is not None else None,
+        lifecycle=_intern(lifecycle),
+        names=tuple(_intern(n) for n in names),
+        refs=tuple((_intern(refs[i]), _intern(refs[i + 1])) for i in range(0, len(refs), 2)),
+        window=_window(window),
+    )
+    derived = Derived(
+        scope=node.scope or "",
+        valid=valid,
+        type=_intern(type_name) if type_name is not None else None,
+        duplicate=duplicate,
+        diagnostics=RELEASED_FINDINGS,
+        watched=tuple(_intern(part) for part in watched),
+        depends_on=tuple(_intern(target) for target in depends_on),
+        deps_ok=deps_ok,
+        own_window=_window(own_window),
+        window=_window(derived_window),
+        complete=False,
+    )
+    return node, derived
+
+
+def _window(value: list[str | None]) -> Window:
+    start, end = value
+    return NO_WINDOW if start is None and end is None else (start, end)
+
+
+def _kept(value: Any) -> Any:
+    return _intern(value) if isinstance(value, str) else value
