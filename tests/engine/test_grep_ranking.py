@@ -18,8 +18,7 @@ from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import ranking
 from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.store.projections import keyword, terms, weights
-from tests.engine.test_retrieval import CHANGE
-from tests.vaultkit import VaultKit
+from tests.vaultkit import CHANGE, VaultKit
 
 COMMON = ["review", "group", "design", "pilot", "launch", "vendor", "policy", "draft", "board", "plan"]
 RARE = ["harbour", "glacier", "quartz", "lantern", "meadow"]
