@@ -1,15 +1,36 @@
-"""Builders for test vaults: records as YAML frontmatter plus body, written to disk."""
+"""Helpers the test modules share: builders for test vaults (records as YAML frontmatter
+plus body, written to disk), a snapshot of the projections, and the window's idle wait.
+Test modules import helpers from here, never from one another."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from knowledge_desktop.engine.vault import Vault
 
+if TYPE_CHECKING:  # the engine's tests must not need Qt
+    from pytestqt.qtbot import QtBot
+
+    from knowledge_desktop.ui.main_window import MainWindow
+
 TS = "2026-09-28T18:30:00.000Z"
+CHANGE = {"reason": "corrected", "at": "2026-10-01T09:00:00.000Z"}
+"""A `lifecycle_change` for records written as withdrawn or superseded."""
+
+TABLES = (
+    "catalog",
+    "catalog_names",
+    "links",
+    "refs",
+    "evidence",
+    "diagnostics",
+    "temporal_v1",
+    "associations_v1",
+)
+KEYWORD = ("keyword_rows_v1_private", "keyword_history_rows_v1_private")
 
 
 def frontmatter(fields: dict[str, Any]) -> str:
@@ -114,3 +135,23 @@ class VaultKit:
         rows = self.scan().find(id_or_path)
         assert len(rows) == 1, rows
         return rows[0]
+
+
+def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
+    """The projection tables' rows, comparable between two histories of one vault."""
+    vault.index_keywords()
+    conn = vault.store.reader()
+    out = {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
+    for table in KEYWORD:  # rowids differ between histories; the rows must not
+        fts = table.replace("rows", "fts")
+        rows = conn.execute(
+            f"SELECT r.*, f.title, f.aliases, f.body FROM {table} r JOIN {fts} f ON f.rowid = r.rowid"
+        )
+        out[table] = sorted((tuple(row)[1:] for row in rows), key=repr)
+    return out
+
+
+def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
+    """Wait until every worker request the window made has been answered and no
+    change is held back for the panes (the window spaces their updates)."""
+    qtbot.waitUntil(lambda: window.settled, timeout=timeout)

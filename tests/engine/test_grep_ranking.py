@@ -17,8 +17,7 @@ import pytest
 from knowledge_desktop.engine.query import grep_ranking, ranking
 from knowledge_desktop.engine.query.grep_query import GrepQuery, match_expression
 from knowledge_desktop.engine.store.projections import keyword, terms, weights
-from tests.engine.test_retrieval import CHANGE
-from tests.vaultkit import VaultKit
+from tests.vaultkit import CHANGE, VaultKit
 
 COMMON = ["review", "group", "design", "pilot", "launch", "vendor", "policy", "draft", "board", "plan"]
 RARE = ["harbour", "glacier", "quartz", "lantern", "meadow"]

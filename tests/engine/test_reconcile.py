@@ -22,32 +22,7 @@ from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import db, schema
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.workers import WorkerPool
-from tests.vaultkit import VaultKit
-
-TABLES = (
-    "catalog",
-    "catalog_names",
-    "links",
-    "refs",
-    "evidence",
-    "diagnostics",
-    "temporal_v1",
-    "associations_v1",
-)
-KEYWORD = ("keyword_rows_v1_private", "keyword_history_rows_v1_private")
-
-
-def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
-    vault.index_keywords()
-    conn = vault.store.reader()
-    out = {t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}")), key=repr) for t in TABLES}
-    for table in KEYWORD:  # rowids differ between histories; the rows must not
-        fts = table.replace("rows", "fts")
-        rows = conn.execute(
-            f"SELECT r.*, f.title, f.aliases, f.body FROM {table} r JOIN {fts} f ON f.rowid = r.rowid"
-        )
-        out[table] = sorted((tuple(row)[1:] for row in rows), key=repr)
-    return out
+from tests.vaultkit import VaultKit, snapshot
 
 
 def drop_state(kit: VaultKit) -> None:

@@ -10,9 +10,7 @@ import pytest
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import RecordFilter
-from tests.vaultkit import VaultKit
-
-CHANGE = {"reason": "corrected", "at": "2026-10-01T09:00:00.000Z"}
+from tests.vaultkit import CHANGE, VaultKit
 
 
 def grep(kit: VaultKit, query: str, **options: Any) -> dict[str, Any]:

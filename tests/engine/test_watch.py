@@ -27,23 +27,13 @@ from knowledge_desktop.engine.fs.mounts import filesystem_type, untrusted_filesy
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.fs.watchdog_fixes import WATCHDOG_LOGGER
 from knowledge_desktop.engine.vault import Vault
-from tests.engine.test_reconcile import snapshot
-from tests.vaultkit import VaultKit, envelope
+from tests.vaultkit import VaultKit, envelope, snapshot
 
 NOTE = "private/notes/x.md"
 
 # watchdog warns (harmlessly) when a folder it already watches is added again, which a
 # fast `mkdir -p` can race into; under filterwarnings=error that would kill its thread.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 def watcher_threads() -> list[threading.Thread]:
@@ -55,10 +45,11 @@ def watcher_threads() -> list[threading.Thread]:
 
 
 class Recorder:
-    """Collects what the watcher hands out, from the watcher's thread."""
+    """Collects what the watcher hands out, from the watcher's thread, and wakes a
+    test waiting in `wait_until` whenever something arrives."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.batches: list[set[str]] = []
         self.rescans = 0
         self.states: list[WatchState] = []
@@ -67,18 +58,22 @@ class Recorder:
     def on_paths(self, paths: set[str]) -> None:
         with self.lock:
             self.batches.append(set(paths))
+            self.lock.notify_all()
 
     def on_rescan(self) -> None:
         with self.lock:
             self.rescans += 1
+            self.lock.notify_all()
 
     def on_state(self, state: WatchState) -> None:
         with self.lock:
             self.states.append(state)
+            self.lock.notify_all()
 
     def on_error(self, exc: BaseException) -> None:
         with self.lock:
             self.errors.append(exc)
+            self.lock.notify_all()
 
     @property
     def paths(self) -> set[str]:
@@ -88,6 +83,12 @@ class Recorder:
     def clear(self) -> None:
         with self.lock:
             self.batches.clear()
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Wait until `condition()` holds, checking it each time a callback arrives
+        (a change of `watcher.state` is reported through `on_state`)."""
+        with self.lock:
+            return self.lock.wait_for(condition, timeout)
 
 
 Start = Callable[..., tuple[VaultWatcher, Recorder]]
@@ -213,7 +214,7 @@ def test_an_editor_save_is_a_change_of_the_saved_file_only(
     (folder / "x.md").write_text("old\n")
     watcher, recorder = start()
     save(folder, "x.md", "new text\n")
-    assert wait_for(lambda: NOTE in recorder.paths)
+    assert recorder.wait_until(lambda: NOTE in recorder.paths)
     settle(watcher)
     assert recorder.paths == {NOTE}
     assert (folder / "x.md").read_text() == "new text\n"
@@ -247,16 +248,16 @@ def test_create_modify_and_delete_each_report_the_file(vault_dir: Path, start: S
     watcher, recorder = start()
     path = vault_dir / NOTE
     path.write_text("one\n")
-    assert wait_for(lambda: recorder.paths == {NOTE})
+    assert recorder.wait_until(lambda: recorder.paths == {NOTE})
     settle(watcher)
     recorder.clear()
     with path.open("a") as handle:
         handle.write("two\n")
-    assert wait_for(lambda: recorder.paths == {NOTE})
+    assert recorder.wait_until(lambda: recorder.paths == {NOTE})
     settle(watcher)
     recorder.clear()
     path.unlink()
-    assert wait_for(lambda: recorder.paths == {NOTE})
+    assert recorder.wait_until(lambda: recorder.paths == {NOTE})
     settle(watcher)
     assert recorder.paths == {NOTE}
 
@@ -382,7 +383,7 @@ def test_a_thousand_file_burst_arrives_in_few_batches(vault_dir: Path, start: St
             rel = f"private/f{folder}/n{i}.md"
             (vault_dir / rel).write_text(f"note {i}\n")
             expected.add(rel)
-    assert wait_for(lambda: expected <= recorder.paths, timeout=15)
+    assert recorder.wait_until(lambda: expected <= recorder.paths, timeout=15)
     settle(watcher)
     assert len(recorder.batches) <= 10, [len(b) for b in recorder.batches]
     assert recorder.paths == expected | {f"private/f{folder}" for folder in range(10)}
@@ -416,24 +417,28 @@ def test_collapse_keeps_vault_root_files_and_small_folders() -> None:
 
 def test_events_during_a_callback_are_coalesced_into_the_next_batch(vault_dir: Path, start: Start) -> None:
     gate = threading.Event()
-    seen: list[set[str]] = []
+    recorder = Recorder()
+    seen = recorder.batches
 
     def slow(paths: set[str]) -> None:
-        seen.append(paths)
+        recorder.on_paths(paths)
         if len(seen) == 1:
             gate.wait(5)
 
-    watcher = VaultWatcher(vault_dir, slow, lambda: None)
+    watcher = VaultWatcher(vault_dir, slow, lambda: None, debounce_s=0.1, max_batch_wait_s=0.2)
     watcher.start()
     try:
         (vault_dir / "private/notes/first.md").write_text("1\n")
-        assert wait_for(lambda: len(seen) == 1)
+        assert recorder.wait_until(lambda: len(seen) == 1)
         for i in range(20):
             (vault_dir / f"private/notes/later{i}.md").write_text("2\n")
-        time.sleep(0.3)  # longer than max_batch_wait_s: the worker is still blocked
+        # Proving that nothing is delivered takes a wait: 0.3 s is longer than
+        # max_batch_wait_s, after which a watcher not blocked in the callback would
+        # have delivered these.
+        time.sleep(0.3)
         assert len(seen) == 1
         gate.set()
-        assert wait_for(lambda: len(seen) == 2)
+        assert recorder.wait_until(lambda: len(seen) == 2)
         assert seen[1] == {f"private/notes/later{i}.md" for i in range(20)}
     finally:
         gate.set()
@@ -441,10 +446,11 @@ def test_events_during_a_callback_are_coalesced_into_the_next_batch(vault_dir: P
 
 
 def test_a_failing_callback_is_reported_and_watching_goes_on(vault_dir: Path, start: Start) -> None:
-    calls: list[set[str]] = []
+    recorder = Recorder()
+    calls = recorder.batches
 
     def flaky(paths: set[str]) -> None:
-        calls.append(paths)
+        recorder.on_paths(paths)
         if len(calls) == 1:
             raise OSError("disk full")
 
@@ -453,10 +459,10 @@ def test_a_failing_callback_is_reported_and_watching_goes_on(vault_dir: Path, st
     watcher.start()
     try:
         (vault_dir / "private/notes/a.md").write_text("a\n")
-        assert wait_for(lambda: len(calls) == 1)
+        assert recorder.wait_until(lambda: len(calls) == 1)
         settle(watcher)
         (vault_dir / "private/notes/b.md").write_text("b\n")
-        assert wait_for(lambda: len(calls) == 2)
+        assert recorder.wait_until(lambda: len(calls) == 2)
         assert [str(e) for e in errors] == ["disk full"]
     finally:
         watcher.stop()
@@ -484,7 +490,7 @@ def test_a_watch_limit_falls_back_to_polling(start: Start) -> None:
     watcher, recorder = start(observer_factory=failing_observer(errno.ENOSPC), poll_interval_s=0.05)
     assert watcher.state.mode == "polling"
     assert "max_user_watches" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 3)
+    assert recorder.wait_until(lambda: recorder.rescans >= 3)
     assert recorder.states[0] == watcher.state
     watcher.stop()
     assert watcher.state == WatchState("stopped")
@@ -498,14 +504,14 @@ def test_an_instance_limit_falls_back_to_polling(start: Start) -> None:
     )
     assert watcher.state.mode == "polling"
     assert "max_user_instances" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 2)
+    assert recorder.wait_until(lambda: recorder.rescans >= 2)
 
 
 def test_polling_can_be_forced(vault_dir: Path, start: Start) -> None:
     watcher, recorder = start(force_polling=True, poll_interval_s=0.05)
     assert watcher.state == WatchState("polling", "polling was requested")
     (vault_dir / NOTE).write_text("x\n")
-    assert wait_for(lambda: recorder.rescans >= 2)
+    assert recorder.wait_until(lambda: recorder.rescans >= 2)
     assert recorder.batches == []
     assert not [t for t in watcher_threads() if isinstance(t, BaseThread)]  # no inotify at all
 
@@ -519,7 +525,7 @@ def test_a_network_filesystem_is_polled(vault_dir: Path, tmp_path: Path, start: 
     watcher, recorder = start(proc_root=proc, poll_interval_s=0.05)
     assert watcher.state.mode == "polling"
     assert "nfs4" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 1)
+    assert recorder.wait_until(lambda: recorder.rescans >= 1)
 
 
 def test_more_folders_than_the_watch_limit_are_polled(vault_dir: Path, tmp_path: Path, start: Start) -> None:
@@ -559,9 +565,12 @@ def test_a_queue_overflow_falls_back_to_polling(start: Start) -> None:
     )
     assert watcher.state.mode == "polling"
     assert "overflow" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 2)
+    assert recorder.wait_until(lambda: recorder.rescans >= 2)
     # watchdog itself is stopped once the watcher gave up on it
-    assert wait_for(lambda: not [t for t in watcher_threads() if isinstance(t, BaseThread)])
+    for thread in watcher_threads():
+        if isinstance(thread, BaseThread):
+            thread.join(5)
+    assert not [t for t in watcher_threads() if isinstance(t, BaseThread)]
 
 
 def test_a_dead_observer_thread_falls_back_to_polling(start: Start) -> None:
@@ -575,17 +584,17 @@ def test_a_dead_observer_thread_falls_back_to_polling(start: Start) -> None:
     assert watcher.state.mode == "watching"
     observers[0].stop()  # behind the watcher's back, as a crash would
     observers[0].join()
-    assert wait_for(lambda: watcher.state.mode == "polling")
+    assert recorder.wait_until(lambda: watcher.state.mode == "polling")
     assert "stopped unexpectedly" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 1)
+    assert recorder.wait_until(lambda: recorder.rescans >= 1)
 
 
 def test_a_vanished_vault_folder_falls_back_to_polling(vault_dir: Path, start: Start) -> None:
     watcher, recorder = start(poll_interval_s=0.05)
     shutil.rmtree(vault_dir)
-    assert wait_for(lambda: watcher.state.mode == "polling")
+    assert recorder.wait_until(lambda: watcher.state.mode == "polling")
     assert "moved or deleted" in watcher.state.reason
-    assert wait_for(lambda: recorder.rescans >= 1)
+    assert recorder.wait_until(lambda: recorder.rescans >= 1)
 
 
 def test_stop_is_idempotent_and_start_happens_once(vault_dir: Path) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
+from tests.vaultkit import wait_idle
 
 
 @pytest.fixture
@@ -38,9 +39,3 @@ def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[..., Mai
     yield make
     for window in windows:
         window.close()
-
-
-def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
-    """Wait until every worker request the window made has been answered and no
-    change is held back for the panes (the window spaces their updates)."""
-    qtbot.waitUntil(lambda: window.settled, timeout=timeout)

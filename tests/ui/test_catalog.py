@@ -18,8 +18,7 @@ from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.models.catalog_model import NODE_ROLE, PATH_ROLE, CatalogModel, error_color
 from knowledge_desktop.ui.panes.catalog import CatalogPane
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

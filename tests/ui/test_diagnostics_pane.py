@@ -34,8 +34,7 @@ from knowledge_desktop.ui.models.diagnostics_model import (
     identity,
 )
 from knowledge_desktop.ui.panes.diagnostics import EMPTY_CLEAN, EMPTY_FILTERED, DiagnosticsPane
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 FIXED_TIME = "2026-09-28T18:30:00.000Z"

@@ -11,8 +11,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

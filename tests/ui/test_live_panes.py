@@ -18,8 +18,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit, envelope, record_text
+from tests.vaultkit import VaultKit, envelope, record_text, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

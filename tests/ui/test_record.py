@@ -15,8 +15,7 @@ from knowledge_desktop.ui.panes import record as record_module
 from knowledge_desktop.ui.panes.record import EMPTY_TEXT, RENDERED_TAB, SOURCE_TAB, RecordPane
 from knowledge_desktop.ui.render import record_href
 from knowledge_desktop.ui.style import dark_palette
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

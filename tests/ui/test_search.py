@@ -24,8 +24,7 @@ from knowledge_desktop.ui.models.search_model import (
     suggestion_row,
 )
 from knowledge_desktop.ui.panes.search import SearchPane
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

@@ -16,8 +16,7 @@ from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes import timeline as timeline_pane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.tasks import Runner
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 CHANGE = {"reason": "r", "at": "2026-10-01T09:00:00.000Z"}

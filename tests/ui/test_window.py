@@ -15,8 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 

@@ -42,8 +42,7 @@ from knowledge_desktop.ui.dialogs import CrashDialog
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import SOURCE_TAB
 from knowledge_desktop.ui.switcher import QuickSwitcher
-from tests.ui.conftest import wait_idle
-from tests.vaultkit import VaultKit
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 
@@ -788,8 +787,8 @@ def test_every_model_in_the_window_passes_the_model_tester(
     qtbot.waitUntil(lambda: not window.runner.running, timeout=10_000)
     window.catalog.tree.expandAll()
     window.catalog.filter.setText("a")
-    wait_idle(qtbot, window)
-    qtbot.wait(400)  # the catalog filter waits for a pause in typing
+    # the catalog filter waits for a pause in typing, then asks for its rows
+    qtbot.waitUntil(lambda: not window.catalog._debounce.isActive(), timeout=5_000)
     wait_idle(qtbot, window)
     for tester in testers[1:]:
         tester._cleanup()
