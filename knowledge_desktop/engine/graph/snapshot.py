@@ -48,7 +48,7 @@ def encode(node: RecordNode, derived: Derived) -> str:
             derived.valid,
             derived.type,
             derived.duplicate,
-            derived.watched,
+            _sorted_pairs(derived.watched),
             derived.depends_on,
             derived.deps_ok,
             derived.own_window,
@@ -122,6 +122,13 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
         complete=False,
     )
     return node, derived
+
+
+def _sorted_pairs(flat: tuple[str, ...]) -> list[str]:
+    """Watched keys in one order whatever the set they came from: two histories of
+    one vault store the same row."""
+    pairs = sorted(zip(flat[::2], flat[1::2], strict=True))
+    return [part for pair in pairs for part in pair]
 
 
 def _window(value: list[str | None]) -> Window:

@@ -1,0 +1,98 @@
+"""A reopened vault restores its graph from the stored snapshot (graph/snapshot.py):
+the same graph a derivation from the parse cache gives, without deriving."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knowledge_desktop.engine.graph import snapshot
+from knowledge_desktop.engine.graph.node import DetailSource
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
+from knowledge_desktop.engine.reconcile import Reconciler
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.resources import demo_vault_path
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    root = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), root, ignore=shutil.ignore_patterns(".knowledge"))
+    with Vault.open(root) as vault:
+        vault.reconcile()
+    return root
+
+
+def state(graph: VaultGraph) -> dict[str, str]:
+    return {path: snapshot.encode(node, graph.derived[path]) for path, node in graph.nodes.items()}
+
+
+def indexes(graph: VaultGraph) -> tuple[object, ...]:
+    return (graph.ids._groups, graph.names._groups, graph.watchers._groups, graph.dependents._groups)
+
+
+def derived_afresh(reconciler: Reconciler) -> VaultGraph:
+    graph = VaultGraph()
+    graph.probe = reconciler._probe
+    graph.details = DetailSource(reconciler._stored_nodes)
+    graph.ontologies = reconciler.ontologies()
+    return reconciler._derive_graph(graph)
+
+
+def sorted_members(groups: object) -> object:
+    """Index entries compared as sets: members are a string, a tuple or a set."""
+    assert isinstance(groups, dict)
+    return {
+        group: {value: sorted([m] if isinstance(m, str) else m) for value, m in entries.items()}
+        for group, entries in groups.items()
+    }
+
+
+def test_the_restored_graph_is_the_derived_one(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Vault.open(demo) as vault:
+        fresh = derived_afresh(vault.reconciler)
+    with Vault.open(demo) as vault:
+        monkeypatch.setattr(Reconciler, "_derive_graph", _not_called)
+        restored = vault.reconciler.graph()
+    assert len(restored.nodes) == len(fresh.nodes) > 70
+    assert state(restored) == state(fresh)
+    assert [sorted_members(a) for a in indexes(restored)] == [sorted_members(b) for b in indexes(fresh)]
+    assert all(not n.holds_detail for n in restored.nodes.values())
+    assert all(not d.complete for d in restored.derived.values())
+
+
+def test_an_edit_after_restoring_matches_a_fresh_scan(demo: Path) -> None:
+    target = demo / "private" / "companies" / "verdant-survey-co.md"
+    with Vault.open(demo) as vault:
+        vault.reconciler.graph()  # restored
+        target.write_text(target.read_text("utf-8").replace("Verdant Survey Co.", "Verdant Surveys"), "utf-8")
+        change = vault.reconcile(["private/companies/verdant-survey-co.md"], "watcher")
+        assert "catalog" in change.touched
+        edited = state(vault.reconciler.graph())
+    shutil.rmtree(demo / ".knowledge")
+    with Vault.open(demo) as vault:
+        vault.reconcile()
+        assert state(derived_afresh(vault.reconciler)) == edited
+
+
+def test_a_snapshot_that_misses_a_file_is_not_trusted(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Vault.open(demo) as vault, vault.store.write() as tx:
+        tx.execute("DELETE FROM graph_snapshot_v1 WHERE path = (SELECT min(path) FROM graph_snapshot_v1)")
+    derived: list[int] = []
+    original = Reconciler._derive_graph
+
+    def counting(self: Reconciler, graph: VaultGraph) -> VaultGraph:
+        derived.append(1)
+        return original(self, graph)
+
+    monkeypatch.setattr(Reconciler, "_derive_graph", counting)
+    with Vault.open(demo) as vault:
+        graph = vault.reconciler.graph()
+        assert derived == [1]
+        assert state(graph) == state(derived_afresh(vault.reconciler))
+
+
+def _not_called(self: Reconciler, graph: VaultGraph) -> VaultGraph:
+    raise AssertionError("the graph was derived, not restored")
