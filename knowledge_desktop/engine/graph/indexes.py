@@ -8,7 +8,7 @@ have exactly one file behind them.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Generic, TypeVar
 
 from knowledge_desktop.engine.graph.node import RecordNode
@@ -76,6 +76,31 @@ class Index(Generic[Group]):
                 del entries[value]
             else:
                 entries[value] = rest[0] if len(rest) == 1 else rest
+
+    def fill(self, items: Iterable[tuple[Group, str, str]]) -> None:
+        """File many (group, value, path) at once: as `toggle` adding each, in one pass
+        (restoring a 100,000-file graph files about two million)."""
+        staged: dict[Group, dict[str, list[str]]] = {}
+        for group, value, path in items:
+            entries = staged.get(group)
+            if entries is None:
+                entries = staged[group] = {}
+            members = entries.get(value)
+            if members is None:
+                entries[value] = [path]
+            else:
+                members.append(path)
+        for group, entries in staged.items():
+            into = self._groups.setdefault(group, {})
+            for value, paths in entries.items():
+                for path in paths if value in into else ():
+                    self.toggle(group, value, path, True)
+                if value in into:
+                    continue
+                unique = tuple(dict.fromkeys(paths)) if len(paths) > 1 else paths
+                into[value] = (
+                    unique[0] if len(unique) == 1 else tuple(unique) if len(unique) <= SMALL else set(unique)
+                )
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._groups.values())

@@ -76,16 +76,26 @@ class VaultGraph(Resolver):
         """File nodes and derived states as `graph.snapshot` stored them, without
         deriving: they are what the last write derived, so the indexes are all
         that needs building. Findings and details come back on the next derive."""
+        ids: list[tuple[str, str, str]] = []
+        names: list[tuple[str, str, str]] = []
+        watched: list[tuple[tuple[str, str], str, str]] = []
+        depends: list[tuple[str, str, str]] = []
         for node, derived in entries:
             path = node.path
+            scope = node.scope or ""
             node.source = self.details
             self.nodes[path] = node
-            self._index(node, True)
             self.derived[path] = derived
-            for kind, scope, value in derived.watched_keys():
-                self.watchers.toggle((kind, scope), value, path, True)
-            for target in derived.depends_on:
-                self.dependents.toggle(derived.scope, target, path, True)
+            if node.id:
+                ids.append((scope, node.id, path))
+            names.extend((scope, name, path) for name in node.names)
+            keys = derived.watched
+            watched.extend(((keys[i], derived.scope), keys[i + 1], path) for i in range(0, len(keys), 2))
+            depends.extend((derived.scope, target, path) for target in derived.depends_on)
+        self.ids.fill(ids)
+        self.names.fill(names)
+        self.watchers.fill(watched)
+        self.dependents.fill(depends)
 
     # -- the incremental step ----------------------------------------------
     def apply(
