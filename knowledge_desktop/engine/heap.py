@@ -20,8 +20,10 @@ trim above still returns them once the window is quiet.
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
 
@@ -58,3 +60,52 @@ def keep_freed_blocks() -> bool:
         return False
     mallopt: Callable[[int, int], int] = ctypes.CDLL(None).mallopt
     return bool(mallopt(M_MMAP_THRESHOLD, KEPT_BLOCK)) and bool(mallopt(M_TRIM_THRESHOLD, 2 * KEPT_BLOCK))
+
+
+PAUSED_FULL_THRESHOLD = 1 << 30
+"""A generation-2 threshold no allocation pattern reaches: full collections paused."""
+
+
+@contextmanager
+def full_collections_paused() -> Iterator[None]:
+    """No automatic full garbage collections while bulk work builds the graph.
+
+    A full collection walks every tracked object with the interpreter lock
+    held; in the window that freezes the UI thread for as long (about 100 ms
+    per collection at 10k records, 0.6 s at 100k), and bulk work that
+    allocates steadily triggers several. Young collections still run, so the
+    short-lived cycles of a parse are freed as usual; what survives is frozen
+    afterwards (`return_freed_memory`). Nested uses keep the outer setting.
+    """
+    young, middle, full = gc.get_threshold()
+    if full >= PAUSED_FULL_THRESHOLD:
+        yield
+        return
+    gc.set_threshold(young, middle, PAUSED_FULL_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, full)
+
+
+def return_freed_memory() -> None:
+    """Hand the heap pages a large reconcile freed back to the system.
+
+    A cold scan decodes, encodes and drops several kilobytes of parse per
+    file, and loading the graph decodes the whole parse cache; glibc keeps
+    such freed small blocks in its heap, so without this a process that
+    scanned 10,000 files stays about 80 MB larger for as long as the vault is
+    open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
+
+    First the garbage is collected, then what survives — the graph, alive
+    as long as the vault is open — is frozen out of later collections: each
+    full collection would otherwise walk every node again (0.6 s at 100k
+    records), and no thread, the window's included, runs meanwhile. This one
+    collection is such a pause (about 90 ms at 10k records), but only a full
+    one may precede the freeze: garbage other threads left in the oldest
+    generation would be frozen with the graph and never freed (at 100k a
+    young-only collection here left the window 100 MiB larger).
+    """
+    gc.collect()
+    gc.freeze()
+    return_free_heap()

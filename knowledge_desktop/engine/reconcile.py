@@ -11,18 +11,15 @@ one transaction. Reopening an unchanged vault therefore parses nothing.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
@@ -31,7 +28,7 @@ from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
-from knowledge_desktop.engine.heap import return_free_heap
+from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
     SHIPPED_PATH,
@@ -40,7 +37,7 @@ from knowledge_desktop.engine.ontology.compose import (
     activate,
     shipped_default_path,
 )
-from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
+from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
@@ -71,20 +68,6 @@ class _Known:
     sha256: str
     entry_kind: str
     scope: str | None
-
-
-@dataclass(slots=True)
-class _ReadResult:
-    entry: FileEntry
-    sha256: str
-    parsed: ParsedFile | None
-    """None when the bytes are unchanged (only the stat moved) or for manifests;
-    in the main process also once `_settle` has turned it into `node`."""
-    encoded: str | None = None
-    """The parse as cache JSON: how worker processes send it (cheaper than pickling),
-    and what the `files.node` column stores."""
-    node: RecordNode | None = None
-    """The compact form derivation keeps."""
 
 
 class Reconciler:
@@ -156,8 +139,8 @@ class Reconciler:
         # Files whose bytes really changed, appeared, or went away.
         parsed: dict[str, RecordNode | None] = {}
         manifest_scopes: set[str] = set()
-        content_rows: list[_ReadResult] = []
-        stat_rows: list[_ReadResult] = []
+        content_rows: list[ReadResult] = []
+        stat_rows: list[ReadResult] = []
         for result in results:
             known = self._known.get(result.entry.path)
             if known is not None and known.sha256 == result.sha256:
@@ -242,7 +225,7 @@ class Reconciler:
             graph = self._derive_graph(graph)
         release_caches()
         if len(graph.nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
-            _return_freed_memory()
+            return_freed_memory()
         return graph
 
     def _restore_graph(self, graph: VaultGraph) -> bool:
@@ -297,7 +280,7 @@ class Reconciler:
         """After a bulk write (whose page cache `Store.write` already handed
         back): drop derivation's caches and return freed heap."""
         release_caches()
-        _return_freed_memory()
+        return_freed_memory()
 
     def _probe(self, rel: str) -> bytes | None:
         """Bytes of a vault file for evidence checks; never follows links out of the vault."""
@@ -359,10 +342,10 @@ class Reconciler:
 
     def _read(
         self, entries: list[FileEntry], progress: Progress | None, cancel: threading.Event | None
-    ) -> list[_ReadResult]:
+    ) -> list[ReadResult]:
         jobs = [(e, self._known[e.path].sha256 if e.path in self._known else None) for e in entries]
         batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
-        out: list[_ReadResult] = []
+        out: list[ReadResult] = []
 
         def step() -> None:
             if cancel is not None and cancel.is_set():
@@ -373,7 +356,7 @@ class Reconciler:
         if not self._offload(len(jobs)):
             for batch in batches:
                 step()
-                out.extend(_settle(result) for result in read_batch(str(self.root), batch))
+                out.extend(settle(result) for result in read_batch(str(self.root), batch))
             return out
         pool = self.workers.acquire()
         size = max(1, min(BATCH, -(-len(jobs) // (2 * self.workers.max_workers))))
@@ -384,7 +367,7 @@ class Reconciler:
                     if result.encoded is not None:
                         e = result.entry
                         result.parsed = codec.decode(e.path, e.scope, result.sha256, e.size, result.encoded)
-                    out.append(_settle(result))
+                    out.append(settle(result))
                 step()
         except BaseException:
             self.workers.release(broken=True)  # queued batches are dropped, not run
@@ -418,7 +401,7 @@ class Reconciler:
             active = ManifestSource(f"{scope}/{ACTIVE_FILE}", _read_text(active_file))
         return activate(active, library)
 
-    def _write_stats(self, rows: list[_ReadResult]) -> None:
+    def _write_stats(self, rows: list[ReadResult]) -> None:
         with self.store.write() as tx:
             tx.executemany(
                 "UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
@@ -429,7 +412,7 @@ class Reconciler:
 
     def _write(
         self,
-        rows: list[_ReadResult],
+        rows: list[ReadResult],
         gone: list[str],
         recomputed: set[str],
         activations: dict[str, Activation],
@@ -449,7 +432,7 @@ class Reconciler:
             tx.executemany(
                 "INSERT OR REPLACE INTO files(path, scope, entry_kind, size, mtime_ns, inode,"
                 " sha256, node) VALUES (?,?,?,?,?,?,?,?)",
-                _file_rows(rows),
+                file_rows(rows),
             )
             tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
             # A bulk write is cheaper into bare tables with the indexes built after.
@@ -515,7 +498,6 @@ PROJECTIONS: tuple[Projection, ...] = (
 """Every projection reconcile writes, in this order, each through `Projection.index`."""
 
 BULK_ROWS = 3000
-PAUSED_FULL_THRESHOLD = 1 << 30
 _BULK_TABLES = (
     "catalog",
     "catalog_names",
@@ -562,82 +544,6 @@ def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]
     return where if where is not None else (path.split("/", 1)[0], "markdown")
 
 
-@contextmanager
-def full_collections_paused() -> Iterator[None]:
-    """No automatic full garbage collections while bulk work builds the graph.
-
-    A full collection walks every tracked object with the interpreter lock
-    held; in the window that freezes the UI thread for as long (about 100 ms
-    per collection at 10k records, 0.6 s at 100k), and bulk work that
-    allocates steadily triggers several. Young collections still run, so the
-    short-lived cycles of a parse are freed as usual; what survives is frozen
-    afterwards (`_return_freed_memory`). Nested uses keep the outer setting.
-    """
-    young, middle, full = gc.get_threshold()
-    if full >= PAUSED_FULL_THRESHOLD:
-        yield
-        return
-    gc.set_threshold(young, middle, PAUSED_FULL_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, full)
-
-
-def _return_freed_memory() -> None:
-    """Hand the heap pages a large reconcile freed back to the system.
-
-    A cold scan decodes, encodes and drops several kilobytes of parse per
-    file, and loading the graph decodes the whole parse cache; glibc keeps
-    such freed small blocks in its heap, so without this a process that
-    scanned 10,000 files stays about 80 MB larger for as long as the vault is
-    open. `malloc_trim` releases the free pages; elsewhere it is a no-op.
-
-    First the garbage is collected, then what survives — the graph, alive
-    as long as the vault is open — is frozen out of later collections: each
-    full collection would otherwise walk every node again (0.6 s at 100k
-    records), and no thread, the window's included, runs meanwhile. This one
-    collection is such a pause (about 90 ms at 10k records), but only a full
-    one may precede the freeze: garbage other threads left in the oldest
-    generation would be frozen with the graph and never freed (at 100k a
-    young-only collection here left the window 100 MiB larger).
-    """
-    gc.collect()
-    gc.freeze()
-    return_free_heap()
-
-
-def _settle(result: _ReadResult) -> _ReadResult:
-    """Cut a fresh parse down to what the main process keeps: its cache JSON
-    for the `files` row and its compact `RecordNode`. The full parse is dropped here,
-    file by file, so a cold scan never holds every parse at once."""
-    parsed = result.parsed
-    if parsed is not None:
-        if result.encoded is None:
-            result.encoded = codec.encode(parsed)
-        result.node = RecordNode(parsed)
-        result.parsed = None
-    return result
-
-
-def _file_rows(rows: list[_ReadResult]) -> Iterator[tuple[object, ...]]:
-    """The files table's rows; each parse's JSON is let go once SQLite has it,
-    before the projections are written."""
-    for result in rows:
-        entry = result.entry
-        encoded, result.encoded = result.encoded, None
-        yield (
-            entry.path,
-            entry.scope,
-            entry.kind,
-            entry.size,
-            entry.mtime_ns,
-            entry.inode,
-            result.sha256,
-            encoded,
-        )
-
-
 def _stat_token(stat: tuple[int, int, int]) -> int:
     """(size, mtime_ns, inode) as one int, losslessly (size and inode are below 2**64)."""
     size, mtime_ns, inode = stat
@@ -653,63 +559,3 @@ def _read_text(path: Path) -> str:
         return path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
         return f"# unreadable: {exc}\n"
-
-
-def read_batch_encoded(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_ReadResult]:
-    """`read_batch` for worker processes: parses travel back as cache JSON."""
-    out = read_batch(root, jobs)
-    for result in out:
-        if result.parsed is not None:
-            result.encoded = codec.encode(result.parsed)
-            result.parsed = None
-    return out
-
-
-def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[_ReadResult]:
-    """Read, hash and (when the hash moved) parse files. Runs in worker processes."""
-    out: list[_ReadResult] = []
-    for entry, known_sha in jobs:
-        if entry.outside_link:
-            # The marker stands in for a hash everywhere (files table, catalog,
-            # nodes read back from the parse cache), so it is the parse's too,
-            # as is the size the files table keeps.
-            marker = "link:" + str(entry.inode)
-            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
-            parsed.diagnostics.append(
-                dg.make(
-                    "symlink-outside-vault",
-                    entry.path,
-                    "this symbolic link points outside the vault and is not followed",
-                )
-            )
-            out.append(_ReadResult(entry, marker, parsed))
-            continue
-        try:
-            with open(os.path.join(root, entry.path), "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            marker = "unreadable:" + str(entry.mtime_ns)
-            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
-            parsed.diagnostics.append(
-                dg.make("file-unreadable", entry.path, f"cannot read: {exc.strerror or exc}")
-            )
-            out.append(_ReadResult(entry, marker, parsed))
-            continue
-        sha = sha256_hex(data)
-        if entry.kind == "manifest" or sha == known_sha:
-            out.append(_ReadResult(entry, sha, None))
-            continue
-        if entry.scope is None:
-            parsed = parse_bytes(entry.path, None, data)
-            parsed.diagnostics.insert(
-                0,
-                dg.make(
-                    "outside-partition",
-                    entry.path,
-                    "Markdown at the vault root belongs to no partition; move it into a folder",
-                ),
-            )
-            out.append(_ReadResult(entry, sha, parsed))
-            continue
-        out.append(_ReadResult(entry, sha, parse_bytes(entry.path, entry.scope, data)))
-    return out

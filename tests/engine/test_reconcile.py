@@ -457,7 +457,7 @@ def test_reconciling_runs_no_full_garbage_collection(kit: VaultKit, monkeypatch:
     """Reconcile: bulk work never triggers a full collection (each one would pause every
     thread, the window's too, for as long as it walks the heap); young ones still run.
     The one collection it asks for itself, before freezing the graph, is left out."""
-    monkeypatch.setattr(reconcile_module, "_return_freed_memory", lambda: None)
+    monkeypatch.setattr(reconcile_module, "return_freed_memory", lambda: None)
     small_vault(kit)
     for i in range(60):
         body = f"See [[Note {i + 1}]].\n"
