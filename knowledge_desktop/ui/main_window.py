@@ -768,8 +768,3 @@ def _first_focusable(pane: QWidget) -> QWidget | None:
             return widget
         widget = widget.nextInFocusChain()
     return None
-
-
-def open_in_timer(window: MainWindow, path: Path) -> None:
-    """Open a vault once the event loop runs (so the window paints first)."""
-    QTimer.singleShot(0, lambda: window.open_vault(path))
