@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.changes import CATALOG, ChangeSet
 from knowledge_desktop.engine.query.catalog_tree import MAX_LIMIT, Branch, CatalogQuery
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.models.catalog_model import CatalogModel, Node, branch_key
@@ -78,6 +78,7 @@ def _totals(tree: dict[str, Any]) -> dict[tuple[Any, ...], int]:
 
 class CatalogPane(Pane):
     title = "Catalog"
+    reads = frozenset((CATALOG,))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None, page_size: int = 200) -> None:
         super().__init__(runner, parent)
@@ -551,7 +552,7 @@ class CatalogPane(Pane):
     def apply_change(self, change: ChangeSet) -> None:
         """Refresh counts and the loaded branches that may hold a changed file, as row diffs."""
         vault = self.vault
-        if vault is None or change.empty:
+        if vault is None or not change.touches(*self.reads):
             return
         self._pending_paths.update(change.paths, change.affected_paths)
         if change.ontology_changed or len(self._pending_paths) > MAX_CHANGED_PATHS:

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.changes import CATALOG, DATES, ChangeSet
 from knowledge_desktop.ui.models.backlinks_model import OPEN_KEY_ROLE
 from knowledge_desktop.ui.models.timeline_model import (
     TimelineModel,
@@ -139,6 +139,8 @@ def _labelled(text: str, widget: QWidget) -> QWidget:
 
 class TimelinePane(Pane):
     title = "Timeline"
+    # Dated events, and the titles and types (the type filter) of their records.
+    reads = frozenset((DATES, CATALOG))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -406,7 +408,7 @@ class TimelinePane(Pane):
         )
 
     def apply_change(self, change: ChangeSet) -> None:
-        if change.empty:
+        if not change.touches(*self.reads):
             return
         self._load_types()
         self.refresh(keep=True)
