@@ -9,6 +9,7 @@ About box, the desktop's URL handler) are replaced by recorders.
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui import main_window as main_window_module
-from knowledge_desktop.ui.dialogs import CrashDialog
+from knowledge_desktop.ui.dialogs import CrashDialog, install_crash_hook
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import SOURCE_TAB
 from knowledge_desktop.ui.switcher import QuickSwitcher
@@ -689,6 +690,38 @@ def test_a_bug_in_a_worker_shows_the_traceback_with_a_copy_button(
     qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
     assert window.vault is not None  # a bug in one request leaves the vault open
+
+
+@pytest.mark.qt_no_exception_capture  # pytest-qt would take sys.excepthook for itself
+def test_a_bug_in_a_slot_on_the_main_thread_reaches_the_crash_dialog(
+    qtbot: QtBot, settings: QSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = new_window(qtbot, settings)
+    shown: list[str] = []
+    monkeypatch.setattr(main_window_module, "show_crash", lambda _parent, trace: shown.append(trace))
+    failed: list[str] = []
+    window.load_failed.connect(failed.append)
+    before = sys.excepthook
+    restore = install_crash_hook(window.show_crash)
+    assert sys.excepthook is not before
+
+    def clicked() -> None:
+        raise RuntimeError("the slot fell over")
+
+    button = QPushButton("Go")
+    qtbot.addWidget(button)
+    button.clicked.connect(clicked)
+    try:
+        button.click()  # Qt calls the slot; the exception escapes to sys.excepthook
+    finally:
+        restore()
+    assert sys.excepthook is before
+    assert len(shown) == 1
+    assert "Traceback" in shown[0]
+    assert "RuntimeError: the slot fell over" in shown[0]
+    assert "in clicked" in shown[0]
+    assert failed == shown  # the window hears of it as of a worker's crash
+    window.close()
 
 
 def test_an_environment_error_in_a_worker_is_a_status_message_not_a_crash(
