@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.demo or args.screenshot:
         path = demo_vault_path()
     else:
-        last = window.last_vault()
+        last = window.opener.last_vault()
         path = last if last is not None and last.is_dir() else demo_vault_path()
 
     def after_load() -> None:

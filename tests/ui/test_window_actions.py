@@ -39,6 +39,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui import main_window as main_window_module
+from knowledge_desktop.ui import opening as opening_module
 from knowledge_desktop.ui.dialogs import CrashDialog, install_crash_hook
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import SOURCE_TAB
@@ -270,18 +271,18 @@ def test_alt_left_and_alt_right_walk_the_history(
     three_visits(qtbot, window)
     activate(qtbot, window)
     window.record.focus_target().setFocus()
-    assert not window.act_forward.isEnabled()
+    assert not window.commands.forward.isEnabled()
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == BOB
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == ADA
-    assert not window.act_back.isEnabled()
+    assert not window.commands.back.isEnabled()
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # nothing further back
     assert window.current_path == ADA
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == BOB
-    assert window.act_back.isEnabled()
-    assert window.act_forward.isEnabled()
+    assert window.commands.back.isEnabled()
+    assert window.commands.forward.isEnabled()
     qtbot.waitUntil(lambda: record_loaded(window, BOB), timeout=10_000)
     wait_idle(qtbot, window)
 
@@ -383,7 +384,7 @@ def test_copy_citation_names_title_id_revision_path_and_hash(
 ) -> None:
     window = open_window(people.root)
     open_and_show(qtbot, window, "cl_tea", CLAIM)
-    window.act_copy_citation.trigger()
+    window.commands.copy_citation.trigger()
     text = clipboard.text()
     assert text.startswith(f"Ada likes tea (cl_tea, revision 1) — {CLAIM} sha256:")
     assert len(text.rsplit("sha256:", 1)[1]) == 64
@@ -411,7 +412,7 @@ def test_external_editor_gets_the_file_and_the_file_manager_its_folder(
     press(
         qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
-    window.act_reveal.trigger()
+    window.commands.reveal.trigger()
     assert [url.toLocalFile() for url in opened_urls] == [
         str(people.root / ADA),
         str((people.root / ADA).parent),
@@ -419,7 +420,7 @@ def test_external_editor_gets_the_file_and_the_file_manager_its_folder(
     assert all(url.isLocalFile() for url in opened_urls)
 
 
-RECORD_ACTIONS = ("act_source", "act_edit", "act_reveal", "act_copy_id", "act_copy_path", "act_copy_citation")
+RECORD_ACTIONS = ("source", "edit", "reveal", "copy_id", "copy_path", "copy_citation")
 
 
 def test_record_actions_wait_for_a_record_in_focus(
@@ -427,9 +428,9 @@ def test_record_actions_wait_for_a_record_in_focus(
 ) -> None:
     """With no record open the Record menu is greyed out, and its shortcuts do nothing."""
     window = open_window(people.root)
-    assert not any(getattr(window, name).isEnabled() for name in RECORD_ACTIONS)
-    assert not window.act_back.isEnabled()
-    assert not window.act_forward.isEnabled()
+    assert not any(getattr(window.commands, name).isEnabled() for name in RECORD_ACTIONS)
+    assert not window.commands.back.isEnabled()
+    assert not window.commands.forward.isEnabled()
     activate(qtbot, window)
     ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     for key in (Qt.Key.Key_E, Qt.Key.Key_I, Qt.Key.Key_C):
@@ -438,7 +439,7 @@ def test_record_actions_wait_for_a_record_in_focus(
     assert opened_urls == []
     assert clipboard.text() == ""
     open_and_show(qtbot, window, "pg_ada", ADA)
-    assert all(getattr(window, name).isEnabled() for name in RECORD_ACTIONS)
+    assert all(getattr(window.commands, name).isEnabled() for name in RECORD_ACTIONS)
 
 
 # -- the File menu ------------------------------------------------------------------------------------
@@ -469,9 +470,9 @@ def test_ctrl_e_exports_the_diagnostics_to_the_chosen_file(
 
 def test_export_is_greyed_out_until_a_vault_is_open(qtbot: QtBot, settings: QSettings) -> None:
     window = new_window(qtbot, settings)
-    assert not window.act_export.isEnabled()
-    assert window.act_open.isEnabled()
-    assert window.act_demo.isEnabled()
+    assert not window.commands.export.isEnabled()
+    assert window.commands.open.isEnabled()
+    assert window.commands.demo.isEnabled()
     window.close()
 
 
@@ -495,7 +496,7 @@ def test_open_vault_asks_for_a_folder_and_opens_it(
     activate(qtbot, window)
     with qtbot.waitSignal(window.loaded, timeout=30_000):
         if key is None or modifiers is None:
-            window.act_open.trigger()
+            window.commands.open.trigger()
         else:
             press(qtbot, window, key, modifiers)
     wait_idle(qtbot, window)
@@ -522,14 +523,14 @@ def test_cancelling_the_folder_dialog_keeps_the_open_vault(
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *_a: ""))
     window = open_window(people.root)
     vault = window.vault
-    window.act_open.trigger()
+    window.commands.open.trigger()
     wait_idle(qtbot, window)
     assert window.vault is vault
 
 
 def recent_entries(window: MainWindow) -> list[str]:
-    window.recent_menu.aboutToShow.emit()  # what the menu does as it opens
-    return [action.text() for action in window.recent_menu.actions()]
+    window.commands.recent_menu.aboutToShow.emit()  # what the menu does as it opens
+    return [action.text() for action in window.commands.recent_menu.actions()]
 
 
 def test_open_recent_lists_vaults_newest_first_and_reopens_one(
@@ -539,14 +540,14 @@ def test_open_recent_lists_vaults_newest_first_and_reopens_one(
     other.page("private/notes/n.md", "pg_n", "A note", type="note")
     window = new_window(qtbot, settings)
     assert recent_entries(window) == ["No recent vaults"]
-    assert not window.recent_menu.actions()[0].isEnabled()
+    assert not window.commands.recent_menu.actions()[0].isEnabled()
     for root in (people.root, other.root, people.root):
         with qtbot.waitSignal(window.loaded, timeout=30_000):
             window.open_vault(root)
         wait_idle(qtbot, window)
     assert recent_entries(window) == [str(people.root), str(other.root)]  # no repeats
     with qtbot.waitSignal(window.loaded, timeout=30_000):
-        window.recent_menu.actions()[1].trigger()
+        window.commands.recent_menu.actions()[1].trigger()
     wait_idle(qtbot, window)
     assert window.vault is not None
     assert window.vault.root == other.root
@@ -559,10 +560,10 @@ def test_open_demo_vault_opens_the_bundled_example(
 ) -> None:
     """The menu entry opens the demo vault (a copy here, so the repository's stays untouched)."""
     assert (demo_vault_path() / "private").is_dir()
-    monkeypatch.setattr(main_window_module, "demo_vault_path", lambda: demo_copy)
+    monkeypatch.setattr(opening_module, "demo_vault_path", lambda: demo_copy)
     window = new_window(qtbot, settings)
     with qtbot.waitSignal(window.loaded, timeout=30_000):
-        window.act_demo.trigger()
+        window.commands.demo.trigger()
     wait_idle(qtbot, window)
     assert window.vault is not None
     assert window.vault.root == demo_copy
@@ -655,7 +656,7 @@ def test_about_box_names_the_application(
         QMessageBox, "about", staticmethod(lambda _p, title, text: shown.append((title, text)))
     )
     window = new_window(qtbot, settings)
-    window.act_about.trigger()
+    window.commands.about.trigger()
     assert len(shown) == 1
     title, text = shown[0]
     assert title == "About Knowledge Desktop"
