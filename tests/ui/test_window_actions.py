@@ -225,10 +225,10 @@ def test_catalog_opens_records_with_the_keyboard_only(
     press(qtbot, window, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
     assert QApplication.focusWidget() is tree
     for _ in range(8):  # Shift+Tab back up to the filter box …
-        if QApplication.focusWidget() is catalog.filter:
+        if QApplication.focusWidget() is catalog.filters.filter:
             break
         press(qtbot, window, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
-    assert QApplication.focusWidget() is catalog.filter
+    assert QApplication.focusWidget() is catalog.filters.filter
     for _ in range(8):  # … and Tab down through the facet boxes to the tree again
         if QApplication.focusWidget() is tree:
             break
@@ -821,7 +821,7 @@ def test_every_model_in_the_window_passes_the_model_tester(
     window.search.set_query("ledgerlight")
     qtbot.waitUntil(lambda: not window.runner.running, timeout=10_000)
     window.catalog.tree.expandAll()
-    window.catalog.filter.setText("a")
+    window.catalog.filters.filter.setText("a")
     wait_idle(qtbot, window)
     qtbot.wait(400)  # the catalog filter waits for a pause in typing
     wait_idle(qtbot, window)
