@@ -29,13 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, LINKS
-from knowledge_desktop.ui.models.backlinks_model import (
-    ALT_KEY_ROLE,
-    LINE_ROLE,
-    MARK_ROLE,
-    OPEN_KEY_ROLE,
-    BacklinksModel,
-)
+from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
+from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.tasks import Runner
 

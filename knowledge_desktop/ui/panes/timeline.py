@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, DATES, ChangeSet
-from knowledge_desktop.ui.models.backlinks_model import OPEN_KEY_ROLE
 from knowledge_desktop.ui.models.timeline_model import (
     TimelineModel,
     chronicle_nodes,
@@ -39,6 +38,7 @@ from knowledge_desktop.ui.models.timeline_model import (
     source_nodes,
     timeline_nodes,
 )
+from knowledge_desktop.ui.models.tree_model import OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.timeline_controls import TimelineControls
 from knowledge_desktop.ui.tasks import Runner
