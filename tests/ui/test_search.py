@@ -122,13 +122,13 @@ def test_mode_and_filters_reach_the_grep_query(
     qtbot: QtBot, pane: SearchPane, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen = count_greps(monkeypatch, pane)
-    pane.filters.filters_button.click()
+    pane.filters_button.click()
     assert pane.filters.isVisible()
     pane.mode.setCurrentIndex(pane.mode.findData("phrase"))
     pane.kind.setCurrentIndex(pane.kind.findData("page"))
     pane.type_field.setText("note, person")
-    pane.filters.tag.setText("coast")
-    pane.filters.lifecycle.setCurrentIndex(pane.filters.lifecycle.findData("all"))
+    pane.tag.setText("coast")
+    pane.lifecycle.setCurrentIndex(pane.lifecycle.findData("all"))
     pane.time_field.setCurrentIndex(pane.time_field.findData("recorded_at"))
     pane.since.setText("2026-01-01")
     pane.until.setText("2026-12-31")
@@ -151,7 +151,7 @@ def test_a_bad_filter_shows_the_engine_message_inline(
     qtbot: QtBot, pane: SearchPane, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(QMessageBox, "warning", lambda *_a: pytest.fail("no dialog for a bad filter"))
-    pane.filters.filters_button.click()
+    pane.filters_button.click()
     pane.time_field.setCurrentIndex(pane.time_field.findData("occurred_at"))
     pane.since.setText("last tuesday")
     type_and_wait(qtbot, pane, "harbour")
