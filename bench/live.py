@@ -89,10 +89,10 @@ def main() -> int:
     )
     args = parser.parse_args()
 
+    from heartbeat import Heartbeat  # bench/heartbeat.py, beside this script
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from knowledge_desktop.ui.heartbeat import Heartbeat
     from knowledge_desktop.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

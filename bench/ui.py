@@ -64,11 +64,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
+    from heartbeat import Heartbeat  # bench/heartbeat.py, beside this script
     from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from knowledge_desktop.ui.heartbeat import Heartbeat
     from knowledge_desktop.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

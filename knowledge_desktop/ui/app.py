@@ -48,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from knowledge_desktop.ui.dialogs import install_crash_hook
     from knowledge_desktop.ui.main_window import MainWindow
     from knowledge_desktop.ui.style import apply_style
 
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.demo or args.screenshot:
         path = demo_vault_path()
     else:
-        last = window.last_vault()
+        last = window.opener.last_vault()
         path = last if last is not None and last.is_dir() else demo_vault_path()
 
     def after_load() -> None:
@@ -108,7 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.loaded.connect(lambda: QTimer.singleShot(300, settle))
         window.load_failed.connect(failed)
     window.open_vault(path)
-    return int(app.exec())
+    # A bug on the main thread (in a slot) reaches the crash dialog as a worker's does.
+    restore_hook = install_crash_hook(window.show_crash)
+    try:
+        return int(app.exec())
+    finally:
+        restore_hook()
 
 
 if __name__ == "__main__":

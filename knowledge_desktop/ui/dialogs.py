@@ -1,8 +1,19 @@
-"""The About box and the crash dialog (bugs reach the user with a traceback to copy)."""
+"""The About box and the crash dialog (bugs reach the user with a traceback to copy).
+
+A bug surfaces two ways: on a worker, where the Runner catches it and hands
+the traceback over (ui/tasks.py), and on the main thread, where an exception
+escaping a slot or an event handler goes to `sys.excepthook`. The hook
+installed here sends the second kind to the same dialog, so no bug is only a
+line on a terminal the user never sees.
+"""
 
 from __future__ import annotations
 
+import sys
+import traceback
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
+from types import TracebackType
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtGui import QFontDatabase, QGuiApplication
@@ -69,3 +80,29 @@ def show_crash(parent: QWidget, trace: str) -> None:
     dialog = CrashDialog(trace, parent)
     dialog.setModal(False)
     dialog.show()
+
+
+def install_crash_hook(report: Callable[[str], None]) -> Callable[[], None]:
+    """Route exceptions that escape on the main thread to `report(traceback)`.
+
+    Returns the function that puts the previous hook back (the app calls it on
+    exit). The previous hook still runs first, so the traceback also reaches
+    stderr; Ctrl+C in a terminal stays a plain interrupt.
+    """
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], value: BaseException, trace: TracebackType | None) -> None:
+        previous(kind, value, trace)
+        if issubclass(kind, KeyboardInterrupt):
+            return
+        text = "".join(traceback.format_exception(kind, value, trace))
+        try:
+            report(text)
+        except Exception:  # the dialog itself failed: stderr has the original already
+            previous(*sys.exc_info())
+
+    def restore() -> None:
+        sys.excepthook = previous
+
+    sys.excepthook = hook
+    return restore

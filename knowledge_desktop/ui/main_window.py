@@ -4,38 +4,33 @@ Layout: the catalog and search results share the left dock, the record is
 the central widget, backlinks sit on the right, timeline and diagnostics
 share the bottom. The window owns the vault, the navigation history and the
 record in focus; panes ask to open records through `open_requested` and the
-window tells every pane what is in focus (`Pane.set_current`).
+window tells every pane what is in focus (`Pane.set_current`), and hands
+them each ChangeSet (spaced out during a burst, see `apply_change`).
+
+Its commands, menus and toolbar are built in ui/actions.py; opening a vault,
+the progress shown meanwhile and the freshness check live in ui/opening.py.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
     QGuiApplication,
-    QKeySequence,
     QMouseEvent,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
-    QProgressBar,
-    QStyle,
     QTabWidget,
-    QToolButton,
     QWidget,
 )
 
@@ -43,10 +38,11 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.resources import demo_vault_path
-from knowledge_desktop.ui.dialogs import show_about, show_crash
+from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
+from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
-from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, start_watching
+from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state
+from knowledge_desktop.ui.opening import Opened, VaultOpener
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.catalog import CatalogPane
@@ -57,17 +53,9 @@ from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 
-MAX_RECENT = 10
 HEAP_QUIET_MS = 10_000
 CHANGE_PANES_MS = 500
 """Shortest time between two ChangeSet deliveries to the panes other than the record."""
-OFFLOAD_FROM = 100
-"""Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
-
-Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
-"""What opening a vault hands the window: the vault, its watcher, the first scan's
-ChangeSet and counts (both None when the vault was indexed before: the window shows
-the index at once and checks the folder for changes afterwards)."""
 
 
 class MainWindow(QMainWindow):
@@ -103,7 +91,6 @@ class MainWindow(QMainWindow):
         self.event_log = EventLog(event_log) if event_log is not None else None
         self.watcher: VaultWatcher | None = None
         self._retired: list[Vault] = []
-        self._opening = threading.Event()
         self.relay = LiveRelay(self)
         self.relay.changed.connect(self._on_live_change)
         self.relay.state_changed.connect(self._on_watch_state)
@@ -149,7 +136,7 @@ class MainWindow(QMainWindow):
         self._dock(self.diagnostics, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["Catalog"], self.docks["Search"])
         self.tabifyDockWidget(self.docks["Timeline"], self.docks["Diagnostics"])
-        for title in ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics"):
+        for title in PANE_TITLES:
             # A tab or the pane's own heading names each; a title bar would say it twice.
             self.docks[title].setTitleBarWidget(QWidget())
         self.docks["Catalog"].raise_()
@@ -158,21 +145,11 @@ class MainWindow(QMainWindow):
         self.summary = QLabel("")
         self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(260)
-        self.progress.setTextVisible(True)
-        self.progress.hide()
-        self.cancel_button = QToolButton()
-        self.cancel_button.setText("Cancel")
-        self.cancel_button.setToolTip("Stop reading this vault; nothing is changed")
-        self.cancel_button.clicked.connect(self.cancel_open)
-        self.cancel_button.hide()
-        self.statusBar().addPermanentWidget(self.progress)
-        self.statusBar().addPermanentWidget(self.cancel_button)
-        self.relay.progress.connect(self._on_progress)
+        self.opener = VaultOpener(self)
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
-        self._build_actions()
+        self.commands = WindowActions(self)
+        self._update_actions()
         self._restore_settings()
         # Mouse back/forward buttons are caught on this window's QWindow, which sees
         # each input event once before any widget does. (An application-wide filter
@@ -204,185 +181,13 @@ class MainWindow(QMainWindow):
         )
         self.resizeDocks([self.docks["Timeline"]], [max(160, height * 28 // 100)], Qt.Orientation.Vertical)
 
-    def _action(
-        self, text: str, slot: Any, shortcut: QKeySequence | str | list[Any] | None = None, tip: str = ""
-    ) -> QAction:
-        action = QAction(text, self)
-        if isinstance(shortcut, list):
-            action.setShortcuts(shortcut)
-        elif shortcut is not None:
-            action.setShortcut(shortcut)
-        if tip:
-            action.setStatusTip(tip)
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            action.setToolTip(f"{tip} ({keys})" if keys else tip)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        key = QKeySequence.StandardKey
-        # Not the platform's Open (Ctrl+O): that one belongs to the quick switcher, as in code editors.
-        self.act_open = self._action("&Open Vault…", self.choose_vault, "Ctrl+Shift+O", "Open a vault folder")
-        self.act_demo = self._action("Open &Demo Vault", self.open_demo, None, "Open the bundled demo vault")
-        self.act_export = self._action(
-            "&Export Diagnostics…",
-            self.export_diagnostics,
-            "Ctrl+E",
-            "Write the diagnostics as HTML, JSON, CSV or Markdown",
-        )
-        self.act_quit = self._action("&Quit", self.close, _keys("Ctrl+Q", key.Quit))
-        self.act_back = self._action("&Back", self.go_back, _keys("Alt+Left", key.Back), "Go back")
-        self.act_forward = self._action(
-            "&Forward", self.go_forward, _keys("Alt+Right", key.Forward), "Go forward"
-        )
-        self.act_search = self._action("&Search…", self.focus_search, "Ctrl+K", "Search the vault by keyword")
-        self.act_switch = self._action(
-            "&Quick Switcher…",
-            self.quick_switch,
-            [QKeySequence("Ctrl+P"), QKeySequence("Ctrl+O")],
-            "Jump to a record by title or alias",
-        )
-        self.act_edit = self._action(
-            "Open in &External Editor",
-            self.open_external,
-            "Ctrl+Shift+E",
-            "Open the record's file in your editor",
-        )
-        self.act_reveal = self._action(
-            "&Reveal in File Manager", self.reveal_file, None, "Show the record's folder in the file manager"
-        )
-        self.act_copy_id = self._action("Copy &Id", lambda: self.copy_field("id"), "Ctrl+Shift+I")
-        self.act_copy_path = self._action("Copy &Path", lambda: self.copy_field("path"), "Ctrl+Shift+C")
-        self.act_copy_citation = self._action("Copy C&itation", lambda: self.copy_field("citation"))
-        self.act_source = self._action(
-            "Show &Source", self.record_source, "Ctrl+U", "Show the record's Markdown with line numbers"
-        )
-        self.act_about = self._action("&About Knowledge Desktop", lambda: show_about(self))
-
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.act_open)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        file_menu.addAction(self.act_demo)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_export)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
-        go = bar.addMenu("&Go")
-        for action in (self.act_back, self.act_forward, self.act_search, self.act_switch):
-            go.addAction(action)
-        record = bar.addMenu("&Record")
-        for action in (
-            self.act_source,
-            self.act_edit,
-            self.act_reveal,
-            self.act_copy_id,
-            self.act_copy_path,
-            self.act_copy_citation,
-        ):
-            record.addAction(action)
-        view = bar.addMenu("&View")
-        for title, dock in self.docks.items():
-            action = dock.toggleViewAction()
-            action.setText(f"{title} pane")
-            view.addAction(action)
-        for index, title in enumerate(("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics"), 1):
-            self._action(f"Focus {title}", lambda _=False, t=title: self.focus_pane(t), f"Alt+{index}")
-        self._action("Focus Record", lambda: self.focus_pane("Record"), "Alt+0")
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.act_about)
-        toolbar = self.addToolBar("Navigation")
-        toolbar.setObjectName("toolbar-navigation")
-        toolbar.setMovable(False)
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        style = self.style()
-        pixmap = QStyle.StandardPixmap
-        icons = {
-            self.act_back: pixmap.SP_ArrowBack,
-            self.act_forward: pixmap.SP_ArrowForward,
-            self.act_switch: pixmap.SP_FileDialogContentsView,
-            self.act_search: pixmap.SP_FileDialogDetailedView,
-            self.act_open: pixmap.SP_DirOpenIcon,
-        }
-        for action, icon in icons.items():
-            action.setIcon(style.standardIcon(icon))
-        for action in (self.act_back, self.act_forward, self.act_switch, self.act_search):
-            toolbar.addAction(action)
-        self._update_actions()
-
     # -- opening vaults ---------------------------------------------------------------
     def open_vault(self, path: Path) -> None:
-        self.statusBar().showMessage(f"Opening {path}…")
-        self._opening.set()  # an open still running for another folder stops
-        cancel = self._opening = threading.Event()
-        relay = self.relay
-        watch = self.watch
+        """Open the vault at `path` on a worker (see ui/opening.py); the one open now stays until then."""
+        self.opener.open(path)
 
-        def progress(stage: str, done: int, total: int) -> None:
-            relay.progress.emit(stage, done, total)
-
-        def work() -> Opened:
-            vault = Vault.open(path)
-            vault.parse_in_workers(OFFLOAD_FROM)
-            # Watch first, then scan: an edit made during the scan is queued, not missed.
-            watcher = start_watching(vault, relay) if watch else None
-            try:
-                if vault.reconciler.indexed():
-                    # Show the index at once; the freshness check follows as a live change.
-                    return vault, watcher, None, None
-                change = vault.reconcile(progress=progress, cancel=cancel)
-                counts = vault.counts()
-            except BaseException:
-                if watcher is not None:
-                    watcher.stop()
-                vault.close()
-                raise
-            return vault, watcher, change, counts
-
-        def loaded(
-            result: tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None],
-        ) -> None:
-            self._on_loaded(result)
-            if result[2] is None:
-                self._check_freshness(result[0], progress, cancel)
-
-        self.runner.submit(work, loaded, lambda message: self._on_failed(message, cancel), key="open-vault")
-
-    def _check_freshness(
-        self, vault: Vault, progress: Callable[[str, int, int], None], cancel: threading.Event
-    ) -> None:
-        """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
-
-        def done(change: ChangeSet) -> None:
-            self._hide_progress()
-            if vault is not self.vault:
-                return
-            self.apply_change(change)
-            changed = len(change.paths)
-            plural = "" if changed == 1 else "s"
-            what = f"{changed} file{plural} changed since last time" if changed else "index up to date"
-            self.statusBar().showMessage(f"Opened {vault.root} — {what}", 8000)
-            self._after_fresh(vault)
-
-        def failed(message: str) -> None:
-            self._hide_progress()
-            if vault is not self.vault:
-                return
-            if cancel.is_set():
-                self.statusBar().showMessage(
-                    "Check for changes cancelled; showing the index as last saved", 10000
-                )
-            else:
-                self.show_error(f"Checking {vault.root} for changes failed: {message}")
-
-        self.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
-        self.runner.submit(
-            lambda: vault.reconcile(progress=progress, cancel=cancel), done, failed, key="freshness"
-        )
-
-    def _after_fresh(self, vault: Vault) -> None:
+    def after_fresh(self, vault: Vault) -> None:
+        """The vault matches its folder: prepare what the first search and the first live edit need."""
         # Index the search text now, so the first search does not pay for it.
         self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
         if self.watch:
@@ -396,30 +201,9 @@ class MainWindow(QMainWindow):
             return
         self.runner.submit(return_free_heap, lambda _: None, key="return-heap")
 
-    def _hide_progress(self) -> None:
-        self.progress.hide()
-        self.cancel_button.hide()
-
-    def cancel_open(self) -> None:
-        """Stop a vault that is still being read; the one open before stays open."""
-        self._opening.set()
-
-    def _on_progress(self, stage: str, done: int, total: int) -> None:
-        if stage == "reading" and total >= 200:
-            self.progress.setRange(0, total)
-            self.progress.setValue(done)
-            self.progress.setFormat("Reading %v of %m files")
-        elif stage == "indexing":
-            self.progress.setRange(0, 0)  # no count: a busy bar
-            self.progress.setFormat("Indexing…")
-        else:
-            return
-        self.progress.show()
-        self.cancel_button.setVisible(stage == "reading")
-
-    def _on_loaded(self, result: Opened) -> None:
+    def adopt(self, result: Opened) -> None:
+        """A vault was opened: it replaces the one shown, in every pane."""
         vault, watcher, change, counts = result
-        self._hide_progress()
         self._close_vault()
         self.vault = vault
         self.watcher = watcher
@@ -434,53 +218,15 @@ class MainWindow(QMainWindow):
             self._show_counts(counts)
         else:
             self.runner.submit(vault.counts, self._show_counts, key="counts")
-        self._remember_vault(vault.root)
+        self.opener.remember(vault.root)
         self._update_actions()
         if change is not None:
             note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
             self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)
             if self.event_log is not None and not change.empty:
                 self.event_log.write(change)
-            self._after_fresh(vault)
+            self.after_fresh(vault)
         self.loaded.emit()
-
-    def _on_failed(self, message: str, cancel: threading.Event | None = None) -> None:
-        self._hide_progress()
-        self.load_failed.emit(message)
-        if cancel is not None and cancel.is_set():
-            self.statusBar().showMessage("Opening cancelled; nothing was changed", 10000)
-            return
-        self.statusBar().showMessage(message, 10000)
-        QMessageBox.warning(self, "Cannot open vault", message)
-
-    def choose_vault(self) -> None:
-        start = str(self.vault.root.parent) if self.vault else str(Path.home())
-        folder = QFileDialog.getExistingDirectory(self, "Open Vault", start)
-        if folder:
-            self.open_vault(Path(folder))
-
-    def open_demo(self) -> None:
-        self.open_vault(demo_vault_path())
-
-    def recent_vaults(self) -> list[str]:
-        value = self.settings.value("recentVaults", [])
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _remember_vault(self, root: Path) -> None:
-        recent = [str(root)] + [p for p in self.recent_vaults() if p != str(root)]
-        self.settings.setValue("recentVaults", recent[:MAX_RECENT])
-        self.settings.setValue("lastVault", str(root))
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = self.recent_vaults()
-        for folder in recent:
-            action = self.recent_menu.addAction(folder)
-            action.triggered.connect(lambda _=False, f=folder: self.open_vault(Path(f)))
-        if not recent:
-            self.recent_menu.addAction("No recent vaults").setEnabled(False)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if _dropped_folder(event) is not None:
@@ -655,19 +401,12 @@ class MainWindow(QMainWindow):
             self.diagnostics.export_dialog(self)
 
     def _update_actions(self) -> None:
-        has_record = self.current_path is not None
-        for action in (
-            self.act_edit,
-            self.act_reveal,
-            self.act_copy_id,
-            self.act_copy_path,
-            self.act_copy_citation,
-            self.act_source,
-        ):
-            action.setEnabled(has_record)
-        self.act_back.setEnabled(self.history.can_back())
-        self.act_forward.setEnabled(self.history.can_forward())
-        self.act_export.setEnabled(self.vault is not None)
+        self.commands.update(
+            has_record=self.current_path is not None,
+            can_back=self.history.can_back(),
+            can_forward=self.history.can_forward(),
+            has_vault=self.vault is not None,
+        )
 
     def _on_busy(self, running: int) -> None:
         if not running:
@@ -700,10 +439,6 @@ class MainWindow(QMainWindow):
             # First run: share the width out once the window has its real size.
             self._sized = True
             QTimer.singleShot(0, self._size_docks)
-
-    def last_vault(self) -> Path | None:
-        value = self.settings.value("lastVault")
-        return Path(str(value)) if value else None
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -740,21 +475,6 @@ def _dropped_folder(event: QDropEvent) -> Path | None:
     return None
 
 
-def _keys(own: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
-    """`own` and the platform's bindings for `standard`, each once, Backspace left out.
-
-    A key listed twice on one action makes Qt call the shortcut ambiguous and do
-    nothing (Alt+Left is both ours and the platform's Back), and Backspace means
-    "delete" to anyone typing in a list's filter or a search box.
-    """
-    keys: list[QKeySequence] = []
-    for sequence in [QKeySequence(own), *QKeySequence.keyBindings(standard)]:
-        text = sequence.toString()
-        if "Backspace" not in text and text not in {k.toString() for k in keys}:
-            keys.append(sequence)
-    return keys
-
-
 def _first_focusable(pane: QWidget) -> QWidget | None:
     """The first widget inside `pane`, in Tab order, that Tab would stop at."""
     widget = pane.nextInFocusChain()
@@ -768,8 +488,3 @@ def _first_focusable(pane: QWidget) -> QWidget | None:
             return widget
         widget = widget.nextInFocusChain()
     return None
-
-
-def open_in_timer(window: MainWindow, path: Path) -> None:
-    """Open a vault once the event loop runs (so the window paints first)."""
-    QTimer.singleShot(0, lambda: window.open_vault(path))

@@ -2,9 +2,10 @@
 
 Every engine call runs on a QThreadPool worker; its result comes back to the
 main thread through a queued signal (Anki's `QueryOp` idea). Errors split by
-cause (qutebrowser's known-error/bug split): environment errors (`VaultError`,
-`QueryError`, `OSError`) arrive as a one-line message the user can act on;
-anything else is a bug and arrives as a traceback for the crash dialog.
+cause (qutebrowser's known-error/bug split): environment errors (the engine's
+`KnownError` and the operating system's `OSError`) arrive as a one-line message
+the user can act on; anything else is a bug and arrives as a traceback for the
+crash dialog.
 
 `Runner.submit(..., key=...)` keeps only the newest request per key: a pane
 that asks again before the previous answer arrived (a search box as you
@@ -22,49 +23,14 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from knowledge_desktop.engine.errors import Cancelled, QueryError, VaultError
+from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.ui.process import background_thread
 
-KNOWN_ERRORS: tuple[type[BaseException], ...] = (VaultError, QueryError, OSError, Cancelled)
-
-
-class TaskSignals(QObject):
-    succeeded = Signal(object)
-    failed = Signal(str)
-    crashed = Signal(str)
-
-
-class Task(QRunnable):
-    def __init__(self, work: Callable[[], Any]) -> None:
-        super().__init__()
-        self.work = work
-        self.signals = TaskSignals()
-        self.setAutoDelete(True)
-
-    def run(self) -> None:
-        try:
-            result = self.work()
-        except KNOWN_ERRORS as exc:
-            self.signals.failed.emit(str(exc))
-        except Exception:
-            self.signals.crashed.emit(traceback.format_exc())
-        else:
-            self.signals.succeeded.emit(result)
-
-
-def run_task(
-    work: Callable[[], Any],
-    on_success: Callable[[Any], None],
-    on_failure: Callable[[str], None],
-    on_crash: Callable[[str], None],
-    pool: QThreadPool | None = None,
-) -> Task:
-    task = Task(work)
-    task.signals.succeeded.connect(on_success)
-    task.signals.failed.connect(on_failure)
-    task.signals.crashed.connect(on_crash)
-    (pool or QThreadPool.globalInstance()).start(task)
-    return task
+KNOWN_ERRORS: tuple[type[BaseException], ...] = (KnownError, OSError)
+"""What a worker reports as a message rather than a crash: the engine's `KnownError`
+(a vault, request or cancel problem it has words for) and `OSError`, which is the
+operating system's own way of saying the environment failed (a file vanished, the
+disk is full, a permission is missing) — not a bug in this program."""
 
 
 class _Request:

@@ -11,7 +11,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from knowledge_desktop.ui.models.backlinks_model import LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
+from knowledge_desktop.ui.models.tree_model import LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from tests.vaultkit import VaultKit, wait_idle
 

@@ -153,21 +153,21 @@ def test_filter_box_narrows_rows_and_counts(qtbot: QtBot, open_window: OpenWindo
     people_vault(kit)
     window = open_window(kit.root)
     pane = window.catalog
-    assert pane.filter.placeholderText() == "Filter by title, alias, id or path"
-    qtbot.keyClicks(pane.filter, "lovelace")
+    assert pane.filters.filter.placeholderText() == "Filter by title, alias, id or path"
+    qtbot.keyClicks(pane.filters.filter, "lovelace")
     qtbot.waitUntil(lambda: pane.query.text == "lovelace", timeout=2000)
     wait_idle(qtbot, window)
     model = pane.model
     assert labels(model) == ["private"]
     assert labels(model, walk(model, "private")) == ["Pages"]
     assert count(walk(model, "private", "Pages", "person")) == 1
-    pane.filter.setText("nothing-like-this")
+    pane.filters.filter.setText("nothing-like-this")
     qtbot.waitUntil(lambda: pane.stack.currentWidget() is pane.empty, timeout=2000)
     assert "Nothing matches" in pane.empty.text()
 
 
 def choose(pane: CatalogPane, combo_name: str, value: str) -> None:
-    combo = getattr(pane, combo_name)
+    combo = getattr(pane.filters, combo_name)
     combo.setCurrentIndex(combo.findData(value))
 
 
@@ -176,12 +176,12 @@ def test_each_facet_narrows_the_tree(qtbot: QtBot, open_window: OpenWindow, kit:
     window = open_window(kit.root)
     pane = window.catalog
     model = pane.model
-    assert pane.tag.findData("math") > 0
+    assert pane.filters.tag.findData("math") > 0
     choose(pane, "tag", "math")
     wait_idle(qtbot, window)
     assert count(walk(model, "private")) == 1
     assert labels(model, walk(model, "private")) == ["Pages"]  # tags hide unrecognized files
-    pane.tag.setCurrentIndex(0)
+    pane.filters.tag.setCurrentIndex(0)
     choose(pane, "lifecycle", "superseded")
     wait_idle(qtbot, window)
     assert count(walk(model, "private")) == 1
@@ -392,7 +392,7 @@ def test_an_empty_vault_says_so(open_window: OpenWindow, kit: VaultKit) -> None:
     pane = window.catalog
     assert pane.stack.currentWidget() is pane.empty
     assert "no records yet" in pane.empty.text()
-    assert pane.focus_target() is pane.filter
+    assert pane.focus_target() is pane.filters.filter
 
 
 def test_facets_fold_behind_a_filters_button_that_names_them(
@@ -401,21 +401,21 @@ def test_facets_fold_behind_a_filters_button_that_names_them(
     people_vault(kit)
     window = open_window(kit.root)
     pane = window.catalog
-    assert pane.facets.isHidden()
-    assert pane.filters_button.text() == "Filters"
-    pane.filters_button.click()
-    assert pane.facets.isVisibleTo(pane)
+    assert pane.filters.facets.isHidden()
+    assert pane.filters.filters_button.text() == "Filters"
+    pane.filters.filters_button.click()
+    assert pane.filters.facets.isVisibleTo(pane)
     choose(pane, "lifecycle", "active")
     choose(pane, "sort", "updated")
     wait_idle(qtbot, window)
-    assert pane.filters_button.text() == "Filters (2)"
-    assert "Active, Sort by last update" in pane.filters_button.toolTip()
+    assert pane.filters.filters_button.text() == "Filters (2)"
+    assert "Active, Sort by last update" in pane.filters.filters_button.toolTip()
     window.close()
     assert settings.value("catalog/facets_shown") in (True, "true")
     again = open_window(kit.root)
     wait_idle(qtbot, again)
-    assert again.catalog.facets.isVisibleTo(again.catalog)
-    assert again.catalog.filters_button.text() == "Filters (2)"
+    assert again.catalog.filters.facets.isVisibleTo(again.catalog)
+    assert again.catalog.filters.filters_button.text() == "Filters (2)"
 
 
 def test_path_role_is_only_on_record_rows(qtbot: QtBot, open_window: OpenWindow, kit: VaultKit) -> None:

@@ -229,7 +229,7 @@ def test_export_writes_the_same_bytes_as_the_cli(
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_dialog))
     with qtbot.waitSignal(window.diagnostics.status_message, timeout=20_000) as blocker:
-        window.act_export.trigger()
+        window.commands.export.trigger()
     written = out / name if "." in name else out / f"{name}.{fmt}"
     assert blocker.args == [f"Exported 13 diagnostics to {written}"]
     assert all(f"*.{ext}" in asked[0][3] for ext in ("html", "json", "csv", "md"))  # every format
@@ -246,7 +246,7 @@ def test_cancelling_the_export_writes_nothing(
 ) -> None:
     window = open_window(broken_vault(kit))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
-    window.act_export.trigger()
+    window.commands.export.trigger()
     assert window.runner.running == 0
 
 

@@ -85,7 +85,7 @@ def test_opening_can_be_cancelled_while_files_are_read(
     def on_progress(stage: str, done: int, total: int) -> None:
         seen.append((stage, done, total))
         if stage == "reading" and done >= 80:
-            window.cancel_button.click()
+            window.opener.cancel_button.click()
 
     window.relay.progress.connect(on_progress)
     with qtbot.waitSignal(window.load_failed, timeout=30_000):
@@ -96,7 +96,7 @@ def test_opening_can_be_cancelled_while_files_are_read(
     assert "cancelled" in window.statusBar().currentMessage()
     assert seen[0][0] == "reading"
     assert seen[0][2] == 400
-    assert not window.progress.isVisible()
+    assert not window.opener.progress.isVisible()
     window.close()
 
 
@@ -109,12 +109,12 @@ def test_progress_is_shown_while_a_vault_is_first_read(
     qtbot.addWidget(window)
     window.show()
     shown: list[str] = []
-    window.relay.progress.connect(lambda *_: shown.append(window.progress.format()))
+    window.relay.progress.connect(lambda *_: shown.append(window.opener.progress.format()))
     with qtbot.waitSignal(window.loaded, timeout=30_000):
         window.open_vault(kit.root)
     wait_idle(qtbot, window)
     assert "Reading %v of %m files" in shown
-    assert not window.progress.isVisible()
+    assert not window.opener.progress.isVisible()
     window.close()
 
 

@@ -166,9 +166,9 @@ def test_show_source_toggles(quiet_window: OpenWindow, kit: VaultKit, qtbot: QtB
     people(kit)
     window = quiet_window(kit.root)
     pane = select(qtbot, window, "pg_ada")
-    window.act_source.trigger()
+    window.commands.source.trigger()
     assert pane.tabs.currentIndex() == SOURCE_TAB
-    window.act_source.trigger()
+    window.commands.source.trigger()
     assert pane.tabs.currentIndex() == RENDERED_TAB
 
 
@@ -181,7 +181,7 @@ def test_copy_id_path_and_citation(quiet_window: OpenWindow, kit: VaultKit, qtbo
     cite = pane.copy_text("citation") or ""
     sha = pane.loaded.view["hash"]  # type: ignore[union-attr]
     assert cite == f"Ada Lovelace (pg_ada, revision 1) — private/people/ada.md sha256:{sha}"
-    window.act_copy_citation.trigger()
+    window.commands.copy_citation.trigger()
     assert QGuiApplication.clipboard().text() == cite
 
 

@@ -270,14 +270,14 @@ def test_more_results_appends_the_next_page(qtbot: QtBot, open_window: OpenWindo
 def test_ctrl_k_focuses_the_search_field(qtbot: QtBot, pane: SearchPane) -> None:
     window = window_of(pane)
     window.activateWindow()
-    window.act_search.trigger()
+    window.commands.search.trigger()
     assert window.docks["Search"].isVisible()
     qtbot.waitUntil(pane.field.hasFocus, timeout=5000)
 
 
 def test_quick_switcher_finds_by_title_prefix_and_alias(qtbot: QtBot, pane: SearchPane) -> None:
     window = window_of(pane)
-    window.act_switch.trigger()
+    window.commands.switch.trigger()
     switcher = pane.switcher
     assert switcher is not None
     assert switcher.isVisible()
@@ -291,7 +291,7 @@ def test_quick_switcher_finds_by_title_prefix_and_alias(qtbot: QtBot, pane: Sear
     wait_idle(qtbot, window)
     assert window.current_path == "private/notes/huts.md"
 
-    window.act_switch.trigger()
+    window.commands.switch.trigger()
     assert switcher.field.text() == ""
     QTest.keyClicks(switcher.field, "beac")
     qtbot.waitUntil(lambda: switcher.model.rowCount() == 1, timeout=10_000)
@@ -303,7 +303,7 @@ def test_quick_switcher_finds_by_title_prefix_and_alias(qtbot: QtBot, pane: Sear
 def test_quick_switcher_enter_right_after_typing_waits_for_suggestions(
     qtbot: QtBot, pane: SearchPane
 ) -> None:
-    window_of(pane).act_switch.trigger()
+    window_of(pane).commands.switch.trigger()
     switcher = pane.switcher
     assert switcher is not None
     QTest.keyClicks(switcher.field, "harb")

@@ -16,6 +16,7 @@ from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes import timeline as timeline_pane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.date_edit import OptionalDateEdit
 from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
@@ -96,23 +97,23 @@ def test_filters_by_time_field_kind_range_and_inactive(
     assert pane.model.top_level()[0].cells[:2] == ("2026-09-28", "claim · decision")
     assert pane.model.top_level()[1].cells[0] == "2026-09-28 09:00 UTC"
 
-    choose(pane.field, "due_at")
+    choose(pane.controls.field, "due_at")
     assert titles(settle(qtbot, window)) == ["Ada writes the memo"]
-    choose(pane.field, "occurred_at")
-    choose(pane.kind, "decision")
+    choose(pane.controls.field, "occurred_at")
+    choose(pane.controls.kind, "decision")
     assert titles(settle(qtbot, window)) == ["Ship on Friday"]
-    pane.kind.setCurrentIndex(0)
-    pane.since.set_value(date(2026, 9, 29))
+    pane.controls.kind.setCurrentIndex(0)
+    pane.controls.since.set_value(date(2026, 9, 29))
     assert titles(settle(qtbot, window)) == ["Ada writes the memo"]
-    pane.since.set_value(None)
-    pane.until.set_value(date(2026, 9, 10))
+    pane.controls.since.set_value(None)
+    pane.controls.until.set_value(date(2026, 9, 10))
     assert titles(settle(qtbot, window)) == []
     assert pane.results.currentWidget() is pane.empty
-    assert pane.focus_target() is pane.scope  # the hidden list would take the focus out of sight
-    pane.inactive.setChecked(True)
+    assert pane.focus_target() is pane.controls.scope  # the hidden list would take the focus out of sight
+    pane.controls.inactive.setChecked(True)
     assert titles(settle(qtbot, window)) == ["Old plan"]
-    pane.until.set_value(None)
-    choose(pane.order, "desc")
+    pane.controls.until.set_value(None)
+    choose(pane.controls.order, "desc")
     assert titles(settle(qtbot, window))[0] == "Ada writes the memo"
 
 
@@ -121,12 +122,12 @@ def test_entity_scope_follows_the_page_in_focus(
 ) -> None:
     window = open_window(dated.root)
     pane = settle(qtbot, window)
-    choose(pane.scope, "entity")
+    choose(pane.controls.scope, "entity")
     settle(qtbot, window)
     assert "Open a page" in pane.empty.text()
     window.open_record("pg_ada")
     assert titles(settle(qtbot, window)) == ["Ship on Friday", "Ada writes the memo"]
-    assert pane.scope.currentText() == "Page: Ada"
+    assert pane.controls.scope.currentText() == "Page: Ada"
     window.open_record("cl_late")  # a claim: the timeline stays on the last page
     assert titles(settle(qtbot, window)) == ["Ship on Friday", "Ada writes the memo"]
     window.open_record("pg_bob")
@@ -139,11 +140,11 @@ def test_entity_timeline_grouped_by_source(
     window = open_window(dated.root)
     pane = settle(qtbot, window)
     window.open_record("pg_ada")
-    choose(pane.scope, "entity")
-    pane.by_source.setChecked(True)
+    choose(pane.controls.scope, "entity")
+    pane.controls.by_source.setChecked(True)
     settle(qtbot, window)
-    assert not pane.field.isEnabled()
-    assert not pane.kind.isEnabled()
+    assert not pane.controls.field.isEnabled()
+    assert not pane.controls.kind.isEnabled()
     rows = pane.model.top_level()
     assert [row.cells[2] for row in rows] == ["Stand-up notes", "Ada writes the memo"]
     source = rows[0]
@@ -158,24 +159,24 @@ def test_chronicle_day_and_week_in_a_time_zone(
 ) -> None:
     window = open_window(dated.root)
     pane = settle(qtbot, window)
-    pane.mode_chronicle.setChecked(True)
-    pane.day.setDate(QDate(2026, 9, 28))
+    pane.controls.mode_chronicle.setChecked(True)
+    pane.controls.day.setDate(QDate(2026, 9, 28))
     settle(qtbot, window)
-    assert pane.bars.currentIndex() == 1
+    assert pane.controls.bars.currentIndex() == 1
     assert "Bob calls late" in titles(pane)  # 23:30 UTC is still the 28th in UTC
     late = next(n for n in pane.model.top_level() if n.cells[2] == "Bob calls late")
     assert late.cells[0] == "23:30"
 
-    pane.zone.setCurrentIndex(pane.zone.findText("Europe/Lisbon"))
+    pane.controls.zone.setCurrentIndex(pane.controls.zone.findText("Europe/Lisbon"))
     settle(qtbot, window)
     assert "Bob calls late" not in titles(pane)  # in Lisbon it is 00:30 on the 29th
-    pane.next_day.click()
+    pane.controls.next_day.click()
     settle(qtbot, window)
     late = next(n for n in pane.model.top_level() if n.cells[2] == "Bob calls late")
     assert late.cells[0] == "00:30"
     assert "Europe/Lisbon" in pane.summary.text()
 
-    pane.week.setChecked(True)
+    pane.controls.week.setChecked(True)
     settle(qtbot, window)
     days = [node.cells[0] for node in pane.model.top_level()]
     assert days[:2] == ["Monday 28 September 2026", "Tuesday 29 September 2026"]
@@ -249,40 +250,40 @@ def test_controls_are_saved_and_restored(qtbot: QtBot, settings: QSettings) -> N
     runner = Runner()
     first = TimelinePane(runner)
     qtbot.addWidget(first)
-    first.mode_chronicle.setChecked(True)
-    choose(first.scope, "entity")
-    choose(first.field, "due_at")
-    choose(first.order, "desc")
-    first.since.set_value(date(2026, 9, 1))
-    first.inactive.setChecked(True)
-    first.by_source.setChecked(True)
-    first.week.setChecked(True)
-    first.zone.setCurrentIndex(first.zone.findText("Asia/Tokyo"))
-    first._ensure_kind("decision")
-    choose(first.kind, "decision")
+    first.controls.mode_chronicle.setChecked(True)
+    choose(first.controls.scope, "entity")
+    choose(first.controls.field, "due_at")
+    choose(first.controls.order, "desc")
+    first.controls.since.set_value(date(2026, 9, 1))
+    first.controls.inactive.setChecked(True)
+    first.controls.by_source.setChecked(True)
+    first.controls.week.setChecked(True)
+    first.controls.zone.setCurrentIndex(first.controls.zone.findText("Asia/Tokyo"))
+    first.controls.set_types(["decision"])
+    choose(first.controls.kind, "decision")
     first.reload_timer.stop()
     first.save_settings(settings)
 
     second = TimelinePane(runner)
     qtbot.addWidget(second)
     second.restore_settings(settings)
-    assert second.mode_chronicle.isChecked()
-    assert second.scope.currentData() == "entity"
-    assert second.field.currentData() == "due_at"
-    assert second.order.currentData() == "desc"
-    assert second.since.value() == date(2026, 9, 1)
-    assert second.until.value() is None
-    assert second.inactive.isChecked()
-    assert second.by_source.isChecked()
-    assert second.week.isChecked()
-    assert second.current_zone() == "Asia/Tokyo"
-    assert second.kind.currentData() == "decision"
+    assert second.controls.mode_chronicle.isChecked()
+    assert second.controls.scope.currentData() == "entity"
+    assert second.controls.field.currentData() == "due_at"
+    assert second.controls.order.currentData() == "desc"
+    assert second.controls.since.value() == date(2026, 9, 1)
+    assert second.controls.until.value() is None
+    assert second.controls.inactive.isChecked()
+    assert second.controls.by_source.isChecked()
+    assert second.controls.week.isChecked()
+    assert second.controls.current_zone() == "Asia/Tokyo"
+    assert second.controls.kind.currentData() == "decision"
     assert not second.reload_timer.isActive()
     runner.close()
 
 
 def test_an_optional_date_reads_any_until_set(qtbot: QtBot) -> None:
-    edit = timeline_pane.OptionalDateEdit()
+    edit = OptionalDateEdit()
     qtbot.addWidget(edit)
     assert edit.value() is None
     assert edit.text() == "any"

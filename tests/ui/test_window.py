@@ -73,10 +73,10 @@ def test_recent_vaults_and_geometry_are_remembered(
     window = open_window(kit.root)
     window.resize(900, 640)
     window.close()
-    assert window.recent_vaults()[0] == str(kit.root)
+    assert window.opener.recent_vaults()[0] == str(kit.root)
     again = MainWindow(settings=settings)
     qtbot.addWidget(again)
-    assert again.last_vault() == kit.root
+    assert again.opener.last_vault() == kit.root
     # The offscreen platform adds its own frame, so compare the height only.
     assert again.size().height() == 640
     again.close()
@@ -107,9 +107,9 @@ def test_back_and_forward_move_between_opened_records(
         with qtbot.waitSignal(window.current_changed, timeout=10_000):
             window.open_record(key)
     assert window.current_path == "private/people/bob.md"
-    window.act_back.trigger()
+    window.commands.back.trigger()
     assert window.current_path == "private/people/ada.md"
-    window.act_forward.trigger()
+    window.commands.forward.trigger()
     assert window.current_path == "private/people/bob.md"
     wait_idle(qtbot, window)
 

@@ -9,6 +9,7 @@ About box, the desktop's URL handler) are replaced by recorders.
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui import main_window as main_window_module
-from knowledge_desktop.ui.dialogs import CrashDialog
+from knowledge_desktop.ui import opening as opening_module
+from knowledge_desktop.ui.dialogs import CrashDialog, install_crash_hook
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import SOURCE_TAB
 from knowledge_desktop.ui.switcher import QuickSwitcher
@@ -222,10 +224,10 @@ def test_catalog_opens_records_with_the_keyboard_only(
     press(qtbot, window, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
     assert QApplication.focusWidget() is tree
     for _ in range(8):  # Shift+Tab back up to the filter box …
-        if QApplication.focusWidget() is catalog.filter:
+        if QApplication.focusWidget() is catalog.filters.filter:
             break
         press(qtbot, window, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
-    assert QApplication.focusWidget() is catalog.filter
+    assert QApplication.focusWidget() is catalog.filters.filter
     for _ in range(8):  # … and Tab down through the facet boxes to the tree again
         if QApplication.focusWidget() is tree:
             break
@@ -268,18 +270,18 @@ def test_alt_left_and_alt_right_walk_the_history(
     three_visits(qtbot, window)
     activate(qtbot, window)
     window.record.focus_target().setFocus()
-    assert not window.act_forward.isEnabled()
+    assert not window.commands.forward.isEnabled()
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == BOB
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == ADA
-    assert not window.act_back.isEnabled()
+    assert not window.commands.back.isEnabled()
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # nothing further back
     assert window.current_path == ADA
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     assert window.current_path == BOB
-    assert window.act_back.isEnabled()
-    assert window.act_forward.isEnabled()
+    assert window.commands.back.isEnabled()
+    assert window.commands.forward.isEnabled()
     qtbot.waitUntil(lambda: record_loaded(window, BOB), timeout=10_000)
     wait_idle(qtbot, window)
 
@@ -381,7 +383,7 @@ def test_copy_citation_names_title_id_revision_path_and_hash(
 ) -> None:
     window = open_window(people.root)
     open_and_show(qtbot, window, "cl_tea", CLAIM)
-    window.act_copy_citation.trigger()
+    window.commands.copy_citation.trigger()
     text = clipboard.text()
     assert text.startswith(f"Ada likes tea (cl_tea, revision 1) — {CLAIM} sha256:")
     assert len(text.rsplit("sha256:", 1)[1]) == 64
@@ -409,7 +411,7 @@ def test_external_editor_gets_the_file_and_the_file_manager_its_folder(
     press(
         qtbot, window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
-    window.act_reveal.trigger()
+    window.commands.reveal.trigger()
     assert [url.toLocalFile() for url in opened_urls] == [
         str(people.root / ADA),
         str((people.root / ADA).parent),
@@ -417,7 +419,7 @@ def test_external_editor_gets_the_file_and_the_file_manager_its_folder(
     assert all(url.isLocalFile() for url in opened_urls)
 
 
-RECORD_ACTIONS = ("act_source", "act_edit", "act_reveal", "act_copy_id", "act_copy_path", "act_copy_citation")
+RECORD_ACTIONS = ("source", "edit", "reveal", "copy_id", "copy_path", "copy_citation")
 
 
 def test_record_actions_wait_for_a_record_in_focus(
@@ -425,9 +427,9 @@ def test_record_actions_wait_for_a_record_in_focus(
 ) -> None:
     """With no record open the Record menu is greyed out, and its shortcuts do nothing."""
     window = open_window(people.root)
-    assert not any(getattr(window, name).isEnabled() for name in RECORD_ACTIONS)
-    assert not window.act_back.isEnabled()
-    assert not window.act_forward.isEnabled()
+    assert not any(getattr(window.commands, name).isEnabled() for name in RECORD_ACTIONS)
+    assert not window.commands.back.isEnabled()
+    assert not window.commands.forward.isEnabled()
     activate(qtbot, window)
     ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     for key in (Qt.Key.Key_E, Qt.Key.Key_I, Qt.Key.Key_C):
@@ -436,7 +438,7 @@ def test_record_actions_wait_for_a_record_in_focus(
     assert opened_urls == []
     assert clipboard.text() == ""
     open_and_show(qtbot, window, "pg_ada", ADA)
-    assert all(getattr(window, name).isEnabled() for name in RECORD_ACTIONS)
+    assert all(getattr(window.commands, name).isEnabled() for name in RECORD_ACTIONS)
 
 
 # -- the File menu ------------------------------------------------------------------------------------
@@ -467,9 +469,9 @@ def test_ctrl_e_exports_the_diagnostics_to_the_chosen_file(
 
 def test_export_is_greyed_out_until_a_vault_is_open(qtbot: QtBot, settings: QSettings) -> None:
     window = new_window(qtbot, settings)
-    assert not window.act_export.isEnabled()
-    assert window.act_open.isEnabled()
-    assert window.act_demo.isEnabled()
+    assert not window.commands.export.isEnabled()
+    assert window.commands.open.isEnabled()
+    assert window.commands.demo.isEnabled()
     window.close()
 
 
@@ -493,7 +495,7 @@ def test_open_vault_asks_for_a_folder_and_opens_it(
     activate(qtbot, window)
     with qtbot.waitSignal(window.loaded, timeout=30_000):
         if key is None or modifiers is None:
-            window.act_open.trigger()
+            window.commands.open.trigger()
         else:
             press(qtbot, window, key, modifiers)
     wait_idle(qtbot, window)
@@ -520,14 +522,14 @@ def test_cancelling_the_folder_dialog_keeps_the_open_vault(
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *_a: ""))
     window = open_window(people.root)
     vault = window.vault
-    window.act_open.trigger()
+    window.commands.open.trigger()
     wait_idle(qtbot, window)
     assert window.vault is vault
 
 
 def recent_entries(window: MainWindow) -> list[str]:
-    window.recent_menu.aboutToShow.emit()  # what the menu does as it opens
-    return [action.text() for action in window.recent_menu.actions()]
+    window.commands.recent_menu.aboutToShow.emit()  # what the menu does as it opens
+    return [action.text() for action in window.commands.recent_menu.actions()]
 
 
 def test_open_recent_lists_vaults_newest_first_and_reopens_one(
@@ -537,14 +539,14 @@ def test_open_recent_lists_vaults_newest_first_and_reopens_one(
     other.page("private/notes/n.md", "pg_n", "A note", type="note")
     window = new_window(qtbot, settings)
     assert recent_entries(window) == ["No recent vaults"]
-    assert not window.recent_menu.actions()[0].isEnabled()
+    assert not window.commands.recent_menu.actions()[0].isEnabled()
     for root in (people.root, other.root, people.root):
         with qtbot.waitSignal(window.loaded, timeout=30_000):
             window.open_vault(root)
         wait_idle(qtbot, window)
     assert recent_entries(window) == [str(people.root), str(other.root)]  # no repeats
     with qtbot.waitSignal(window.loaded, timeout=30_000):
-        window.recent_menu.actions()[1].trigger()
+        window.commands.recent_menu.actions()[1].trigger()
     wait_idle(qtbot, window)
     assert window.vault is not None
     assert window.vault.root == other.root
@@ -557,10 +559,10 @@ def test_open_demo_vault_opens_the_bundled_example(
 ) -> None:
     """The menu entry opens the demo vault (a copy here, so the repository's stays untouched)."""
     assert (demo_vault_path() / "private").is_dir()
-    monkeypatch.setattr(main_window_module, "demo_vault_path", lambda: demo_copy)
+    monkeypatch.setattr(opening_module, "demo_vault_path", lambda: demo_copy)
     window = new_window(qtbot, settings)
     with qtbot.waitSignal(window.loaded, timeout=30_000):
-        window.act_demo.trigger()
+        window.commands.demo.trigger()
     wait_idle(qtbot, window)
     assert window.vault is not None
     assert window.vault.root == demo_copy
@@ -653,7 +655,7 @@ def test_about_box_names_the_application(
         QMessageBox, "about", staticmethod(lambda _p, title, text: shown.append((title, text)))
     )
     window = new_window(qtbot, settings)
-    window.act_about.trigger()
+    window.commands.about.trigger()
     assert len(shown) == 1
     title, text = shown[0]
     assert title == "About Knowledge Desktop"
@@ -688,6 +690,38 @@ def test_a_bug_in_a_worker_shows_the_traceback_with_a_copy_button(
     qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
     assert window.vault is not None  # a bug in one request leaves the vault open
+
+
+@pytest.mark.qt_no_exception_capture  # pytest-qt would take sys.excepthook for itself
+def test_a_bug_in_a_slot_on_the_main_thread_reaches_the_crash_dialog(
+    qtbot: QtBot, settings: QSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = new_window(qtbot, settings)
+    shown: list[str] = []
+    monkeypatch.setattr(main_window_module, "show_crash", lambda _parent, trace: shown.append(trace))
+    failed: list[str] = []
+    window.load_failed.connect(failed.append)
+    before = sys.excepthook
+    restore = install_crash_hook(window.show_crash)
+    assert sys.excepthook is not before
+
+    def clicked() -> None:
+        raise RuntimeError("the slot fell over")
+
+    button = QPushButton("Go")
+    qtbot.addWidget(button)
+    button.clicked.connect(clicked)
+    try:
+        button.click()  # Qt calls the slot; the exception escapes to sys.excepthook
+    finally:
+        restore()
+    assert sys.excepthook is before
+    assert len(shown) == 1
+    assert "Traceback" in shown[0]
+    assert "RuntimeError: the slot fell over" in shown[0]
+    assert "in clicked" in shown[0]
+    assert failed == shown  # the window hears of it as of a worker's crash
+    window.close()
 
 
 def test_an_environment_error_in_a_worker_is_a_status_message_not_a_crash(
@@ -786,9 +820,9 @@ def test_every_model_in_the_window_passes_the_model_tester(
     window.search.set_query("ledgerlight")
     qtbot.waitUntil(lambda: not window.runner.running, timeout=10_000)
     window.catalog.tree.expandAll()
-    window.catalog.filter.setText("a")
+    window.catalog.filters.filter.setText("a")
     # the catalog filter waits for a pause in typing, then asks for its rows
-    qtbot.waitUntil(lambda: not window.catalog._debounce.isActive(), timeout=5_000)
+    qtbot.waitUntil(lambda: not window.catalog.filters._debounce.isActive(), timeout=5_000)
     wait_idle(qtbot, window)
     for tester in testers[1:]:
         tester._cleanup()

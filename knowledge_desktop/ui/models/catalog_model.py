@@ -24,6 +24,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from knowledge_desktop.engine.query.catalog_tree import Branch
+from knowledge_desktop.ui.models.catalog_items import CatalogItem, build_items
 
 Index = QModelIndex | QPersistentModelIndex
 Fetcher = Callable[[Branch, int, int, Callable[[dict[str, Any]], None], Callable[[str], None]], None]
@@ -33,9 +34,7 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 NODE_ROLE = Qt.ItemDataRole.UserRole + 2
 """The node's kind: scope, kind, type, invalid, unrecognized or record."""
 
-KIND_ORDER = {"page": 0, "claim": 1, "relationship": 2}
 KIND_LABELS = {"page": "Pages", "claim": "Claims", "relationship": "Relationships"}
-BRANCH_KINDS = ("type", "invalid", "unrecognized")
 NOT_ACTIVE = ("superseded", "withdrawn", "merged")
 
 
@@ -43,74 +42,6 @@ NOT_ACTIVE = ("superseded", "withdrawn", "merged")
 _BRANCH_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _RECORD_FLAGS = _BRANCH_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
-
-
-class Node:
-    """One row of the tree; record nodes carry the engine's item dict."""
-
-    __slots__ = ("branch", "children", "count", "item", "key", "kind", "parent", "pending", "row", "why")
-
-    def __init__(self, kind: str, key: tuple[Any, ...], parent: Node | None = None) -> None:
-        self.kind = kind
-        self.key = key
-        self.parent = parent
-        self.children: list[Node] = []
-        self.row = 0
-        self.count = 0
-        self.why: str | None = None
-        self.item: dict[str, Any] = {}
-        self.branch: Branch | None = None
-        self.pending = False
-
-    @property
-    def is_branch(self) -> bool:
-        return self.kind in BRANCH_KINDS
-
-    def renumber(self, start: int = 0) -> None:
-        for i in range(start, len(self.children)):
-            self.children[i].row = i
-
-
-def build_nodes(tree: dict[str, Any]) -> list[Node]:
-    """Structural nodes (no file rows) for an engine `tree` answer, in display order."""
-    scopes: list[Node] = []
-    for part in tree["partitions"]:
-        scope = part["scope"]
-        node = Node("scope", ("scope", scope))
-        node.count = part["count"]
-        kinds = sorted(part["kinds"], key=lambda k: (KIND_ORDER.get(k["kind"], 9), k["kind"] or ""))
-        for kind in kinds:
-            kind_node = Node("kind", ("kind", scope, kind["kind"]), node)
-            kind_node.count = kind["count"]
-            for t in kind["types"]:
-                type_node = Node("type", ("type", scope, kind["kind"], t["type"]), kind_node)
-                type_node.count = t["count"]
-                type_node.branch = Branch("type", scope, kind["kind"], t["type"])
-                kind_node.children.append(type_node)
-            node.children.append(kind_node)
-        for group, why in (("invalid", "invalidWhy"), ("unrecognized", "unrecognizedWhy")):
-            if part[group]:
-                group_node = Node(group, (group, scope), node)
-                group_node.count = part[group]
-                group_node.why = part[why]
-                group_node.branch = Branch(group, scope)
-                node.children.append(group_node)
-        scopes.append(node)
-    for node in scopes:
-        _renumber_all(node)
-    return scopes
-
-
-def _renumber_all(node: Node) -> None:
-    node.renumber()
-    for child in node.children:
-        _renumber_all(child)
-
-
-def branch_key(branch: Branch) -> tuple[Any, ...]:
-    if branch.group == "type":
-        return ("type", branch.scope, branch.kind, branch.type)
-    return (branch.group, branch.scope)
 
 
 def error_color(palette: QPalette) -> QColor:
@@ -124,17 +55,17 @@ class CatalogModel(QAbstractItemModel):
         super().__init__(parent)
         self.fetcher = fetcher
         self.page_size = page_size
-        self.root = Node("root", ("root",))
+        self.root = CatalogItem("root", ("root",))
         self._generation = 0
-        self._branches: dict[tuple[Any, ...], Node] = {}
-        self._by_path: dict[str, list[Node]] = {}
+        self._branches: dict[tuple[Any, ...], CatalogItem] = {}
+        self._by_path: dict[str, list[CatalogItem]] = {}
 
     # -- loading ----------------------------------------------------------------------
     def set_tree(self, tree: dict[str, Any] | None) -> None:
         """Show a new counts tree from scratch (a new vault, filter, facet or sort)."""
         self.beginResetModel()
         self._generation += 1
-        self.root.children = build_nodes(tree) if tree else []
+        self.root.children = build_items(tree) if tree else []
         for node in self.root.children:
             node.parent = self.root
         self.root.renumber()
@@ -145,29 +76,29 @@ class CatalogModel(QAbstractItemModel):
                 self._branches[node.key] = node
         self.endResetModel()
 
-    def _walk_structure(self, node: Node) -> Iterable[Node]:
+    def _walk_structure(self, node: CatalogItem) -> Iterable[CatalogItem]:
         for child in node.children:
             if child.kind == "record":
                 continue
             yield child
             yield from self._walk_structure(child)
 
-    def loaded_branches(self) -> dict[tuple[Any, ...], Node]:
+    def loaded_branches(self) -> dict[tuple[Any, ...], CatalogItem]:
         """Branches with some file rows loaded (those a change may need to refresh)."""
         return {key: node for key, node in self._branches.items() if node.children}
 
-    def branch_node(self, key: tuple[Any, ...]) -> Node | None:
+    def branch_node(self, key: tuple[Any, ...]) -> CatalogItem | None:
         return self._branches.get(key)
 
-    def nodes_for_path(self, path: str) -> list[Node]:
+    def nodes_for_path(self, path: str) -> list[CatalogItem]:
         return list(self._by_path.get(path, ()))
 
     # -- Qt model API -------------------------------------------------------------------
-    def node(self, index: Index) -> Node:
+    def node(self, index: Index) -> CatalogItem:
         if not index.isValid():
             return self.root
         node = index.internalPointer()
-        assert isinstance(node, Node)
+        assert isinstance(node, CatalogItem)
         return node
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
@@ -178,7 +109,7 @@ class CatalogModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner.children[row])
 
-    def index_of(self, node: Node, column: int = 0) -> QModelIndex:
+    def index_of(self, node: CatalogItem, column: int = 0) -> QModelIndex:
         if node is self.root or node.parent is None:
             return QModelIndex()
         return self.createIndex(node.row, column, node)
@@ -217,7 +148,7 @@ class CatalogModel(QAbstractItemModel):
         return node.is_branch and not node.children and self.has_more(node)
 
     @staticmethod
-    def has_more(node: Node) -> bool:
+    def has_more(node: CatalogItem) -> bool:
         """A branch with rows not loaded yet and no request on the way."""
         return node.is_branch and not node.pending and len(node.children) < node.count
 
@@ -226,7 +157,7 @@ class CatalogModel(QAbstractItemModel):
             return
         self.fetch(self.node(parent), self.page_size)
 
-    def fetch(self, node: Node, limit: int, then: Callable[[], None] | None = None) -> None:
+    def fetch(self, node: CatalogItem, limit: int, then: Callable[[], None] | None = None) -> None:
         """Ask for the next `limit` rows of a branch; `then` runs once they are in."""
         assert node.branch is not None
         node.pending = True
@@ -251,7 +182,7 @@ class CatalogModel(QAbstractItemModel):
 
         self.fetcher(node.branch, offset, max(1, limit), done, failed)
 
-    def _append_rows(self, node: Node, items: list[dict[str, Any]], total: int) -> None:
+    def _append_rows(self, node: CatalogItem, items: list[dict[str, Any]], total: int) -> None:
         if total != node.count:
             node.count = total
             self._changed(node)
@@ -264,13 +195,13 @@ class CatalogModel(QAbstractItemModel):
         node.renumber(start)
         self.endInsertRows()
 
-    def _record_node(self, parent: Node, item: dict[str, Any]) -> Node:
-        child = Node("record", ("record", item["path"]), parent)
+    def _record_node(self, parent: CatalogItem, item: dict[str, Any]) -> CatalogItem:
+        child = CatalogItem("record", ("record", item["path"]), parent)
         child.item = item
         self._by_path.setdefault(item["path"], []).append(child)
         return child
 
-    def _forget(self, node: Node) -> None:
+    def _forget(self, node: CatalogItem) -> None:
         if node.kind == "record":
             nodes = self._by_path.get(node.item["path"], [])
             if node in nodes:
@@ -282,23 +213,23 @@ class CatalogModel(QAbstractItemModel):
         for child in node.children:
             self._forget(child)
 
-    def _adopt(self, node: Node) -> None:
+    def _adopt(self, node: CatalogItem) -> None:
         if node.is_branch:
             self._branches[node.key] = node
         for child in node.children:
             self._adopt(child)
 
-    def _changed(self, node: Node) -> None:
+    def _changed(self, node: CatalogItem) -> None:
         self.dataChanged.emit(self.index_of(node, 0), self.index_of(node, 1))
 
     # -- updating in place ------------------------------------------------------------------
     def update_tree(self, tree: dict[str, Any]) -> None:
         """Bring the structure and counts in line with a fresh counts tree, row by row."""
-        fresh = Node("root", ("root",))
-        fresh.children = build_nodes(tree)
+        fresh = CatalogItem("root", ("root",))
+        fresh.children = build_items(tree)
         self._sync(self.root, fresh.children)
 
-    def _sync(self, owner: Node, fresh: list[Node]) -> None:
+    def _sync(self, owner: CatalogItem, fresh: list[CatalogItem]) -> None:
         old_keys = [c.key for c in owner.children]
         new_keys = [c.key for c in fresh]
         matcher = difflib.SequenceMatcher(a=old_keys, b=new_keys, autojunk=False)
@@ -323,7 +254,7 @@ class CatalogModel(QAbstractItemModel):
                 owner.renumber(i1)
                 self.endInsertRows()
 
-    def _merge(self, old: Node, new: Node) -> None:
+    def _merge(self, old: CatalogItem, new: CatalogItem) -> None:
         if (old.count, old.why) != (new.count, new.why):
             old.count, old.why = new.count, new.why
             self._changed(old)
@@ -400,7 +331,7 @@ class CatalogModel(QAbstractItemModel):
         return None
 
     @staticmethod
-    def _label(node: Node) -> str:
+    def _label(node: CatalogItem) -> str:
         kind = node.kind
         if kind == "scope":
             scope = node.key[1]
@@ -417,7 +348,7 @@ class CatalogModel(QAbstractItemModel):
         return str(node.item.get("label") or "")
 
     @staticmethod
-    def _detail(node: Node) -> str:
+    def _detail(node: CatalogItem) -> str:
         if node.kind != "record":
             return f"{node.count:,}"
         lifecycle = node.item.get("lifecycle")
@@ -427,7 +358,7 @@ class CatalogModel(QAbstractItemModel):
         return str(updated)[:10]
 
     @staticmethod
-    def _tooltip(node: Node) -> str | None:
+    def _tooltip(node: CatalogItem) -> str | None:
         kind = node.kind
         if kind == "invalid":
             why = f"\nFirst problem: {node.why}" if node.why else ""
@@ -474,7 +405,7 @@ class CatalogModel(QAbstractItemModel):
     def _palette() -> QPalette:
         return QGuiApplication.palette()
 
-    def _foreground(self, node: Node) -> QColor | None:
+    def _foreground(self, node: CatalogItem) -> QColor | None:
         palette = self._palette()
         if node.kind in ("invalid", "unrecognized"):
             return error_color(palette)
@@ -488,7 +419,7 @@ class CatalogModel(QAbstractItemModel):
         return None
 
     @staticmethod
-    def _font(node: Node) -> QFont | None:
+    def _font(node: CatalogItem) -> QFont | None:
         if node.kind in ("scope", "invalid", "unrecognized"):
             font = QFont()
             font.setBold(True)
@@ -501,7 +432,7 @@ class CatalogModel(QAbstractItemModel):
         return None
 
     @staticmethod
-    def _icon(node: Node) -> QIcon | None:
+    def _icon(node: CatalogItem) -> QIcon | None:
         app = QApplication.instance()
         if not isinstance(app, QApplication):
             return None

@@ -1,6 +1,6 @@
 """The Timeline tree: dated records, source-grouped entity rows, or a chronicle.
 
-Three shapes of engine answer become one tree of `Node`s:
+Three shapes of engine answer become one tree of `TreeItem`s:
 - timeline items: one row per dated record (When, Kind, Title);
 - `group="source"` items: one row per dated source, with what it groups as
   children (the relationship note, the claim count, the records it links);
@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Signal
 
-from knowledge_desktop.ui.models.backlinks_model import Node, NodeModel
+from knowledge_desktop.ui.models.tree_model import TreeItem, TreeModel
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -90,8 +90,8 @@ def _tooltip(item: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def item_node(item: dict[str, Any], chronicle: bool = False) -> Node:
-    return Node(
+def item_node(item: dict[str, Any], chronicle: bool = False) -> TreeItem:
+    return TreeItem(
         f"{item.get('path')}|{item.get('start')}",
         (when_text(item, chronicle), _kind_text(item), str(item.get("title") or item.get("path") or "")),
         open_key=item.get("path") or item.get("id"),
@@ -100,25 +100,27 @@ def item_node(item: dict[str, Any], chronicle: bool = False) -> Node:
     )
 
 
-def timeline_nodes(items: list[dict[str, Any]]) -> list[Node]:
+def timeline_nodes(items: list[dict[str, Any]]) -> list[TreeItem]:
     return [item_node(item) for item in items]
 
 
-def chronicle_nodes(items: list[dict[str, Any]], week: bool) -> list[Node]:
+def chronicle_nodes(items: list[dict[str, Any]], week: bool) -> list[TreeItem]:
     if not week:
         return [item_node(item, chronicle=True) for item in items]
-    days: dict[str, list[Node]] = {}
+    days: dict[str, list[TreeItem]] = {}
     for item in items:
         days.setdefault(local_day(item), []).append(item_node(item, chronicle=True))
     return [
-        Node(f"day:{day}", (day_heading(day), plural(len(nodes), "record"), ""), group=True, children=nodes)
+        TreeItem(
+            f"day:{day}", (day_heading(day), plural(len(nodes), "record"), ""), group=True, children=nodes
+        )
         for day, nodes in sorted(days.items())
     ]
 
 
-def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]]) -> list[Node]:
+def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]]) -> list[TreeItem]:
     """Rows of an entity's Timeline grouped by source; `titles` maps ids to catalog facts."""
-    out: list[Node] = []
+    out: list[TreeItem] = []
     for item in items:
         source = item.get("source")
         if source is None:  # a claim that keeps its own row
@@ -126,11 +128,11 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
             out.append(item_node({**facts, **item, "title": facts.get("title") or item.get("id")}))
             continue
         facts = titles.get(str(source["id"]), {})
-        children: list[Node] = []
+        children: list[TreeItem] = []
         if item.get("summary"):
             summary = " ".join(str(item["summary"]).split())
             children.append(
-                Node(
+                TreeItem(
                     "summary",
                     ("", "note", summary if len(summary) <= 240 else summary[:239] + "…"),
                     open_key=item.get("noteRecord") or source["path"],
@@ -140,7 +142,7 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
         if item.get("claims"):
             count = int(item["claims"])
             children.append(
-                Node(
+                TreeItem(
                     "claims",
                     ("", "claims", f"{plural(count, 'claim')} from this source"),
                     open_key=source["path"],
@@ -150,7 +152,7 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
         for link in item.get("links") or []:
             linked = titles.get(str(link), {})
             children.append(
-                Node(
+                TreeItem(
                     f"link:{link}",
                     ("", _kind_text(linked) or "link", f"→ {linked.get('title') or link}"),
                     open_key=linked.get("path") or str(link),
@@ -159,7 +161,7 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
             )
         row = {**item, "kind": facts.get("kind", "page"), "type": facts.get("type"), "path": source["path"]}
         out.append(
-            Node(
+            TreeItem(
                 f"source:{source['id']}",
                 (when_text(row), _kind_text(row), str(source.get("title") or source["id"])),
                 open_key=source["path"],
@@ -170,7 +172,7 @@ def source_nodes(items: list[dict[str, Any]], titles: dict[str, dict[str, Any]])
     return out
 
 
-class TimelineModel(NodeModel):
+class TimelineModel(TreeModel):
     fetch_more_requested = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:

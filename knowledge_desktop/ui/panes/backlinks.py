@@ -28,14 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
-from knowledge_desktop.ui.models.backlinks_model import (
-    ALT_KEY_ROLE,
-    LINE_ROLE,
-    MARK_ROLE,
-    OPEN_KEY_ROLE,
-    BacklinksModel,
-)
+from knowledge_desktop.engine.changes import CATALOG, LINKS
+from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
+from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.tasks import Runner
 
@@ -137,6 +132,8 @@ class BacklinksTree(QTreeView):
 
 class BacklinksPane(Pane):
     title = "Backlinks"
+    # Links and references say what points here; the titles shown come from catalog rows.
+    reads = frozenset((LINKS, CATALOG))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -201,11 +198,6 @@ class BacklinksPane(Pane):
     def set_current(self, path: str | None) -> None:
         super().set_current(path)
         self.refresh()
-
-    def apply_change(self, change: ChangeSet) -> None:
-        # Any file's links, references or text may now point here or stop doing so.
-        if not change.empty:
-            self.refresh()
 
     def refresh(self) -> None:
         vault, path = self.vault, self.current

@@ -20,110 +20,46 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, 
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QGridLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QStackedWidget,
-    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.changes import CATALOG, ChangeSet
 from knowledge_desktop.engine.query.catalog_tree import MAX_LIMIT, Branch, CatalogQuery
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.ui.models.catalog_model import CatalogModel, Node, branch_key
+from knowledge_desktop.ui.models.catalog_items import CatalogItem, branch_key, branch_totals
+from knowledge_desktop.ui.models.catalog_model import CatalogModel
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.catalog_filters import CatalogFilters
 
-LIFECYCLE_CHOICES = (
-    ("all", "All lifecycles"),
-    ("active", "Active"),
-    ("superseded", "Superseded"),
-    ("withdrawn", "Withdrawn"),
-    ("merged", "Merged"),
-)
-VALIDITY_CHOICES = (
-    ("all", "Any validity"),
-    ("valid", "Valid"),
-    ("invalid", "Invalid"),
-    ("current", "Current now"),
-    ("outside", "Expired or not yet valid"),
-)
-SORT_CHOICES = (("title", "Sort by title"), ("updated", "Sort by last update"), ("type", "Sort by type"))
-FILTER_DELAY_MS = 150
 FETCH_AHEAD = 40
 """Fetch the next page once the view shows a row this close to a branch's loaded end."""
 MAX_CHANGED_PATHS = 2000
 """Beyond this many changed files, refresh every loaded branch instead of finding the right ones."""
 
 
-def _totals(tree: dict[str, Any]) -> dict[tuple[Any, ...], int]:
-    """Row count of every branch in a counts tree, keyed like the model's branches."""
-    out: dict[tuple[Any, ...], int] = {}
-    for part in tree["partitions"]:
-        scope = part["scope"]
-        for kind in part["kinds"]:
-            for t in kind["types"]:
-                out[("type", scope, kind["kind"], t["type"])] = t["count"]
-        for group in ("invalid", "unrecognized"):
-            if part[group]:
-                out[(group, scope)] = part[group]
-    return out
-
-
 class CatalogPane(Pane):
     title = "Catalog"
+    reads = frozenset((CATALOG,))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None, page_size: int = 200) -> None:
         super().__init__(runner, parent)
         self.query = CatalogQuery()
         self.model = CatalogModel(self._fetch, page_size, self)
-        self._syncing = False
+        self._syncing = False  # True while the pane itself moves the tree's expansion or selection
         self._restored = False
-        self._wanted_tag: str | None = None
         self._pending_paths: set[str] = set()
         self._refresh_all = False
         self._reveal_tries = 0
 
-        self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter by title, alias, id or path")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.setToolTip("Shows only files whose title, alias, id or path contains this text")
-        self.filter.installEventFilter(self)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(FILTER_DELAY_MS)
-        self._debounce.timeout.connect(self._query_changed)
-        self.filter.textChanged.connect(lambda _text: self._debounce.start())
-
-        self.tag = QComboBox()
-        self.tag.setToolTip("Only records carrying this tag")
-        self.tag.addItem("All tags", "")
-        self.lifecycle = self._combo(LIFECYCLE_CHOICES, "Only records in this lifecycle state")
-        self.validity = self._combo(
-            VALIDITY_CHOICES,
-            "Valid or invalid records; current ones (eligible and inside their validity window now); "
-            "or those whose window has ended or not begun",
-        )
-        self.sort = self._combo(SORT_CHOICES, "Order of the records inside each group")
-        for combo in (self.tag, self.lifecycle, self.validity, self.sort):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(8)
-            combo.currentIndexChanged.connect(self._query_changed)
-            combo.currentIndexChanged.connect(self._describe_facets)
-
-        # The facets fold away behind one button on the filter row (as in the Search pane), so a
-        # narrow catalog keeps its height for the tree; the button says which facets are set.
-        self.filters_button = QToolButton()
-        self.filters_button.setText("Filters")
-        self.filters_button.setCheckable(True)
-        self.filters_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.filters_button.toggled.connect(self._toggle_facets)
+        self.filters = CatalogFilters()
+        self.filters.changed.connect(self._query_changed)
+        self.filters.filter.installEventFilter(self)
 
         self.tree = QTreeView()
         self.tree.setModel(self.model)
@@ -162,106 +98,33 @@ class CatalogPane(Pane):
         self.summary.setForegroundRole(self.summary.foregroundRole())
         self.summary.setEnabled(False)  # drawn in the palette's muted text colour
 
-        self.facets = QWidget()
-        facets = QGridLayout(self.facets)
-        facets.setContentsMargins(0, 0, 0, 0)
-        facets.setHorizontalSpacing(4)
-        facets.setVerticalSpacing(4)
-        facets.addWidget(self.tag, 0, 0)
-        facets.addWidget(self.lifecycle, 0, 1)
-        facets.addWidget(self.validity, 1, 0)
-        facets.addWidget(self.sort, 1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        filter_row = QHBoxLayout()
-        filter_row.setContentsMargins(0, 0, 0, 0)
-        filter_row.setSpacing(4)
-        filter_row.addWidget(self.filter, 1)
-        filter_row.addWidget(self.filters_button)
-        layout.addLayout(filter_row)
-        layout.addWidget(self.facets)
-        self.facets.setVisible(False)
-        self._describe_facets()
+        layout.addWidget(self.filters)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.summary)
         self._show_empty("No vault is open. Open a vault folder to see its records here.")
 
-    def _combo(self, choices: tuple[tuple[str, str], ...], tip: str) -> QComboBox:
-        combo = QComboBox()
-        combo.setToolTip(tip)
-        for value, label in choices:
-            combo.addItem(label, value)
-        return combo
-
     def focus_target(self) -> QWidget:
         """The tree when it shows, else the filter box (a message page takes no keys)."""
-        return self.tree if self.stack.currentWidget() is self.tree else self.filter
-
-    # -- facets ------------------------------------------------------------------------
-    def _toggle_facets(self, shown: bool) -> None:
-        self.facets.setVisible(shown)
-
-    def _active_facets(self) -> list[str]:
-        """The facets set away from their default, as their combo reads."""
-        return [
-            combo.currentText()
-            for combo in (self.tag, self.lifecycle, self.validity, self.sort)
-            if combo.currentIndex() > 0
-        ]
-
-    def _describe_facets(self) -> None:
-        active = self._active_facets()
-        self.filters_button.setText(f"Filters ({len(active)})" if active else "Filters")
-        summary = ", ".join(active) if active else "none set: all tags, lifecycles and validity, by title"
-        self.filters_button.setToolTip(f"Tag, lifecycle, validity and sort — {summary}")
+        return self.tree if self.stack.currentWidget() is self.tree else self.filters.filter
 
     # -- settings ------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("catalog/facets_shown", self.filters_button.isChecked())
-        settings.setValue("catalog/tag", self.tag.currentData() or "")
-        settings.setValue("catalog/lifecycle", self.lifecycle.currentData())
-        settings.setValue("catalog/validity", self.validity.currentData())
-        settings.setValue("catalog/sort", self.sort.currentData())
+        self.filters.save(settings)
 
     def restore_settings(self, settings: QSettings) -> None:
-        self._syncing = True
-        try:
-            for combo, key in (
-                (self.lifecycle, "catalog/lifecycle"),
-                (self.validity, "catalog/validity"),
-                (self.sort, "catalog/sort"),
-            ):
-                found = combo.findData(str(settings.value(key, "")))
-                if found >= 0:
-                    combo.setCurrentIndex(found)
-        finally:
-            self._syncing = False
-        self._wanted_tag = str(settings.value("catalog/tag", "") or "") or None
-        shown = settings.value("catalog/facets_shown", False)
-        self.filters_button.setChecked(shown is True or str(shown).lower() == "true")
-        self.query = self._read_query()
-        self._describe_facets()
+        self.filters.restore(settings)
+        self.query = self.filters.query()
 
     def _settings(self) -> QSettings | None:
         settings = getattr(self.window(), "settings", None)
         return settings if isinstance(settings, QSettings) else None
 
     # -- the query -------------------------------------------------------------------------
-    def _read_query(self) -> CatalogQuery:
-        tag = self.tag.currentData()
-        return CatalogQuery(
-            text=self.filter.text().strip(),
-            tag=str(tag) if tag else None,
-            lifecycle=str(self.lifecycle.currentData()),
-            validity=str(self.validity.currentData()),
-            sort=str(self.sort.currentData()),
-        )
-
     def _query_changed(self) -> None:
-        if self._syncing:
-            return
-        query = self._read_query()
+        query = self.filters.query()
         if query != self.query:
             self.query = query
             self.refresh()
@@ -291,18 +154,7 @@ class CatalogPane(Pane):
         self.runner.submit(vault.catalog_tags, self._show_tags, key="catalog-tags")
 
     def _show_tags(self, tags: list[str]) -> None:
-        wanted = self.tag.currentData() or self._wanted_tag
-        self._syncing = True
-        try:
-            self.tag.clear()
-            self.tag.addItem("All tags", "")
-            for tag in tags:
-                self.tag.addItem(f"#{tag}", tag)
-            found = self.tag.findData(wanted) if wanted else -1
-            self.tag.setCurrentIndex(max(found, 0))
-        finally:
-            self._syncing = False
-        self._wanted_tag = None
+        self.filters.set_tags(tags)
         self._query_changed()
 
     def refresh(self) -> None:
@@ -343,7 +195,7 @@ class CatalogPane(Pane):
             self._reveal_tries = 0
             self.set_current(self.current)
 
-    def _restore_expansion(self, node: Node, expanded: set[tuple[Any, ...]]) -> None:
+    def _restore_expansion(self, node: CatalogItem, expanded: set[tuple[Any, ...]]) -> None:
         if node.key in expanded:
             self.tree.expand(self.model.index_of(node))
         if not node.is_branch:
@@ -489,7 +341,7 @@ class CatalogPane(Pane):
             key="catalog-locate",
         )
 
-    def _loaded_node(self, path: str) -> Node | None:
+    def _loaded_node(self, path: str) -> CatalogItem | None:
         nodes = self.model.nodes_for_path(path)
         preferred = [n for n in nodes if n.parent is not None and n.parent.kind != "invalid"]
         found = preferred or nodes
@@ -523,7 +375,7 @@ class CatalogPane(Pane):
         limit = min(MAX_LIMIT, -(-need // page) * page)
         self.model.fetch(branch, limit, then=lambda: self._reveal(path, key, offset))
 
-    def _select(self, node: Node) -> None:
+    def _select(self, node: CatalogItem) -> None:
         index = self.model.index_of(node)
         self._syncing = True
         try:
@@ -551,7 +403,7 @@ class CatalogPane(Pane):
     def apply_change(self, change: ChangeSet) -> None:
         """Refresh counts and the loaded branches that may hold a changed file, as row diffs."""
         vault = self.vault
-        if vault is None or change.empty:
+        if vault is None or not change.touches(*self.reads):
             return
         self._pending_paths.update(change.paths, change.affected_paths)
         if change.ontology_changed or len(self._pending_paths) > MAX_CHANGED_PATHS:
@@ -569,7 +421,7 @@ class CatalogPane(Pane):
 
         def work() -> tuple[dict[str, Any], dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]]]:
             tree = vault.catalog_tree(query)
-            totals = _totals(tree)
+            totals = branch_totals(tree)
             now = {branch_key(Branch(**b)) for b in vault.catalog_branches_of(query, paths)}
             pages: dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]] = {}
             for key, (branch, count, complete, old_total) in loaded.items():
@@ -626,14 +478,14 @@ class CatalogPane(Pane):
 
     # -- keyboard ----------------------------------------------------------------------------------
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.filter and event.type() == QEvent.Type.KeyPress:
+        if watched is self.filters.filter and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() == Qt.Key.Key_Down:
                 self.tree.setFocus()
                 if not self.tree.currentIndex().isValid():
                     self.tree.setCurrentIndex(self.model.index(0, 0))
                 return True
-            if event.key() == Qt.Key.Key_Escape and self.filter.text():
-                self.filter.clear()
+            if event.key() == Qt.Key.Key_Escape and self.filters.filter.text():
+                self.filters.filter.clear()
                 return True
         return super().eventFilter(watched, event)

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.changes import DIAGNOSTICS
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.export import export_diagnostics
@@ -110,6 +111,7 @@ class _MiddleElide(QStyledItemDelegate):
 
 class DiagnosticsPane(Pane):
     title = "Diagnostics"
+    reads = frozenset((DIAGNOSTICS,))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)

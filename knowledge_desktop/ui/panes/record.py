@@ -28,7 +28,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.changes import CATALOG, DATES, DIAGNOSTICS, LINKS, ChangeSet
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
@@ -222,6 +222,8 @@ def _blend(base: QColor, over: QColor, amount: float) -> str:
 
 class RecordPane(Pane):
     title = "Record"
+    # Its row, links, dates and diagnostics; not the keyword text (the source tab reads the file).
+    reads = frozenset((CATALOG, LINKS, DATES, DIAGNOSTICS))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -296,7 +298,7 @@ class RecordPane(Pane):
 
     def apply_change(self, change: ChangeSet) -> None:
         """Reload when the change touches this file, a record it names, or the ontology."""
-        if self.current is None or self.vault is None:
+        if self.current is None or self.vault is None or not change.touches(*self.reads):
             return
         touched = set(change.paths) | set(change.affected_paths)
         ids = set(change.added) | set(change.changed) | set(change.removed)

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.changes import CATALOG, TEXT, ChangeSet
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
 from knowledge_desktop.engine.vault import Vault
@@ -79,6 +79,8 @@ def _clean(text: str) -> str | None:
 
 class SearchPane(Pane):
     title = "Search"
+    # Hits come from the keyword text; their titles, kinds and filters from catalog rows.
+    reads = frozenset((TEXT, CATALOG))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -220,7 +222,7 @@ class SearchPane(Pane):
 
     def apply_change(self, change: ChangeSet) -> None:
         """Files changed: ask again, keeping the selected record selected."""
-        if self._showing == "hits" and self.field.text().strip():
+        if self._showing == "hits" and self.field.text().strip() and change.touches(*self.reads):
             self._keep_key = self.selected_key()
             self.search_now(keep_count=True)
 

@@ -14,30 +14,22 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from typing import Any
-from zoneinfo import available_timezones
 
-from PySide6.QtCore import QDate, QEvent, QModelIndex, QObject, QSettings, Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QButtonGroup,
-    QCheckBox,
-    QComboBox,
-    QCompleter,
-    QDateEdit,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QStackedWidget,
-    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import ChangeSet
-from knowledge_desktop.ui.models.backlinks_model import OPEN_KEY_ROLE
+from knowledge_desktop.engine.changes import CATALOG, DATES, ChangeSet
 from knowledge_desktop.ui.models.timeline_model import (
     TimelineModel,
     chronicle_nodes,
@@ -46,99 +38,19 @@ from knowledge_desktop.ui.models.timeline_model import (
     source_nodes,
     timeline_nodes,
 )
+from knowledge_desktop.ui.models.tree_model import OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.panes.timeline_controls import TimelineControls
 from knowledge_desktop.ui.tasks import Runner
 
 PAGE = 100
 MAX_RELOAD = 500
-TIME_FIELDS = (
-    ("occurred_at", "Occurred"),
-    ("recorded_at", "Recorded"),
-    ("updated_at", "Updated"),
-    ("due_at", "Due"),
-)
-NO_DATE = QDate(1900, 1, 1)
-
-
-def system_zone() -> str | None:
-    """The system's IANA zone name, when Qt can tell it."""
-    from PySide6.QtCore import QTimeZone
-
-    name = bytes(QTimeZone.systemTimeZoneId().data()).decode("ascii", "replace")
-    return name if name in available_timezones() else None
-
-
-def zone_names() -> list[str]:
-    """UTC and the system zone first, then every IANA zone alphabetically."""
-    first = ["UTC"]
-    local = system_zone()
-    if local and local != "UTC":
-        first.insert(0, local)
-    rest = sorted(
-        z for z in available_timezones() if z not in first and not z.startswith(("posix/", "right/"))
-    )
-    return first + rest
-
-
-class OptionalDateEdit(QDateEdit):
-    """A date edit whose lowest value reads "any": no bound on that side.
-
-    Stepping up from "any" lands on today (not on 2 January 1900), the
-    calendar opens on this month, and Delete clears the bound again.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setCalendarPopup(True)
-        self.setDisplayFormat("yyyy-MM-dd")
-        self.setMinimumDate(NO_DATE)
-        self.setSpecialValueText("any")
-        self.setDate(NO_DATE)
-        self.setToolTip("Pick a date, or press Delete for no bound")
-        self.calendarWidget().installEventFilter(self)
-
-    def value(self) -> date | None:
-        current = self.date()
-        return None if current == NO_DATE else date(current.year(), current.month(), current.day())
-
-    def set_value(self, value: date | None) -> None:
-        self.setDate(NO_DATE if value is None else QDate(value.year, value.month, value.day))
-
-    def stepBy(self, steps: int) -> None:
-        if self.date() == NO_DATE:
-            self.setDate(QDate.currentDate())
-            return
-        super().stepBy(steps)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and (
-            self.date() == NO_DATE or self.lineEdit().selectedText() == self.lineEdit().text()
-        ):
-            self.setDate(NO_DATE)
-            return
-        super().keyPressEvent(event)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Show and self.date() == NO_DATE:
-            today = QDate.currentDate()
-            self.calendarWidget().setCurrentPage(today.year(), today.month())
-        return super().eventFilter(watched, event)
-
-
-def _labelled(text: str, widget: QWidget) -> QWidget:
-    box = QWidget()
-    layout = QHBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(4)
-    label = QLabel(text)
-    label.setBuddy(widget)
-    layout.addWidget(label)
-    layout.addWidget(widget)
-    return box
 
 
 class TimelinePane(Pane):
     title = "Timeline"
+    # Dated events, and the titles and types (the type filter) of their records.
+    reads = frozenset((DATES, CATALOG))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -146,7 +58,6 @@ class TimelinePane(Pane):
         self.next_offset: int | None = None
         self.total = 0
         self._generation = 0
-        self._restoring = False
         self._settings_restored = False
 
         self.reload_timer = QTimer(self)
@@ -154,109 +65,10 @@ class TimelinePane(Pane):
         self.reload_timer.setInterval(150)
         self.reload_timer.timeout.connect(self.refresh)
 
-        # -- controls ------------------------------------------------------------------------
-        self.mode_timeline = _tool_button("Timeline", checkable=True)
-        self.mode_timeline.setChecked(True)
-        self.mode_chronicle = _tool_button("Chronicle", checkable=True)
-        self.mode_timeline.setToolTip("Dated records over any range, for the vault or the page in focus")
-        self.mode_chronicle.setToolTip("Everything that happened on one day or in its week")
+        self.controls = TimelineControls()
+        self.controls.changed.connect(self._controls_changed)
+        self.controls.message.connect(self.status_message)
         self._fitted_for: tuple[int, int, bool] | None = None
-        self.modes = QButtonGroup(self)
-        self.modes.setExclusive(True)
-        self.modes.addButton(self.mode_timeline, 0)
-        self.modes.addButton(self.mode_chronicle, 1)
-
-        self.kind = QComboBox()
-        self.kind.setToolTip(
-            "Only records of this exact type (a page type, claim kind or relationship label)"
-        )
-        self.kind.addItem("Any type", None)
-        self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-
-        self.scope = QComboBox()
-        self.scope.addItem("Whole vault", "vault")
-        self.scope.addItem("Selected page", "entity")
-        self.scope.setToolTip("The whole vault, or only records about the page in focus")
-        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.field = QComboBox()
-        for name, text in TIME_FIELDS:
-            self.field.addItem(text, name)
-        self.field.setToolTip(
-            "Which date to place records by: when it happened, was recorded, was updated, or is due"
-        )
-        self.since = OptionalDateEdit()
-        self.until = OptionalDateEdit()
-        self.order = QComboBox()
-        self.order.addItem("Oldest first", "asc")
-        self.order.addItem("Newest first", "desc")
-        self.inactive = QCheckBox("Inactive")
-        self.inactive.setToolTip("Also show superseded and expired records (never withdrawn ones)")
-        self.by_source = QCheckBox("By source")
-        self.by_source.setToolTip(
-            "The page's Timeline: one row per dated source, with what it says about the page"
-        )
-
-        timeline_bar = QWidget()
-        row = self.timeline_row = QHBoxLayout(timeline_bar)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(8)
-        row.addWidget(self.scope)
-        row.addWidget(self.kind)
-        row.addWidget(self.field)
-        row.addWidget(_labelled("From", self.since))
-        row.addWidget(_labelled("to", self.until))
-        row.addWidget(self.order)
-        row.addWidget(self.inactive)
-        row.addWidget(self.by_source)
-        row.addStretch(1)
-
-        self.day = QDateEdit(QDate.currentDate())
-        self.day.setCalendarPopup(True)
-        self.day.setDisplayFormat("ddd yyyy-MM-dd")
-        self.day.setToolTip("The day to show (in the chosen time zone)")
-        self.previous_day = _tool_button("◀")
-        self.next_day = _tool_button("▶")
-        self.previous_day.setToolTip("Previous day (or week)")
-        self.next_day.setToolTip("Next day (or week)")
-        self.today = _tool_button("Today")
-        self.week = QCheckBox("Week")
-        self.week.setToolTip("Show the Monday–Sunday week around the day")
-        self.zone = QComboBox()
-        self.zone.setEditable(True)
-        self.zone.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.zone.addItems(zone_names())
-        self.zone.setCurrentText("UTC")
-        self.zone.setMinimumContentsLength(16)
-        self.zone.setToolTip("IANA time zone the day runs in, and times are shown in")
-        completer = QCompleter(self.zone.model(), self.zone)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.zone.setCompleter(completer)
-
-        chronicle_bar = QWidget()
-        row = QHBoxLayout(chronicle_bar)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(4)
-        for widget in (self.previous_day, self.day, self.next_day, self.today):
-            row.addWidget(widget)
-        row.addSpacing(8)
-        row.addWidget(self.week)
-        row.addSpacing(8)
-        row.addWidget(_labelled("Time zone", self.zone))
-        row.addSpacing(8)
-        row.addStretch(1)
-        self.chronicle_row = row
-
-        self.bars = QStackedWidget()
-        self.bars.addWidget(timeline_bar)
-        self.bars.addWidget(chronicle_bar)
-
-        controls = QHBoxLayout()
-        controls.setContentsMargins(4, 4, 4, 0)
-        controls.setSpacing(8)
-        controls.addWidget(self.mode_timeline)
-        controls.addWidget(self.mode_chronicle)
-        controls.addWidget(self.bars, 1)
 
         # -- results -----------------------------------------------------------------------
         self.model = TimelineModel(self)
@@ -298,24 +110,10 @@ class TimelinePane(Pane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(controls)
+        layout.addWidget(self.controls)
         layout.addWidget(self.results, 1)
         layout.addLayout(footer)
 
-        for combo in (self.kind, self.scope, self.field, self.order):
-            combo.currentIndexChanged.connect(self._controls_changed)
-        for edit in (self.since, self.until, self.day):
-            edit.dateChanged.connect(self._controls_changed)
-        for box in (self.inactive, self.by_source, self.week):
-            box.toggled.connect(self._controls_changed)
-        self.modes.idToggled.connect(self._mode_toggled)
-        self.zone.currentIndexChanged.connect(self._controls_changed)
-        zone_edit = self.zone.lineEdit()
-        if zone_edit is not None:
-            zone_edit.editingFinished.connect(self._zone_edited)
-        self.previous_day.clicked.connect(lambda: self._step_day(-1))
-        self.next_day.clicked.connect(lambda: self._step_day(1))
-        self.today.clicked.connect(lambda: self.day.setDate(QDate.currentDate()))
         self._sync_controls()
         self._show_message("No vault open.")
 
@@ -323,60 +121,15 @@ class TimelinePane(Pane):
         """The list when it shows, else the first control of the current mode's bar."""
         if self.results.currentWidget() is self.tree:
             return self.tree
-        return self.day if self.mode_chronicle.isChecked() else self.scope
+        return self.controls.first_control()
 
     # -- settings --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
-        settings.beginGroup("timeline")
-        settings.setValue("mode", "chronicle" if self.mode_chronicle.isChecked() else "timeline")
-        settings.setValue("scope", self.scope.currentData())
-        settings.setValue("field", self.field.currentData())
-        settings.setValue("kind", self.kind.currentData() or "")
-        for name, edit in (("since", self.since), ("until", self.until)):
-            bound = edit.value()
-            settings.setValue(name, bound.isoformat() if bound is not None else "")
-        settings.setValue("order", self.order.currentData())
-        settings.setValue("inactive", self.inactive.isChecked())
-        settings.setValue("bySource", self.by_source.isChecked())
-        settings.setValue("week", self.week.isChecked())
-        settings.setValue("zone", self.current_zone())
-        settings.endGroup()
+        self.controls.save(settings)
 
     def restore_settings(self, settings: QSettings) -> None:
         self._settings_restored = True
-        self._restoring = True
-        try:
-            settings.beginGroup("timeline")
-
-            def text(name: str) -> str:
-                value = settings.value(name, "")
-                return str(value) if value is not None else ""
-
-            def flag(name: str) -> bool:
-                return str(settings.value(name, "false")).lower() in ("true", "1")
-
-            (self.mode_chronicle if text("mode") == "chronicle" else self.mode_timeline).setChecked(True)
-            _select(self.scope, text("scope"))
-            _select(self.field, text("field"))
-            _select(self.order, text("order"))
-            kind = text("kind")
-            if kind:
-                self._ensure_kind(kind)
-                _select(self.kind, kind)
-            for edit, name in ((self.since, "since"), (self.until, "until")):
-                try:
-                    edit.set_value(date.fromisoformat(text(name)) if text(name) else None)
-                except ValueError:
-                    edit.set_value(None)
-            self.inactive.setChecked(flag("inactive"))
-            self.by_source.setChecked(flag("bySource"))
-            self.week.setChecked(flag("week"))
-            zone = text("zone")
-            if zone and self.zone.findText(zone) >= 0:
-                self.zone.setCurrentText(zone)
-            settings.endGroup()
-        finally:
-            self._restoring = False
+        self.controls.restore(settings)
         self._sync_controls()
 
     def _restore_from_window(self) -> None:
@@ -406,7 +159,7 @@ class TimelinePane(Pane):
         )
 
     def apply_change(self, change: ChangeSet) -> None:
-        if change.empty:
+        if not change.touches(*self.reads):
             return
         self._load_types()
         self.refresh(keep=True)
@@ -422,14 +175,19 @@ class TimelinePane(Pane):
             self.model.clear()
             self._show_message("No vault open.")
             return
-        chronicle = self.mode_chronicle.isChecked()
-        if not chronicle and self.scope.currentData() == "entity" and self.entity is None:
+        chronicle = self.controls.chronicle()
+        if not chronicle and self.controls.page_scope() and self.entity is None:
             self.model.clear()
             self.next_offset = None
             self._show_message("Open a page — a person, project, company… — to see its timeline here.")
             return
         if chronicle:
-            day, week, zone, kind = self._day_text(), self.week.isChecked(), self.current_zone(), self._kind()
+            day, week, zone, kind = (
+                self.controls.day_text(),
+                self.controls.week.isChecked(),
+                self.controls.current_zone(),
+                self.controls.kind_filter(),
+            )
 
             def chronicle_work() -> dict[str, Any]:
                 return vault.chronicle_day(day, tz=zone, week=week, kind=kind)
@@ -453,7 +211,7 @@ class TimelinePane(Pane):
 
     def load_more(self) -> None:
         vault, offset = self.vault, self.next_offset
-        if vault is None or offset is None or self.mode_chronicle.isChecked():
+        if vault is None or offset is None or self.controls.chronicle():
             self.model.loading = False
             return
         self.model.loading = True
@@ -468,25 +226,13 @@ class TimelinePane(Pane):
         )
 
     # -- building queries --------------------------------------------------------------------
-    def _kind(self) -> str | None:
-        value = self.kind.currentData()
-        return str(value) if value else None
-
-    def current_zone(self) -> str:
-        text = self.zone.currentText().strip()
-        return text if text in available_timezones() else "UTC"
-
-    def _day_text(self) -> str:
-        d = self.day.date()
-        return f"{d.year():04d}-{d.month():02d}-{d.day():02d}"
-
     def _options(self, limit: int, offset: int) -> dict[str, Any]:
-        entity_mode = self.scope.currentData() == "entity" and self.entity is not None
-        grouped = entity_mode and self.by_source.isChecked()
-        since, until = self.since.value(), self.until.value()
+        entity_mode = self.controls.page_scope() and self.entity is not None
+        grouped = entity_mode and self.controls.by_source.isChecked()
+        since, until = self.controls.since.value(), self.controls.until.value()
         options: dict[str, Any] = {
-            "order": self.order.currentData(),
-            "eligibility": "include_inactive" if self.inactive.isChecked() else "current",
+            "order": self.controls.order.currentData(),
+            "eligibility": "include_inactive" if self.controls.inactive.isChecked() else "current",
             "since": since.isoformat() if since else None,
             "until": until.isoformat() if until else None,
             "limit": limit,
@@ -497,8 +243,8 @@ class TimelinePane(Pane):
         if grouped:
             options["group"] = "source"
         else:
-            options["time_field"] = self.field.currentData()
-            options["kind"] = self._kind()
+            options["time_field"] = self.controls.field.currentData()
+            options["kind"] = self.controls.kind_filter()
         return options
 
     # -- answers ---------------------------------------------------------------------------
@@ -532,7 +278,7 @@ class TimelinePane(Pane):
     def _chronicle_loaded(self, generation: int, result: dict[str, Any]) -> None:
         if generation != self._generation:
             return
-        week = self.week.isChecked()
+        week = self.controls.week.isChecked()
         nodes = chronicle_nodes(result["items"], week)
         self.tree.setRootIsDecorated(week)
         self.model.set_nodes(nodes)
@@ -540,10 +286,10 @@ class TimelinePane(Pane):
         self.next_offset = None
         self.more_button.setVisible(False)
         count = len(result["items"])
-        day = date.fromisoformat(self._day_text())
+        day = date.fromisoformat(self.controls.day_text())
         monday = day - timedelta(days=day.weekday())
         span = f"the week of {day_heading(monday.isoformat())}" if week else day_heading(day.isoformat())
-        zone = result.get("range", {}).get("timeZone", self.current_zone())
+        zone = result.get("range", {}).get("timeZone", self.controls.current_zone())
         capped = " (first 500)" if result.get("nextOffset") is not None else ""
         if count == 0:
             self._show_message(f"Nothing dated in {span} ({zone}).")
@@ -578,11 +324,11 @@ class TimelinePane(Pane):
         return title + ", ".join(parts) + more
 
     def _entity_mode(self) -> bool:
-        return self.scope.currentData() == "entity" and self.entity is not None
+        return self.controls.page_scope() and self.entity is not None
 
     def _nothing_text(self) -> str:
-        if self.scope.currentData() == "entity" and self.entity is not None:
-            if self.by_source.isChecked():
+        if self.controls.page_scope() and self.entity is not None:
+            if self.controls.by_source.isChecked():
                 return f"No dated sources or dated claims about {self.entity['title']}."
             return f"No dated records about {self.entity['title']} match these filters."
         return "No dated records match these filters."
@@ -601,7 +347,7 @@ class TimelinePane(Pane):
             return
         self.entity = {"id": row["id"], "title": row.get("title") or row["id"], "path": row["path"]}
         self._update_scope_text()
-        if self.scope.currentData() == "entity" and not self.mode_chronicle.isChecked():
+        if self.controls.page_scope() and not self.controls.chronicle():
             self.model.clear()
             self.refresh()
 
@@ -611,57 +357,19 @@ class TimelinePane(Pane):
             self.runner.submit(vault.record_types, self._types_loaded, lambda _m: None, key="timeline-types")
 
     def _types_loaded(self, types: list[str]) -> None:
-        chosen = self._kind()
-        self._restoring = True
-        try:
-            while self.kind.count() > 1:
-                self.kind.removeItem(1)
-            for name in types:
-                self.kind.addItem(name, name)
-            if chosen:
-                self._ensure_kind(chosen)
-                _select(self.kind, chosen)
-        finally:
-            self._restoring = False
-
-    def _ensure_kind(self, kind: str) -> None:
-        if self.kind.findData(kind) < 0:
-            self.kind.addItem(kind, kind)
+        self.controls.set_types(types)
 
     # -- controls ------------------------------------------------------------------------
-    def _controls_changed(self, *_args: Any) -> None:
-        if self._restoring:
-            return
+    def _controls_changed(self) -> None:
         self._sync_controls()
         self.reload_timer.start()
 
     def _sync_controls(self) -> None:
-        chronicle = self.mode_chronicle.isChecked()
-        self.bars.setCurrentIndex(1 if chronicle else 0)
-        # One type filter serves both modes; it moves to the bar on show.
-        if chronicle and self.kind.parentWidget() is not self.bars.widget(1):
-            self.chronicle_row.insertWidget(self.chronicle_row.count() - 1, self.kind)
-        elif not chronicle and self.kind.parentWidget() is not self.bars.widget(0):
-            self.timeline_row.insertWidget(1, self.kind)
-        entity_mode = self.scope.currentData() == "entity"
-        self.by_source.setEnabled(entity_mode)
-        grouped = entity_mode and self.by_source.isChecked() and not chronicle
-        # The source-grouped Timeline is dated by occurrence and takes no type filter.
-        self.field.setEnabled(not grouped)
-        self.kind.setEnabled(not grouped)
-        self.tree.setRootIsDecorated(grouped or (chronicle and self.week.isChecked()))
+        self.controls.sync()
+        self.tree.setRootIsDecorated(self.controls.nested())
 
     def _update_scope_text(self) -> None:
-        title = self.entity["title"] if self.entity else None
-        self.scope.setItemText(1, f"Page: {title}" if title else "Selected page")
-
-    def _zone_edited(self) -> None:
-        text = self.zone.currentText().strip()
-        match = next((z for z in available_timezones() if z.lower() == text.lower()), None)
-        self.zone.setCurrentText(match or "UTC")
-        if not match:
-            self.status_message.emit(f"Unknown time zone {text!r}; showing UTC")
-        self._controls_changed()
+        self.controls.set_page_title(self.entity["title"] if self.entity else None)
 
     def _fit_columns(self) -> None:
         """When and Kind as wide as their widest shown text; the title takes the rest.
@@ -669,7 +377,7 @@ class TimelinePane(Pane):
         Measuring reads every shown row, so it runs once per view (a new vault, mode or
         filter), not on each live refresh, which keeps refreshes cheap on the UI thread.
         """
-        key = (id(self.vault), self.modes.checkedId(), self.tree.rootIsDecorated())
+        key = (id(self.vault), self.controls.modes.checkedId(), self.tree.rootIsDecorated())
         if key == self._fitted_for:
             return
         self._fitted_for = key
@@ -677,32 +385,12 @@ class TimelinePane(Pane):
             self.tree.resizeColumnToContents(column)
             self.tree.setColumnWidth(column, min(self.tree.columnWidth(column) + 12, 260))
 
-    def _mode_toggled(self, _id: int, on: bool) -> None:
-        if on:
-            self._controls_changed()
-
-    def _step_day(self, direction: int) -> None:
-        self.day.setDate(self.day.date().addDays(direction * (7 if self.week.isChecked() else 1)))
-
     def _activate(self, index: QModelIndex) -> None:
         key = index.data(OPEN_KEY_ROLE)
         if key:
             self.open_requested.emit(str(key), 0)
         elif self.model.rowCount(index):
             self.tree.setExpanded(index, not self.tree.isExpanded(index))
-
-
-def _tool_button(text: str, checkable: bool = False) -> QToolButton:
-    button = QToolButton()
-    button.setText(text)
-    button.setCheckable(checkable)
-    return button
-
-
-def _select(combo: QComboBox, data: str) -> None:
-    index = combo.findData(data)
-    if index >= 0:
-        combo.setCurrentIndex(index)
 
 
 def _timeline_work(vault: Any, options: dict[str, Any]) -> dict[str, Any]:

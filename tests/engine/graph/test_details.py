@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge_desktop.engine.graph.derived import Derived
-from tests.engine.graph.graphkit import GraphKit
+from tests.vaultkit import GraphKit
 
 
 def build(kit: GraphKit) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge_desktop.engine.graph.windows import intersect, own_window
-from tests.engine.graph.graphkit import GraphKit
+from tests.vaultkit import GraphKit
 
 ADA, C1, C2 = "people/ada.md", "claims/c1.md", "claims/c2.md"
 

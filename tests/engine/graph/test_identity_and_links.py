@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.graph.graphkit import GraphKit
+from tests.vaultkit import GraphKit
 
 ADA = "people/ada.md"
 NOTE = "notes/note.md"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from tests.engine.graph.graphkit import GraphKit
-from tests.vaultkit import envelope, record_text
+from tests.vaultkit import GraphKit, envelope, record_text
 
 ADA = "private/people/ada.md"
 

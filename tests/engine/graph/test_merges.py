@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge_desktop.engine.limits import MAX_MERGE_HOPS
-from tests.engine.graph.graphkit import GraphKit
+from tests.vaultkit import GraphKit
 
 
 def merged_chain(kit: GraphKit, hops: int) -> None:

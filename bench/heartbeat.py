@@ -2,7 +2,8 @@
 
 A timer asks to fire every `interval_ms`; when the loop is busy the tick
 arrives late, and the delay beyond the interval is a stall the user felt
-(a frozen window). The benchmark reads `worst_ms`; the window can log it.
+(a frozen window). The UI benchmarks (live.py, ui.py) read `worst_ms`; the app itself never
+runs one, so it lives here beside them rather than in the package.
 """
 
 from __future__ import annotations

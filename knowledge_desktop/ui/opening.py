@@ -1,0 +1,189 @@
+"""Opening a vault: the worker that reads it, the progress shown meanwhile, and the freshness check.
+
+A vault never indexed is read in full on a worker, with a progress bar and a
+Cancel button in the status bar; the window gets the vault once it is read.
+A vault indexed before is shown at once from its index, and the folder is
+compared with it afterwards: what changed meanwhile arrives as an ordinary
+ChangeSet. Opening another folder, or Cancel, stops a read still running;
+the vault open before stays open.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButton
+
+from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.fs.watch import VaultWatcher
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.resources import demo_vault_path
+from knowledge_desktop.ui.live import start_watching
+
+if TYPE_CHECKING:
+    from knowledge_desktop.ui.main_window import MainWindow
+
+MAX_RECENT = 10
+"""Folders File > Open Recent lists."""
+OFFLOAD_FROM = 100
+"""Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
+
+Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
+"""What opening a vault hands the window: the vault, its watcher, the first scan's
+ChangeSet and counts (both None when the vault was indexed before: the window shows
+the index at once and checks the folder for changes afterwards)."""
+
+
+class VaultOpener(QObject):
+    """Opens vaults for one window, showing progress and a Cancel button in its status bar."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._cancel = threading.Event()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip("Stop reading this vault; nothing is changed")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+        window.statusBar().addPermanentWidget(self.progress)
+        window.statusBar().addPermanentWidget(self.cancel_button)
+        window.relay.progress.connect(self._on_progress)
+
+    def open(self, path: Path) -> None:
+        """Read `path` on a worker; the window takes the vault over once it is ready."""
+        window = self.window
+        window.statusBar().showMessage(f"Opening {path}…")
+        self._cancel.set()  # an open still running for another folder stops
+        cancel = self._cancel = threading.Event()
+        relay = window.relay
+        watch = window.watch
+
+        def progress(stage: str, done: int, total: int) -> None:
+            relay.progress.emit(stage, done, total)
+
+        def work() -> Opened:
+            vault = Vault.open(path)
+            vault.parse_in_workers(OFFLOAD_FROM)
+            # Watch first, then scan: an edit made during the scan is queued, not missed.
+            watcher = start_watching(vault, relay) if watch else None
+            try:
+                if vault.reconciler.indexed():
+                    # Show the index at once; the freshness check follows as a live change.
+                    return vault, watcher, None, None
+                change = vault.reconcile(progress=progress, cancel=cancel)
+                counts = vault.counts()
+            except BaseException:
+                if watcher is not None:
+                    watcher.stop()
+                vault.close()
+                raise
+            return vault, watcher, change, counts
+
+        def loaded(result: Opened) -> None:
+            self.hide_progress()
+            window.adopt(result)
+            if result[2] is None:
+                self._check_freshness(result[0], cancel)
+
+        window.runner.submit(work, loaded, lambda message: self._failed(message, cancel), key="open-vault")
+
+    def _check_freshness(self, vault: Vault, cancel: threading.Event) -> None:
+        """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
+        window = self.window
+        relay = window.relay
+
+        def progress(stage: str, done: int, total: int) -> None:
+            relay.progress.emit(stage, done, total)
+
+        def done(change: ChangeSet) -> None:
+            self.hide_progress()
+            if vault is not window.vault:
+                return
+            window.apply_change(change)
+            changed = len(change.paths)
+            plural = "" if changed == 1 else "s"
+            what = f"{changed} file{plural} changed since last time" if changed else "index up to date"
+            window.statusBar().showMessage(f"Opened {vault.root} — {what}", 8000)
+            window.after_fresh(vault)
+
+        def failed(message: str) -> None:
+            self.hide_progress()
+            if vault is not window.vault:
+                return
+            if cancel.is_set():
+                window.statusBar().showMessage(
+                    "Check for changes cancelled; showing the index as last saved", 10000
+                )
+            else:
+                window.show_error(f"Checking {vault.root} for changes failed: {message}")
+
+        window.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
+        window.runner.submit(
+            lambda: vault.reconcile(progress=progress, cancel=cancel), done, failed, key="freshness"
+        )
+
+    def choose(self) -> None:
+        """Ask for a folder (starting beside the vault open now) and open it."""
+        vault = self.window.vault
+        start = str(vault.root.parent) if vault else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self.window, "Open Vault", start)
+        if folder:
+            self.open(Path(folder))
+
+    def open_demo(self) -> None:
+        self.open(demo_vault_path())
+
+    # -- the folders opened before, newest first (File > Open Recent, and the next start) --
+    def recent_vaults(self) -> list[str]:
+        value = self.window.settings.value("recentVaults", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def remember(self, root: Path) -> None:
+        recent = [str(root)] + [p for p in self.recent_vaults() if p != str(root)]
+        self.window.settings.setValue("recentVaults", recent[:MAX_RECENT])
+        self.window.settings.setValue("lastVault", str(root))
+
+    def last_vault(self) -> Path | None:
+        value = self.window.settings.value("lastVault")
+        return Path(str(value)) if value else None
+
+    def cancel(self) -> None:
+        """Stop a vault that is still being read; the one open before stays open."""
+        self._cancel.set()
+
+    def hide_progress(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _on_progress(self, stage: str, done: int, total: int) -> None:
+        if stage == "reading" and total >= 200:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setFormat("Reading %v of %m files")
+        elif stage == "indexing":
+            self.progress.setRange(0, 0)  # no count: a busy bar
+            self.progress.setFormat("Indexing…")
+        else:
+            return
+        self.progress.show()
+        self.cancel_button.setVisible(stage == "reading")
+
+    def _failed(self, message: str, cancel: threading.Event) -> None:
+        window = self.window
+        self.hide_progress()
+        window.load_failed.emit(message)
+        if cancel.is_set():
+            window.statusBar().showMessage("Opening cancelled; nothing was changed", 10000)
+            return
+        window.statusBar().showMessage(message, 10000)
+        QMessageBox.warning(window, "Cannot open vault", message)
