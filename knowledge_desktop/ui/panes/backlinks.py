@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import CATALOG, LINKS
+from knowledge_desktop.engine.changes import CATALOG, LINKS, TEXT
 from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
 from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
@@ -133,7 +133,8 @@ class BacklinksTree(QTreeView):
 class BacklinksPane(Pane):
     title = "Backlinks"
     # Links and references say what points here; the titles shown come from catalog rows.
-    reads = frozenset((LINKS, CATALOG))
+    # links in, titles of the linking records, and unlinked mentions (found in the search text)
+    reads = frozenset((LINKS, CATALOG, TEXT))
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)

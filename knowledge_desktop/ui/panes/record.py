@@ -28,7 +28,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from knowledge_desktop.engine.changes import CATALOG, DATES, DIAGNOSTICS, LINKS, ChangeSet
+from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
@@ -222,8 +222,9 @@ def _blend(base: QColor, over: QColor, amount: float) -> str:
 
 class RecordPane(Pane):
     title = "Record"
-    # Its row, links, dates and diagnostics; not the keyword text (the source tab reads the file).
-    reads = frozenset((CATALOG, LINKS, DATES, DIAGNOSTICS))
+    # `reads` stays every projection: the pane shows a record's row, links, dates,
+    # diagnostics and its body, which a text-only change edits; `apply_change` narrows
+    # by path and id.
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
