@@ -188,8 +188,8 @@ class MainWindow(QMainWindow):
 
     def after_fresh(self, vault: Vault) -> None:
         """The vault matches its folder: prepare what the first search and the first live edit need."""
-        # Index the search text now, so the first search does not pay for it.
-        self.runner.submit(vault.index_keywords, lambda _: None, key="index-keywords")
+        # Index the search text now, in the background, so no search waits for it.
+        self.opener.index_text(vault)
         if self.watch:
             # Load what live updates need now, so the first outside edit lands as fast as the rest.
             self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
@@ -460,6 +460,7 @@ class MainWindow(QMainWindow):
             self.watcher = None
         self._held_changes.clear()  # they describe the vault going away
         self._pane_cooldown.stop()
+        self.opener.stop_text()
         if self.vault is not None:
             # Workers may still be reading it; it is closed once they are all done.
             self._retired.append(self.vault)

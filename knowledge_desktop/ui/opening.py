@@ -31,6 +31,9 @@ MAX_RECENT = 10
 OFFLOAD_FROM = 100
 """Changed files from which a reconcile parses in worker processes (see engine/workers.py)."""
 
+TEXT_PROGRESS_FROM = 2000
+"""Records from which the search text build shows its progress (fewer take a moment)."""
+
 Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
 """What opening a vault hands the window: the vault, its watcher, the first scan's
 ChangeSet and counts (both None when the vault was indexed before: the window shows
@@ -44,6 +47,7 @@ class VaultOpener(QObject):
         super().__init__(window)
         self.window = window
         self._cancel = threading.Event()
+        self._text_cancel = threading.Event()
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
@@ -72,6 +76,7 @@ class VaultOpener(QObject):
         def work() -> Opened:
             vault = Vault.open(path)
             vault.parse_in_workers(OFFLOAD_FROM)
+            vault.text_in_background = True  # `index_text` builds it; searches never wait for it
             # Watch first, then scan: an edit made during the scan is queued, not missed.
             watcher = start_watching(vault, relay) if watch else None
             try:
@@ -130,6 +135,48 @@ class VaultOpener(QObject):
             lambda: vault.reconcile(progress=progress, cancel=cancel), done, failed, key="freshness"
         )
 
+    def index_text(self, vault: Vault) -> None:
+        """Index the search text of what changed (all of it, the first time) on a worker.
+
+        In chunks, with a progress bar and Cancel in the status bar; a search
+        typed meanwhile answers from what is indexed and says it is partial
+        (`Vault.grep`). A cancelled build keeps its chunks; the rest is indexed
+        the next time the vault is opened.
+        """
+        window = self.window
+        relay = window.relay
+        self._text_cancel.set()  # a build still running for the vault before stops
+        cancel = self._text_cancel = threading.Event()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            relay.progress.emit(stage, done, total)
+
+        def done(_lag: bool) -> None:
+            self.hide_progress()
+            if vault is window.vault:
+                window.search.refresh()  # a search shown meanwhile may have been partial
+
+        def failed(message: str) -> None:
+            self.hide_progress()
+            if vault is not window.vault:
+                return
+            if cancel.is_set():
+                window.statusBar().showMessage(
+                    "Search text indexing stopped; searches show partial results until the vault"
+                    " is opened again",
+                    10000,
+                )
+            else:
+                window.show_error(f"Indexing the search text of {vault.root} failed: {message}")
+
+        window.runner.submit(
+            lambda: vault.index_keywords(progress=progress, cancel=cancel), done, failed, key="index-keywords"
+        )
+
+    def stop_text(self) -> None:
+        """Stop a search text build (the vault is going away); what is indexed stays."""
+        self._text_cancel.set()
+
     def choose(self) -> None:
         """Ask for a folder (starting beside the vault open now) and open it."""
         vault = self.window.vault
@@ -158,8 +205,10 @@ class VaultOpener(QObject):
         return Path(str(value)) if value else None
 
     def cancel(self) -> None:
-        """Stop a vault that is still being read; the one open before stays open."""
+        """Stop a vault that is still being read (the one open before stays open), or
+        the search text build."""
         self._cancel.set()
+        self._text_cancel.set()
 
     def hide_progress(self) -> None:
         self.progress.hide()
@@ -173,10 +222,14 @@ class VaultOpener(QObject):
         elif stage == "indexing":
             self.progress.setRange(0, 0)  # no count: a busy bar
             self.progress.setFormat("Indexing…")
+        elif stage == "text" and total >= TEXT_PROGRESS_FROM and done < total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setFormat("Search text: %v of %m records")
         else:
             return
         self.progress.show()
-        self.cancel_button.setVisible(stage == "reading")
+        self.cancel_button.setVisible(stage in ("reading", "text"))
 
     def _failed(self, message: str, cancel: threading.Event) -> None:
         window = self.window

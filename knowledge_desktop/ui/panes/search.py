@@ -319,14 +319,23 @@ class SearchPane(Pane):
         if total is None or index.get("state") == "unavailable":
             self._show_summary("The search index is unavailable; try again in a moment.")
             return
+        partial = index.get("state") == "partial"
+        left = f"the search text is still being indexed ({index.get('pending', 0):,} records left)"
         if total == 0:
             text = html.escape(query.query.strip())
             hint = ""
-            if query.mode != "any" and len(tokens(query.query)) > 1:
+            if partial:
+                hint = f" yet — {left}"
+            elif query.mode != "any" and len(tokens(query.query)) > 1:
                 hint = ' — every word must match; try <a href="mode:any">any word</a>'
             self._show_summary(f"No results for “{text}”{hint}")
             return
-        state = "index ready" if index.get("state") == "ready" and not index.get("lag") else "Index updating…"
+        if partial:
+            state = f"so far: {left}"
+        elif index.get("state") == "ready" and not index.get("lag"):
+            state = "index ready"
+        else:
+            state = "Index updating…"
         shown = self.model.rowCount()
         count = f"{total} result{'s' if total != 1 else ''}"
         if shown < total:
