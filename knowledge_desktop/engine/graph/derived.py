@@ -49,9 +49,11 @@ class Derived:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pending: set[Key] | None = None
     """Keys looked at while deriving; `VaultGraph` files them under `watched` once done."""
+    watched_kinds: str = ""
     watched: tuple[str, ...] = ()
-    """(kind, value) of each key whose change re-derives this record, flattened.
-    The scope is the record's own: derivation never looks outside its partition."""
+    """The keys whose change re-derives this record: key kind `watched_kinds[i]`
+    ('p', 'n' or 'i', one character each) and value `watched[i]`. The scope is the
+    record's own: derivation never looks outside its partition."""
     depends_on: tuple[str, ...] = ()
     """Resolved ids of REFERENCE_FIELDS targets, for eligibility."""
     deps_ok: bool = True
@@ -86,9 +88,9 @@ class Derived:
         return self.pending
 
     def watched_keys(self) -> Iterator[Key]:
-        watched = self.watched
-        for index in range(0, len(watched), 2):
-            yield (watched[index], self.scope, watched[index + 1])
+        scope = self.scope
+        for kind, value in zip(self.watched_kinds, self.watched, strict=True):
+            yield (kind, scope, value)
 
     def resolved_links(self, node: RecordNode) -> list[ResolvedLink]:
         """Each of the node's links with how it resolved."""

@@ -77,25 +77,14 @@ class Index(Generic[Group]):
             else:
                 entries[value] = rest[0] if len(rest) == 1 else rest
 
-    def fill(self, items: Iterable[tuple[Group, str, str]]) -> None:
-        """File many (group, value, path) at once: as `toggle` adding each, in one pass
-        (restoring a 100,000-file graph files about two million)."""
-        staged: dict[Group, dict[str, list[str]]] = {}
-        for group, value, path in items:
-            entries = staged.get(group)
-            if entries is None:
-                entries = staged[group] = {}
-            members = entries.get(value)
-            if members is None:
-                entries[value] = [path]
-            else:
-                members.append(path)
+    def fill(self, staged: Staged[Group]) -> None:
+        """File what `stage` gathered: as `toggle` adding each, in one pass."""
         for group, entries in staged.items():
             into = self._groups.setdefault(group, {})
             for value, paths in entries.items():
-                for path in paths if value in into else ():
-                    self.toggle(group, value, path, True)
                 if value in into:
+                    for path in paths:
+                        self.toggle(group, value, path, True)
                     continue
                 unique = tuple(dict.fromkeys(paths)) if len(paths) > 1 else paths
                 into[value] = (
@@ -107,6 +96,22 @@ class Index(Generic[Group]):
 
 
 _NO_MEMBERS: dict[str, Members] = {}
+
+Staged = dict[Group, dict[str, list[str]]]
+"""Paths gathered per (group, value) before an `Index.fill`."""
+
+
+def stage(staged: Staged[Group], group: Group, values: Iterable[str], path: str) -> None:
+    """Note `path` under (group, value) for each value, for a later `Index.fill`."""
+    entries = staged.get(group)
+    if entries is None:
+        entries = staged[group] = {}
+    for value in values:
+        members = entries.get(value)
+        if members is None:
+            entries[value] = [path]
+        else:
+            members.append(path)
 
 
 class PathIndex:

@@ -48,7 +48,7 @@ def encode(node: RecordNode, derived: Derived) -> str:
             derived.valid,
             derived.type,
             derived.duplicate,
-            _sorted_pairs(derived.watched),
+            *_sorted_keys(derived.watched_kinds, derived.watched),
             derived.depends_on,
             derived.deps_ok,
             derived.own_window,
@@ -80,6 +80,7 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
         valid,
         type_name,
         duplicate,
+        watched_kinds,
         watched,
         depends_on,
         deps_ok,
@@ -98,14 +99,16 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
         diagnostics=tuple(
             Diagnostic(code, CODES[code][0], path, line, rid, message)
             for code, line, message, rid in diagnostics
-        ),
+        )
+        if diagnostics
+        else (),
         declared_type=_kept(declared_type),
         merged_into=_kept(merged_into),
         record_id=_intern(record_id) if record_id else record_id,
         kind=_intern(kind) if kind is not None else None,
         lifecycle=_intern(lifecycle),
-        names=tuple(_intern(n) for n in names),
-        refs=tuple((_intern(refs[i]), _intern(refs[i + 1])) for i in range(0, len(refs), 2)),
+        names=tuple(map(_intern, names)),
+        refs=_pairs(refs),
         window=_window(window),
     )
     derived = Derived(
@@ -114,8 +117,9 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
         type=_intern(type_name) if type_name is not None else None,
         duplicate=duplicate,
         diagnostics=RELEASED_FINDINGS,
-        watched=tuple(_intern(part) for part in watched),
-        depends_on=tuple(_intern(target) for target in depends_on),
+        watched_kinds=watched_kinds,
+        watched=tuple(map(_intern, watched)),
+        depends_on=tuple(map(_intern, depends_on)),
         deps_ok=deps_ok,
         own_window=_window(own_window),
         window=_window(derived_window),
@@ -124,11 +128,17 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
     return node, derived
 
 
-def _sorted_pairs(flat: tuple[str, ...]) -> list[str]:
-    """Watched keys in one order whatever the set they came from: two histories of
-    one vault store the same row."""
-    pairs = sorted(zip(flat[::2], flat[1::2], strict=True))
-    return [part for pair in pairs for part in pair]
+def _sorted_keys(kinds: str, values: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Watched keys in one order whatever the set they came from (two histories of one
+    vault store the same row): the kinds as one string, then the values."""
+    pairs = sorted(zip(kinds, values, strict=True))
+    return "".join(kind for kind, _ in pairs), [value for _, value in pairs]
+
+
+def _pairs(flat: list[str]) -> tuple[tuple[str, str], ...]:
+    """(field, target) pairs from their flat, stored form, interned."""
+    parts = iter(map(_intern, flat))
+    return tuple(zip(parts, parts, strict=True))
 
 
 def _window(value: list[str | None]) -> Window:
