@@ -18,3 +18,7 @@ than eight are refused)."""
 MAX_SUPERSEDED_HOPS = 32
 """How many superseded records a search follows along `superseded_by` to the current
 one (retrieval-and-dates, "Superseded wording"); a longer chain finds nothing."""
+
+MAX_EVIDENCE_FILE_BYTES = 64 * 1024 * 1024
+"""The largest vault file whose bytes an evidence `sha256` is checked against; a larger
+one counts as unverifiable rather than being read whole."""

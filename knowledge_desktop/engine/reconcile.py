@@ -29,6 +29,7 @@ from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
+from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
     SHIPPED_PATH,
@@ -288,7 +289,7 @@ class Reconciler:
         try:
             if path.is_symlink() or not path.is_file():
                 return None
-            if path.stat().st_size > 64 * 1024 * 1024:
+            if path.stat().st_size > MAX_EVIDENCE_FILE_BYTES:
                 return None
             return path.read_bytes()
         except OSError:
