@@ -40,15 +40,7 @@ def _outlives_tests(thread: threading.Thread) -> bool:
     return isinstance(thread, threading._DummyThread)
 
 
-KNOWN_THREAD_LEAKS = {
-    # ui/main_window.py: closing the window while `open_vault`'s work still runs drops
-    # that work's answer (Runner.close in ui/tasks.py), so the Vault and VaultWatcher it
-    # made are never closed: the watcher's threads (knowledge-watch and watchdog's) and
-    # the reconciler's worker pool (its manager, feeder and idle-timer threads) live on.
-    "tests/ui/test_window.py::test_closing_while_a_vault_loads_leaves_no_work_running": (
-        "closing the window while a vault opens leaves that vault and its watcher open"
-    ),
-}
+KNOWN_THREAD_LEAKS: dict[str, str] = {}
 """Tests known to leave threads behind, each for a bug in the code under test (not in
 the test). Such a test fails once it stops leaking, so that its entry is removed."""
 

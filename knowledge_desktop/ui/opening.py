@@ -98,7 +98,13 @@ class VaultOpener(QObject):
             if result[2] is None:
                 self._check_freshness(result[0], cancel)
 
-        window.runner.submit(work, loaded, lambda message: self._failed(message, cancel), key="open-vault")
+        window.runner.submit(
+            work,
+            loaded,
+            lambda message: self._failed(message, cancel),
+            key="open-vault",
+            on_dropped=_close_opened,
+        )
 
     def _check_freshness(self, vault: Vault, cancel: threading.Event) -> None:
         """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
@@ -240,3 +246,11 @@ class VaultOpener(QObject):
             return
         window.statusBar().showMessage(message, 10000)
         QMessageBox.warning(window, "Cannot open vault", message)
+
+
+def _close_opened(result: Opened) -> None:
+    """A vault opened for nobody (another folder was opened meanwhile, or the window closed)."""
+    vault, watcher, _change, _counts = result
+    if watcher is not None:
+        watcher.stop()
+    vault.close()

@@ -34,14 +34,19 @@ disk is full, a permission is missing) — not a bug in this program."""
 
 
 class _Request:
-    __slots__ = ("key", "on_done", "on_failed")
+    __slots__ = ("key", "on_done", "on_dropped", "on_failed")
 
     def __init__(
-        self, key: str | None, on_done: Callable[[Any], None], on_failed: Callable[[str], None] | None
+        self,
+        key: str | None,
+        on_done: Callable[[Any], None],
+        on_failed: Callable[[str], None] | None,
+        on_dropped: Callable[[Any], None] | None,
     ) -> None:
         self.key = key
         self.on_done = on_done
         self.on_failed = on_failed
+        self.on_dropped = on_dropped
 
 
 class _Relay(QObject):
@@ -55,13 +60,21 @@ class _Relay(QObject):
 
 class _Job(QRunnable):
     def __init__(
-        self, serial: int, work: Callable[[], Any], relay: _Relay, overtaken: Callable[[], bool] | None
+        self,
+        serial: int,
+        work: Callable[[], Any],
+        relay: _Relay,
+        overtaken: Callable[[], bool] | None,
+        dispose: Callable[[Any], None] | None,
+        closed: Callable[[], bool],
     ) -> None:
         super().__init__()
         self.serial = serial
         self.work = work
         self.relay = relay
         self.overtaken = overtaken
+        self.dispose = dispose
+        self.closed = closed
         self.setAutoDelete(True)
 
     def run(self) -> None:
@@ -78,6 +91,12 @@ class _Job(QRunnable):
         except Exception:
             self.relay.crashed.emit(self.serial, traceback.format_exc())
         else:
+            if self.dispose is not None and self.closed():
+                # The window is closing: nobody will take this answer, and the queued
+                # signal may never be delivered, so what it holds is released here.
+                self.dispose(result)
+                self.relay.skipped.emit(self.serial)
+                return
             self.relay.succeeded.emit(self.serial, result)
 
 
@@ -120,10 +139,14 @@ class Runner(QObject):
         on_failed: Callable[[str], None] | None = None,
         *,
         key: str | None = None,
+        on_dropped: Callable[[Any], None] | None = None,
     ) -> None:
         """Run `work` on a worker; `on_done(result)` runs on the UI thread.
 
         With a `key`, only the newest request of that key gets its answer.
+        `on_dropped(result)` receives an answer nobody takes (overtaken by a newer
+        request, or the runner closed), for work whose result holds something
+        to release, such as an opened vault.
         """
         if self._closed:
             return
@@ -131,13 +154,13 @@ class Runner(QObject):
         serial = self._serial
         if key is not None:
             self._latest[key] = serial
-        self._pending[serial] = _Request(key, on_done, on_failed)
+        self._pending[serial] = _Request(key, on_done, on_failed, on_dropped)
         self.busy_changed.emit(len(self._pending))
         latest = self._latest
         # Read on the worker: a dict lookup is atomic, and a stale read only
         # means the work runs and its answer is dropped as before.
         overtaken = (lambda: latest.get(key) != serial) if key is not None else None
-        self.pool.start(_Job(serial, work, self._relay, overtaken))
+        self.pool.start(_Job(serial, work, self._relay, overtaken, on_dropped, lambda: self._closed))
 
     def _take(self, serial: int) -> _Request | None:
         request = self._pending.pop(serial, None)
@@ -149,9 +172,12 @@ class Runner(QObject):
         return request
 
     def _succeeded(self, serial: int, result: object) -> None:
+        pending = self._pending.get(serial)
         request = self._take(serial)
         if request is not None:
             request.on_done(result)
+        elif pending is not None and pending.on_dropped is not None:
+            pending.on_dropped(result)
 
     def _failed(self, serial: int, message: str) -> None:
         request = self._take(serial)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtCore import QThreadPool
 from pytestqt.qtbot import QtBot
 
@@ -75,3 +76,45 @@ def test_queries_on_pool_threads_reuse_their_connections(qtbot: QtBot, kit: Vaul
         qtbot.waitUntil(lambda: runner.running == 0)
     assert len(set(seen)) == 1  # one pool thread, one connection, however many jobs
     runner.close()
+
+
+def test_an_answer_nobody_takes_goes_to_on_dropped(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    started, release = threading.Event(), threading.Event()
+    answered: list[str] = []
+    dropped: list[str] = []
+
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "first"
+
+    runner.submit(slow, answered.append, key="open", on_dropped=dropped.append)
+    assert started.wait(5)
+    runner.submit(lambda: "second", answered.append, key="open", on_dropped=dropped.append)
+    release.set()
+    qtbot.waitUntil(lambda: runner.running == 0)
+    assert (answered, dropped) == (["second"], ["first"])
+    runner.close()
+
+
+def test_work_finishing_after_close_is_disposed_on_the_worker(qtbot: QtBot) -> None:
+    runner, pool = one_thread_runner()
+    started, release = threading.Event(), threading.Event()
+    disposed: list[tuple[str, bool]] = []
+
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "vault"
+
+    runner.submit(
+        slow,
+        lambda _: pytest.fail("a closed runner answered"),
+        on_dropped=lambda r: disposed.append((r, threading.current_thread() is threading.main_thread())),
+    )
+    assert started.wait(5)
+    threading.Timer(0.05, release.set).start()
+    runner.close()  # waits for the worker
+    assert disposed == [("vault", False)]
+    pool.waitForDone(5000)
