@@ -15,6 +15,7 @@ from typing import Any
 
 from knowledge_desktop.engine.query import text as textmod
 from knowledge_desktop.engine.query.grep_query import GrepQuery
+from knowledge_desktop.engine.store.projections import links as links_projection
 from knowledge_desktop.engine.store.projections.keyword import tables
 
 EVIDENCE_SHOWN = 3
@@ -61,10 +62,8 @@ def complete(conn: sqlite3.Connection, hit: Hit, words: list[str], q: GrepQuery)
             for k, v in {"source": s, "path": p, "url": u, "lines": [a, b] if a is not None else None}.items()
             if v is not None
         }
-        for s, p, u, a, b in conn.execute(
-            "SELECT source, path, url, line_start, line_end FROM evidence"
-            " WHERE src_path=? AND status='verified' ORDER BY idx",
-            (path,),
+        for _i, s, p, u, a, b, _status, _reason in links_projection.evidence_of(
+            conn, path, verified_only=True
         )
     ]
     summary = None

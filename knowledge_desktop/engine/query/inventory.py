@@ -20,6 +20,8 @@ from typing import Any
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
+from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
+from knowledge_desktop.engine.store.projections import links as links_projection
 
 LIFECYCLE_FILTERS = ("active", "superseded", "all")
 
@@ -132,17 +134,11 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
             "id": tid,
             "path": tpath,
         }
-        for kind, text, label, line, status, tid, tpath in conn.execute(
-            "SELECT link_kind, target_text, label, line, status, target_id, target_path"
-            " FROM links WHERE src_path=? ORDER BY line",
-            (path,),
-        )
+        for kind, text, label, line, status, tid, tpath in links_projection.links_from(conn, path)
     ]
     typed = [
         {"field": field, "target": target, "id": resolved, "status": status}
-        for field, target, resolved, status in conn.execute(
-            "SELECT field, target_id, resolved_id, status FROM refs WHERE src_path=?", (path,)
-        )
+        for field, target, resolved, status in links_projection.refs_from(conn, path)
     ]
     backlinks: list[dict[str, Any]] = []
     if row["id"]:
@@ -170,14 +166,7 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
                     "type": type_,
                 }
             )
-    diagnostics = [
-        dg.Diagnostic(code, dg.Severity(sev), p, line, rid, msg).as_json()
-        for p, code, sev, line, rid, msg in conn.execute(
-            "SELECT path, code, severity, line, record_id, message FROM diagnostics"
-            " WHERE path=? ORDER BY line",
-            (path,),
-        )
-    ]
+    diagnostics = [d.as_json() for d in diagnostics_projection.of_path(conn, path)]
     saved_by = None
     if row["id"] and row["revision"] is not None:
         found = conn.execute(
@@ -217,12 +206,7 @@ def read_body(path: Path, body_line: int) -> str | None:
 
 
 def diagnostics(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> list[dg.Diagnostic]:
-    found = [
-        dg.Diagnostic(code, dg.Severity(sev), path, line, rid, msg)
-        for path, code, sev, line, rid, msg in conn.execute(
-            "SELECT path, code, severity, line, record_id, message FROM diagnostics"
-        )
-    ]
+    found = diagnostics_projection.every(conn)
     found.extend(extra)
     found.sort(key=dg.Diagnostic.sort_key)
     return found
@@ -238,8 +222,7 @@ def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, An
     ).fetchone()
     total, records_, valid, invalid, unrecognized, eligible, duplicates = (v or 0 for v in row)
     severity = {s.value: 0 for s in dg.Severity}
-    for sev, n in conn.execute("SELECT severity, count(*) FROM diagnostics GROUP BY severity"):
-        severity[sev] = n
+    severity.update(diagnostics_projection.by_severity(conn))
     for d in extra:
         severity[d.severity.value] += 1
     scopes = [

@@ -15,6 +15,7 @@ from typing import Any
 
 from knowledge_desktop.engine.limits import MAX_MERGE_HOPS
 from knowledge_desktop.engine.ontology.compose import Activation
+from knowledge_desktop.engine.store.projections import links as links_projection
 
 
 def record_context(
@@ -34,14 +35,10 @@ def record_context(
             "status": status,
             "reason": reason,
         }
-        for idx, source, ev_path, url, start, end, status, reason in conn.execute(
-            "SELECT idx, source, path, url, line_start, line_end, status, reason"
-            " FROM evidence WHERE src_path=? ORDER BY idx",
-            (path,),
-        )
+        for idx, source, ev_path, url, start, end, status, reason in links_projection.evidence_of(conn, path)
     ]
     ids: set[str] = {e["source"] for e in evidence if e["source"]}
-    for target, resolved in conn.execute("SELECT target_id, resolved_id FROM refs WHERE src_path=?", (path,)):
+    for _field, target, resolved, _status in links_projection.refs_from(conn, path):
         ids.update(i for i in (target, resolved) if i)
     names = {i: info for i in sorted(ids) if (info := record_named(conn, i, scope)) is not None}
     definition: dict[str, Any] | None = None

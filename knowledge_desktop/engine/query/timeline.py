@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep_query import bounds
 from knowledge_desktop.engine.query.inventory import now_text
+from knowledge_desktop.engine.store.projections import temporal as temporal_projection
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, stamp
 
 RESPONSE_BUDGET = 24 * 1024
@@ -215,9 +216,7 @@ def _by_source(
             " AND c.id != ? AND c.eligible = 1",
             (path, entity),
         ).fetchall()
-        own = conn.execute(
-            "SELECT value, start, end FROM temporal_v1 WHERE path = ? AND field = 'occurred_at'", (path,)
-        ).fetchone()
+        own = temporal_projection.occurrence_of(conn, path)
         placed = False
         for sid, stitle, spath, value, start, end, date_only in sources:
             if own is not None and not (own[1] < end and own[2] > start):

@@ -1,10 +1,16 @@
-"""Diagnostics projection: every finding of parse and derive, per file."""
+"""Diagnostics projection: every finding of parse and derive, per file.
+
+The indexer rewrites a file's findings; the read view (`of_path`, `every`,
+`by_severity`) is how `query/` reads them."""
 
 from __future__ import annotations
 
+import sqlite3
+from typing import Any
+
 from knowledge_desktop.engine.changes import DIAGNOSTICS
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.diagnostics import Diagnostic
+from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
@@ -36,3 +42,27 @@ def _found(graph: VaultGraph, path: str) -> list[Diagnostic]:
 
 def _row(d: Diagnostic) -> tuple[object, ...]:
     return (d.path, d.code, d.severity.value, d.line, d.record_id, d.message)
+
+
+# -- read view -----------------------------------------------------------------------
+_SELECT = "SELECT path, code, severity, line, record_id, message FROM diagnostics"
+
+
+def of_path(conn: sqlite3.Connection, path: str) -> list[Diagnostic]:
+    """One file's findings, in line order."""
+    return [_diagnostic(row) for row in conn.execute(f"{_SELECT} WHERE path=? ORDER BY line", (path,))]
+
+
+def every(conn: sqlite3.Connection) -> list[Diagnostic]:
+    """Every finding of the vault, unsorted."""
+    return [_diagnostic(row) for row in conn.execute(_SELECT)]
+
+
+def by_severity(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many findings of each severity (severities without any are absent)."""
+    return dict(conn.execute("SELECT severity, count(*) FROM diagnostics GROUP BY severity").fetchall())
+
+
+def _diagnostic(row: tuple[Any, ...]) -> Diagnostic:
+    path, code, severity, line, record_id, message = row
+    return Diagnostic(code, Severity(severity), path, line, record_id, message)

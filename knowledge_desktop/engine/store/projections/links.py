@@ -1,5 +1,8 @@
 """Links, typed references and evidence: what each record points at, and backlinks.
 
+The indexer rewrites a file's rows; the read view (`links_from`, `refs_from`,
+`evidence_of`) is how `query/` reads what one file points at.
+
 Rows are generated as SQLite consumes them: a full scan of 100,000 records
 writes over half a million link rows, and as lists they would take hundreds of
 megabytes at the peak of the scan.
@@ -7,7 +10,9 @@ megabytes at the peak of the scan.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 from knowledge_desktop.engine.changes import LINKS
 from knowledge_desktop.engine.changes import Projection as Flag
@@ -86,3 +91,30 @@ def _ref_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...
     for path, node, derived in _derived(graph, paths):
         for ref in derived.refs:
             yield (path, node.scope, ref.field, ref.target_id, ref.resolved_id, ref.status)
+
+
+# -- read view -----------------------------------------------------------------------
+def links_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:
+    """(kind, target text, label, line, status, target id, target path) of a file's body links."""
+    return conn.execute(
+        "SELECT link_kind, target_text, label, line, status, target_id, target_path"
+        " FROM links WHERE src_path=? ORDER BY line",
+        (path,),
+    ).fetchall()
+
+
+def refs_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:
+    """(field, target id, resolved id, status) of a file's typed references."""
+    return conn.execute(
+        "SELECT field, target_id, resolved_id, status FROM refs WHERE src_path=?", (path,)
+    ).fetchall()
+
+
+def evidence_of(conn: sqlite3.Connection, path: str, *, verified_only: bool = False) -> list[tuple[Any, ...]]:
+    """(index, source, path, url, first line, last line, status, reason) of a file's evidence."""
+    only = " AND status='verified'" if verified_only else ""
+    return conn.execute(
+        "SELECT idx, source, path, url, line_start, line_end, status, reason"
+        f" FROM evidence WHERE src_path=?{only} ORDER BY idx",
+        (path,),
+    ).fetchall()

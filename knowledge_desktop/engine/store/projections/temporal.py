@@ -4,11 +4,13 @@ Dates come only from structured fields (spec: Dates and Chronicle): a claim's
 occurred_at and due_at, a dated page's fields.occurred_at, and every
 record's recorded_at and updated_at. Prose dates create nothing. Associations
 are the explicit ones — entities, owner, relationship endpoints and evidence
-sources, resolved through merges — never co-mentions.
+sources, resolved through merges — never co-mentions. The read view
+(`occurrence_of`) gives `query/` one record's stored occurrence.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 
 from knowledge_desktop.engine.changes import DATES
@@ -92,3 +94,12 @@ def _association_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[obj
                         pairs.add((final, "source_event"))
         for entity, via in sorted(pairs):
             yield (path, node.scope, entity, via)
+
+
+# -- read view -----------------------------------------------------------------------
+def occurrence_of(conn: sqlite3.Connection, path: str) -> tuple[str, str, str] | None:
+    """(value as written, UTC start, UTC end) of a record's occurred_at, None without one."""
+    found = conn.execute(
+        "SELECT value, start, end FROM temporal_v1 WHERE path = ? AND field = 'occurred_at'", (path,)
+    ).fetchone()
+    return (found[0], found[1], found[2]) if found is not None else None
