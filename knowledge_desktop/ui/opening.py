@@ -11,6 +11,7 @@ the vault open before stays open.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,9 +71,6 @@ class VaultOpener(QObject):
         relay = window.relay
         watch = window.watch
 
-        def progress(stage: str, done: int, total: int) -> None:
-            relay.progress.emit(stage, done, total)
-
         def work() -> Opened:
             vault = Vault.open(path)
             vault.parse_in_workers(OFFLOAD_FROM)
@@ -83,7 +81,7 @@ class VaultOpener(QObject):
                 if vault.reconciler.indexed():
                     # Show the index at once; the freshness check follows as a live change.
                     return vault, watcher, None, None
-                change = vault.reconcile(progress=progress, cancel=cancel)
+                change = vault.reconcile(progress=self._progress, cancel=cancel)
                 counts = vault.counts()
             except BaseException:
                 if watcher is not None:
@@ -109,10 +107,6 @@ class VaultOpener(QObject):
     def _check_freshness(self, vault: Vault, cancel: threading.Event) -> None:
         """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
         window = self.window
-        relay = window.relay
-
-        def progress(stage: str, done: int, total: int) -> None:
-            relay.progress.emit(stage, done, total)
 
         def done(change: ChangeSet) -> None:
             self.hide_progress()
@@ -125,20 +119,16 @@ class VaultOpener(QObject):
             window.statusBar().showMessage(f"Opened {vault.root} — {what}", 8000)
             window.after_fresh(vault)
 
-        def failed(message: str) -> None:
-            self.hide_progress()
-            if vault is not window.vault:
-                return
-            if cancel.is_set():
-                window.statusBar().showMessage(
-                    "Check for changes cancelled; showing the index as last saved", 10000
-                )
-            else:
-                window.show_error(f"Checking {vault.root} for changes failed: {message}")
+        failed = self._on_failure(
+            vault,
+            cancel,
+            "Check for changes cancelled; showing the index as last saved",
+            f"Checking {vault.root} for changes failed",
+        )
 
         window.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
         window.runner.submit(
-            lambda: vault.reconcile(progress=progress, cancel=cancel), done, failed, key="freshness"
+            lambda: vault.reconcile(progress=self._progress, cancel=cancel), done, failed, key="freshness"
         )
 
     def index_text(self, vault: Vault) -> None:
@@ -150,38 +140,52 @@ class VaultOpener(QObject):
         the next time the vault is opened.
         """
         window = self.window
-        relay = window.relay
         self._text_cancel.set()  # a build still running for the vault before stops
         cancel = self._text_cancel = threading.Event()
-
-        def progress(stage: str, done: int, total: int) -> None:
-            relay.progress.emit(stage, done, total)
 
         def done(_lag: bool) -> None:
             self.hide_progress()
             if vault is window.vault:
                 window.search.refresh()  # a search shown meanwhile may have been partial
 
-        def failed(message: str) -> None:
-            self.hide_progress()
-            if vault is not window.vault:
-                return
-            if cancel.is_set():
-                window.statusBar().showMessage(
-                    "Search text indexing stopped; searches show partial results until the vault"
-                    " is opened again",
-                    10000,
-                )
-            else:
-                window.show_error(f"Indexing the search text of {vault.root} failed: {message}")
+        failed = self._on_failure(
+            vault,
+            cancel,
+            "Search text indexing stopped; searches show partial results until the vault is opened again",
+            f"Indexing the search text of {vault.root} failed",
+        )
 
         window.runner.submit(
-            lambda: vault.index_keywords(progress=progress, cancel=cancel), done, failed, key="index-keywords"
+            lambda: vault.index_keywords(progress=self._progress, cancel=cancel),
+            done,
+            failed,
+            key="index-keywords",
         )
 
     def stop_text(self) -> None:
         """Stop a search text build (the vault is going away); what is indexed stays."""
         self._text_cancel.set()
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        """Called on a worker: the progress crosses to the status bar by a queued signal."""
+        self.window.relay.progress.emit(stage, done, total)
+
+    def _on_failure(
+        self, vault: Vault, cancel: threading.Event, cancelled: str, failure: str
+    ) -> Callable[[str], None]:
+        """What a background step over `vault` does when it stops: says it was
+        cancelled, or shows why it failed (nothing once another vault is shown)."""
+
+        def failed(message: str) -> None:
+            self.hide_progress()
+            if vault is not self.window.vault:
+                return
+            if cancel.is_set():
+                self.window.statusBar().showMessage(cancelled, 10000)
+            else:
+                self.window.show_error(f"{failure}: {message}")
+
+        return failed
 
     def choose(self) -> None:
         """Ask for a folder (starting beside the vault open now) and open it."""
