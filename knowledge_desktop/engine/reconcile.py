@@ -78,6 +78,10 @@ class Reconciler:
         self._graph: VaultGraph | None = None
         self._ontologies: dict[str, Activation] | None = None
         self._known_files: dict[str, _Known] | None = None
+        self._known_lock = threading.Lock()
+        self._graph_lock = threading.Lock()
+        """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
+        holds no vault lock): whoever comes second waits for the one load."""
         self.workers = WorkerPool(max_workers=min(os.cpu_count() or 1, 8))
         self.offload_from: int | None = None
         """Set by an interactive host (the window): batches of at least this many
@@ -89,15 +93,20 @@ class Reconciler:
     def _known(self) -> dict[str, _Known]:
         """What each file looked like when last read; loaded on first use, since at
         100k files it takes most of a second and opening a vault should not wait."""
-        if self._known_files is None:
-            known: dict[str, _Known] = {}
-            rows = self.store.reader().execute(
-                "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
-            )
-            for path, size, mtime, inode, sha, kind, scope in rows:
-                known[path] = _Known(_stat_token((size, mtime, inode)), sha, sys.intern(kind), _intern(scope))
-            self._known_files = known
-        return self._known_files
+        known = self._known_files
+        if known is None:
+            with self._known_lock:
+                known = self._known_files
+                if known is None:
+                    known = {}
+                    rows = self.store.reader().execute(
+                        "SELECT path, size, mtime_ns, inode, sha256, entry_kind, scope FROM files"
+                    )
+                    for path, size, mtime, inode, sha, kind, scope in rows:
+                        stat = _stat_token((size, mtime, inode))
+                        known[path] = _Known(stat, sha, sys.intern(kind), _intern(scope))
+                    self._known_files = known
+        return known
 
     def indexed(self) -> bool:
         """Whether this vault's files were read before (its projections describe it)."""
@@ -207,26 +216,28 @@ class Reconciler:
         return self._ontologies
 
     def graph(self) -> VaultGraph:
-        """The in-memory graph, loaded from the parse cache on first need.
-
-        Rows are read one at a time and each parse is cut down to its `RecordNode`
-        at once, so the full parses of a large vault are never all in memory.
-        """
-        if self._graph is None:
-            with full_collections_paused():
-                self._graph = self._load_graph()
-        return self._graph
+        """The in-memory graph, restored from its snapshot (else derived from the
+        parse cache) on first need; one load, whichever thread asks first."""
+        graph = self._graph
+        if graph is None:
+            with self._graph_lock:
+                graph = self._graph
+                if graph is None:
+                    with full_collections_paused():
+                        graph = self._graph = self._load_graph()
+        return graph
 
     def _load_graph(self) -> VaultGraph:
         graph = VaultGraph()
         graph.probe = self._probe
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
-        if not self._restore_graph(graph):
+        restored = self._restore_graph(graph)
+        if not restored:
             graph = self._derive_graph(graph)
         release_caches()
         if len(graph.nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
-            return_freed_memory()
+            return_freed_memory(full=not restored)
         return graph
 
     def _restore_graph(self, graph: VaultGraph) -> bool:

@@ -156,14 +156,16 @@ class Vault:
             return change
 
     def warm_up(self) -> None:
-        """Load what incremental reconciles need (the in-memory catalog) ahead of the first edit.
+        """Load what incremental reconciles need (the in-memory graph) ahead of the first edit.
 
         On a large vault this takes seconds; the window does it on a worker
         right after opening, so the first outside edit is applied as fast as
-        the rest instead of paying for the load.
+        the rest instead of paying for the load. It holds no vault lock: the
+        load reads only what is committed, so it runs beside the freshness
+        check (mostly file system calls), and a reconcile that needs the graph
+        meanwhile waits for this load instead of starting its own.
         """
-        with self._lock:
-            self.reconciler.graph()
+        self.reconciler.graph()
 
     # -- reads ---------------------------------------------------------------------
     def records(

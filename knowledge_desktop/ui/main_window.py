@@ -190,9 +190,6 @@ class MainWindow(QMainWindow):
         """The vault matches its folder: prepare what the first search and the first live edit need."""
         # Index the search text now, in the background, so no search waits for it.
         self.opener.index_text(vault)
-        if self.watch:
-            # Load what live updates need now, so the first outside edit lands as fast as the rest.
-            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
         self._heap_timer.start()
 
     def _return_free_heap(self) -> None:
@@ -220,6 +217,10 @@ class MainWindow(QMainWindow):
             self.runner.submit(vault.counts, self._show_counts, key="counts")
         self.opener.remember(vault.root)
         self._update_actions()
+        if self.watch:
+            # Load what live updates need now, beside the freshness check, so the
+            # first outside edit lands as fast as the rest.
+            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
         if change is not None:
             note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
             self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)

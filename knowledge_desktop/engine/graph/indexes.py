@@ -78,10 +78,17 @@ class Index(Generic[Group]):
                 entries[value] = rest[0] if len(rest) == 1 else rest
 
     def fill(self, staged: Staged[Group]) -> None:
-        """File what `stage` gathered: as `toggle` adding each, in one pass."""
-        for group, entries in staged.items():
+        """File what `stage` gathered, as `toggle` adding each would, in one pass.
+
+        `staged` is emptied as it goes: freeing a million staged lists at once
+        when the caller dropped it held the interpreter lock for 200 ms (the
+        window's thread stalled); popped one by one, they go between bytecodes.
+        """
+        while staged:
+            group, entries = staged.popitem()
             into = self._groups.setdefault(group, {})
-            for value, paths in entries.items():
+            while entries:
+                value, paths = entries.popitem()
                 if value in into:
                     for path in paths:
                         self.toggle(group, value, path, True)

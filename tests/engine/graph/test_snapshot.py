@@ -3,7 +3,9 @@ the same graph a derivation from the parse cache gives, without deriving."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,35 @@ def test_a_snapshot_that_misses_a_file_is_not_trusted(demo: Path, monkeypatch: p
 
 def _not_called(self: Reconciler, graph: VaultGraph) -> VaultGraph:
     raise AssertionError("the graph was derived, not restored")
+
+
+def test_a_warm_up_beside_a_reconcile_loads_the_graph_once(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[int] = []
+    entered, release = threading.Event(), threading.Event()
+    original = Reconciler._load_graph
+
+    def slow_load(self: Reconciler) -> VaultGraph:
+        loads.append(1)
+        entered.set()
+        release.wait(10)
+        return original(self)
+
+    monkeypatch.setattr(Reconciler, "_load_graph", slow_load)
+    target = demo / "private" / "companies" / "verdant-survey-co.md"
+    with Vault.open(demo) as vault:
+        warm = threading.Thread(target=vault.warm_up)
+        warm.start()
+        assert entered.wait(10)
+        target.write_text(target.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+        edit = threading.Thread(target=vault.reconcile, args=(["private/companies/verdant-survey-co.md"],))
+        edit.start()  # needs the graph: waits for the warm-up's load, starts none of its own
+        release.set()
+        warm.join(10)
+        edit.join(10)
+        assert loads == [1]
+        assert (
+            vault.find("private/companies/verdant-survey-co.md")[0]["sha256"]
+            == hashlib.sha256(target.read_bytes()).hexdigest()
+        )
