@@ -43,7 +43,8 @@ STATE_DB = "state.sqlite"
 VAULT_FORMAT = "knowledge-vault-v1"
 
 TEXT_CHUNK = 2048
-"""Records whose text one write transaction indexes: eight weight blocks, about a second."""
+"""Records whose text one write transaction of the window's background build indexes:
+eight weight blocks, about a second at 100k."""
 INLINE_TEXT = 500
 """The longest text queue a search indexes itself when text is built in the background."""
 
@@ -264,14 +265,18 @@ class Vault:
         *,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
+        chunk: int | None = None,
     ) -> bool:
         """Index the text of records whose content changed since they were last indexed.
 
-        Works in transactions of `TEXT_CHUNK` records, releasing the vault in
-        between, so a search or a live edit waits for one chunk at most;
-        `progress("text", done, total)` follows it and `cancel` stops it between
-        chunks (what is indexed stays). Returns True when some file changed
-        again since the scan (its text waits for the next reconcile).
+        With `chunk` (the window passes `TEXT_CHUNK`) it works in transactions
+        of that many records, releasing the vault in between, so a search or a
+        live edit waits for one chunk at most; `progress("text", done, total)`
+        follows it and `cancel` stops it between chunks (what is indexed
+        stays). Without, it is one transaction: headless nobody waits, and one
+        bulk transaction keeps its page cache (at 100k, chunks cost half as
+        much time again). Returns True when some file changed again since the
+        scan (its text waits for the next reconcile).
         """
         lag = False
         wanted = list(scopes) if scopes is not None else self.scopes()
@@ -286,7 +291,7 @@ class Vault:
                     raise Cancelled
                 with self._lock, self.store.write(bulk=True) as tx:
                     settled, scope_lag, last = keyword_projection.sync(
-                        tx, self.root, scope, after=after, limit=TEXT_CHUNK
+                        tx, self.root, scope, after=after, limit=chunk
                     )
                     if settled:
                         keyword_projection.bump(tx, [scope], utc_now_text())

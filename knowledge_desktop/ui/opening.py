@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButto
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.fs.watch import VaultWatcher
-from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault import TEXT_CHUNK, Vault
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.live import start_watching
 
@@ -156,7 +156,7 @@ class VaultOpener(QObject):
         )
 
         window.runner.submit(
-            lambda: vault.index_keywords(progress=self._progress, cancel=cancel),
+            lambda: vault.index_keywords(progress=self._progress, cancel=cancel, chunk=TEXT_CHUNK),
             done,
             failed,
             key="index-keywords",

@@ -27,7 +27,7 @@ def lanterns(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> VaultKit:
     for n in range(NOTES):
         body = f"Lantern number {n}.\n"
         kit.page(f"private/notes/n{n:02}.md", f"pg_{n}", f"Lantern {n}", type="note", body=body)
-    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 4)
+    monkeypatch.setattr(opening, "TEXT_CHUNK", 4)
     monkeypatch.setattr(vault_module, "INLINE_TEXT", 5)
     monkeypatch.setattr(opening, "TEXT_PROGRESS_FROM", 10)
     return kit
@@ -65,10 +65,10 @@ def test_a_search_during_the_build_is_partial_then_complete(
     gate = threading.Event()
     real = Vault.index_keywords
 
-    def held(self: Vault, scopes: Any = None, *, progress: Any = None, cancel: Any = None) -> bool:
+    def held(self: Vault, scopes: Any = None, *, progress: Any = None, **options: Any) -> bool:
         if progress is not None:  # the window's background build waits for the test
             gate.wait(20)
-        return real(self, scopes, progress=progress, cancel=cancel)
+        return real(self, scopes, progress=progress, **options)
 
     monkeypatch.setattr(Vault, "index_keywords", held)
     window = MainWindow(settings=settings, watch=False)  # not open_window: it waits for idle
@@ -96,12 +96,14 @@ def test_cancel_stops_the_build_and_keeps_what_is_indexed(
     real = Vault.index_keywords
     window_box: list[MainWindow] = []
 
-    def cancelling(self: Vault, scopes: Any = None, *, progress: Any = None, cancel: Any = None) -> bool:
+    def cancelling(
+        self: Vault, scopes: Any = None, *, progress: Any = None, cancel: Any = None, **options: Any
+    ) -> bool:
         def step(stage: str, done: int, total: int) -> None:
             progress(stage, done, total)
             window_box[0].opener.cancel() if window_box else cancel.set()
 
-        return real(self, scopes, progress=step if progress else None, cancel=cancel)
+        return real(self, scopes, progress=step if progress else None, cancel=cancel, **options)
 
     monkeypatch.setattr(Vault, "index_keywords", cancelling)
     window = open_window(lanterns.root, watch=False)

@@ -30,11 +30,10 @@ def queued(kit: VaultKit) -> int:
     return keyword.pending(vault.store.reader(), vault.scopes())
 
 
-def test_text_is_built_in_chunks_with_progress(ten: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 3)
+def test_text_is_built_in_chunks_with_progress(ten: VaultKit) -> None:
     vault = ten.scan()
     seen: list[tuple[str, int, int]] = []
-    assert vault.index_keywords(progress=lambda *step: seen.append(step)) is False
+    assert vault.index_keywords(progress=lambda *step: seen.append(step), chunk=3) is False
     assert [done for _, done, _ in seen] == [3, 6, 9, 10]
     assert {stage for stage, _, _ in seen} == {"text"}
     assert {total for _, _, total in seen} == {10}
@@ -42,10 +41,7 @@ def test_text_is_built_in_chunks_with_progress(ten: VaultKit, monkeypatch: pytes
     assert queued(ten) == 0
 
 
-def test_a_cancelled_build_keeps_its_chunks_and_resumes(
-    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 4)
+def test_a_cancelled_build_keeps_its_chunks_and_resumes(ten: VaultKit) -> None:
     vault = ten.scan()
     cancel = threading.Event()
 
@@ -53,20 +49,17 @@ def test_a_cancelled_build_keeps_its_chunks_and_resumes(
         cancel.set()
 
     with pytest.raises(Cancelled):
-        vault.index_keywords(progress=stop_after_first, cancel=cancel)
+        vault.index_keywords(progress=stop_after_first, cancel=cancel, chunk=4)
     assert queued(ten) == 6
     vault.index_keywords()
     assert queued(ten) == 0
     assert vault.grep(GrepQuery("lantern"))["total"] == 10
 
 
-def test_a_file_changed_since_its_scan_ends_the_build_with_lag(
-    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 1)
+def test_a_file_changed_since_its_scan_ends_the_build_with_lag(ten: VaultKit) -> None:
     vault = ten.scan()
     ten.page("private/notes/n4.md", "pg_4", "Lantern 4", type="note", body="Rewritten after the scan.\n")
-    assert vault.index_keywords() is True  # and it returns: the changed file is stepped past
+    assert vault.index_keywords(chunk=1) is True  # and it returns: the changed file is stepped past
     assert queued(ten) == 1
 
 
@@ -74,7 +67,6 @@ def test_a_search_during_a_background_build_answers_partially(
     ten: VaultKit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vault_module, "INLINE_TEXT", 4)
-    monkeypatch.setattr(vault_module, "TEXT_CHUNK", 6)
     vault = ten.scan()
     vault.text_in_background = True
     before = vault.grep(GrepQuery("lantern"))
@@ -83,7 +75,7 @@ def test_a_search_during_a_background_build_answers_partially(
     assert before["total"] == 0
     cancel = threading.Event()
     with pytest.raises(Cancelled):
-        vault.index_keywords(progress=lambda *_: cancel.set(), cancel=cancel)
+        vault.index_keywords(progress=lambda *_: cancel.set(), cancel=cancel, chunk=6)
     middle = vault.grep(GrepQuery("lantern"))  # 4 left: short enough to index inline
     assert middle["index"]["state"] == "ready"
     assert "pending" not in middle["index"]
@@ -127,3 +119,10 @@ def test_scan_index_text_leaves_nothing_for_the_first_search(
     assert queued(ten) == 0
     assert cli.main(["scan", str(ten.root), "--json"]) == 0
     assert "textIndexMs" not in json.loads(capsys.readouterr().out)
+
+
+def test_headless_the_text_is_one_transaction(ten: VaultKit) -> None:
+    vault = ten.scan()
+    seen: list[tuple[str, int, int]] = []
+    vault.index_keywords(progress=lambda *step: seen.append(step))
+    assert seen == [("text", 10, 10)]
