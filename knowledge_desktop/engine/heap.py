@@ -109,11 +109,14 @@ def return_freed_memory(full: bool = True) -> None:
     `full=False` is for a graph restored from its snapshot (`graph.snapshot`),
     which makes next to no cyclic garbage (refcounts free the rest whether
     frozen or not): a young collection is enough there, and the full one
-    stalled the window for 350-670 ms at 100k records.
+    stalled the window for 350-670 ms at 100k records. Nor is the heap
+    trimmed then: the trim holds malloc's locks while it walks a heap that
+    size (another 300 ms stall), and the window trims once it is quiet.
     """
     if full:
         gc.collect()
     else:
         gc.collect(1)
     gc.freeze()
-    return_free_heap()
+    if full:
+        return_free_heap()

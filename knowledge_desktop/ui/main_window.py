@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         if self.watch:
             # Load what live updates need now, beside the freshness check, so the
             # first outside edit lands as fast as the rest.
-            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up")
+            self.runner.submit(vault.warm_up, lambda _: None, key="warm-up", background=True)
         if change is not None:
             note = " (read-only folder: index kept in the cache directory)" if vault.read_only else ""
             self.statusBar().showMessage(f"Opened {vault.root} — {change.parsed} files read{note}", 8000)

@@ -128,7 +128,11 @@ class VaultOpener(QObject):
 
         window.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
         window.runner.submit(
-            lambda: vault.reconcile(progress=self._progress, cancel=cancel), done, failed, key="freshness"
+            lambda: vault.reconcile(progress=self._progress, cancel=cancel),
+            done,
+            failed,
+            key="freshness",
+            background=True,
         )
 
     def index_text(self, vault: Vault) -> None:
@@ -160,6 +164,7 @@ class VaultOpener(QObject):
             done,
             failed,
             key="index-keywords",
+            background=True,
         )
 
     def stop_text(self) -> None:

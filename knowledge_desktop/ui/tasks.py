@@ -26,6 +26,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.ui.process import background_thread
 
+BACKGROUND_THREADS = 2
+"""The graph load and the freshness check run side by side (see `Runner.background`)."""
+
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (KnownError, OSError)
 """What a worker reports as a message rather than a crash: the engine's `KnownError`
 (a vault, request or cancel problem it has words for) and `OSError`, which is the
@@ -118,6 +121,12 @@ class Runner(QObject):
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.pool = pool or QThreadPool.globalInstance()
+        self.background = QThreadPool(self)
+        """Long work that follows opening a vault (the freshness check, loading the graph,
+        building the search text) runs here, so it never holds the threads the panes and
+        the search box need: at 100k records it takes the pool's two threads for
+        seconds, and a search typed meanwhile waited for them."""
+        self.background.setMaxThreadCount(BACKGROUND_THREADS)
         self._relay = _Relay(self)
         self._relay.succeeded.connect(self._succeeded)
         self._relay.failed.connect(self._failed)
@@ -140,13 +149,15 @@ class Runner(QObject):
         *,
         key: str | None = None,
         on_dropped: Callable[[Any], None] | None = None,
+        background: bool = False,
     ) -> None:
         """Run `work` on a worker; `on_done(result)` runs on the UI thread.
 
         With a `key`, only the newest request of that key gets its answer.
         `on_dropped(result)` receives an answer nobody takes (overtaken by a newer
         request, or the runner closed), for work whose result holds something
-        to release, such as an opened vault.
+        to release, such as an opened vault. `background` runs it on the
+        `background` pool.
         """
         if self._closed:
             return
@@ -160,7 +171,8 @@ class Runner(QObject):
         # Read on the worker: a dict lookup is atomic, and a stale read only
         # means the work runs and its answer is dropped as before.
         overtaken = (lambda: latest.get(key) != serial) if key is not None else None
-        self.pool.start(_Job(serial, work, self._relay, overtaken, on_dropped, lambda: self._closed))
+        job = _Job(serial, work, self._relay, overtaken, on_dropped, lambda: self._closed)
+        (self.background if background else self.pool).start(job)
 
     def _take(self, serial: int) -> _Request | None:
         request = self._pending.pop(serial, None)
@@ -192,4 +204,5 @@ class Runner(QObject):
     def close(self, timeout_ms: int = 10_000) -> None:
         """Drop every pending answer and wait for the workers to finish."""
         self._closed = True
+        self.background.waitForDone(timeout_ms)
         self.pool.waitForDone(timeout_ms)

@@ -118,3 +118,17 @@ def test_work_finishing_after_close_is_disposed_on_the_worker(qtbot: QtBot) -> N
     runner.close()  # waits for the worker
     assert disposed == [("vault", False)]
     pool.waitForDone(5000)
+
+
+def test_background_work_leaves_the_pool_to_the_panes(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    release = threading.Event()
+    answered: list[str] = []
+    for n in range(3):  # more long jobs than the background pool has threads
+        runner.submit(lambda n=n: release.wait(10) and f"long {n}", answered.append, background=True)
+    runner.submit(lambda: "pane", answered.append)
+    qtbot.waitUntil(lambda: answered == ["pane"], timeout=5000)
+    release.set()
+    qtbot.waitUntil(lambda: runner.running == 0, timeout=10_000)
+    assert sorted(answered) == ["long 0", "long 1", "long 2", "pane"]
+    runner.close()
