@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -66,6 +67,14 @@ PAUSED_FULL_THRESHOLD = 1 << 30
 """A generation-2 threshold no allocation pattern reaches: full collections paused."""
 
 
+class _Pause:
+    """How many threads want full collections paused, and the threshold to restore."""
+
+    lock = threading.Lock()
+    holders = 0
+    restore_to = 0
+
+
 @contextmanager
 def full_collections_paused() -> Iterator[None]:
     """No automatic full garbage collections while bulk work builds the graph.
@@ -75,17 +84,27 @@ def full_collections_paused() -> Iterator[None]:
     per collection at 10k records, 0.6 s at 100k), and bulk work that
     allocates steadily triggers several. Young collections still run, so the
     short-lived cycles of a parse are freed as usual; what survives is frozen
-    afterwards (`return_freed_memory`). Nested uses keep the outer setting.
+    afterwards (`return_freed_memory`).
+
+    The setting is the process's, so the pause is counted across threads and
+    lifted only when the last holder leaves: the window loads the graph
+    beside the freshness check, and when the check ended first it restored
+    full collections under the load (stalls of 300-500 ms at 100k).
     """
-    young, middle, full = gc.get_threshold()
-    if full >= PAUSED_FULL_THRESHOLD:
-        yield
-        return
-    gc.set_threshold(young, middle, PAUSED_FULL_THRESHOLD)
+    with _Pause.lock:
+        young, middle, full = gc.get_threshold()
+        if _Pause.holders == 0:
+            _Pause.restore_to = full
+            gc.set_threshold(young, middle, PAUSED_FULL_THRESHOLD)
+        _Pause.holders += 1
     try:
         yield
     finally:
-        gc.set_threshold(young, middle, full)
+        with _Pause.lock:
+            _Pause.holders -= 1
+            if _Pause.holders == 0:
+                young, middle, _ = gc.get_threshold()
+                gc.set_threshold(young, middle, _Pause.restore_to)
 
 
 def return_freed_memory(full: bool = True) -> None:
@@ -108,15 +127,14 @@ def return_freed_memory(full: bool = True) -> None:
 
     `full=False` is for a graph restored from its snapshot (`graph.snapshot`),
     which makes next to no cyclic garbage (refcounts free the rest whether
-    frozen or not): a young collection is enough there, and the full one
-    stalled the window for 350-670 ms at 100k records. Nor is the heap
-    trimmed then: the trim holds malloc's locks while it walks a heap that
-    size (another 300 ms stall), and the window trims once it is quiet.
+    frozen or not): it is frozen without any collection. At 100k records the
+    full collection stalled the window for 350-670 ms, and even a young one
+    took 200-300 ms right after the restore (nothing after a freeze does).
+    Nor is the heap trimmed then: the trim holds malloc's locks while it
+    walks a heap that size, and the window trims once it is quiet.
     """
     if full:
         gc.collect()
-    else:
-        gc.collect(1)
     gc.freeze()
     if full:
         return_free_heap()
