@@ -58,8 +58,10 @@ from knowledge_desktop.ui.models.diagnostics_model import (
     SEVERITY,
     DiagnosticKey,
     DiagnosticsModel,
+    Prepared,
     code_description,
     identity,
+    prepare,
     severity_icon,
 )
 from knowledge_desktop.ui.panes.base import Pane
@@ -222,24 +224,25 @@ class DiagnosticsPane(Pane):
             self._after_load()
             return
         shown = self.model.all_items()
+        sort_column = self.model.sort_column
 
-        def work() -> list[Diagnostic] | None:
+        def work() -> Prepared | None:
             items = vault.diagnostics()
             # Most edits leave the findings as they were; comparing here, on the worker,
             # spares the window re-sorting and diffing thousands of rows for nothing.
-            return None if items == shown else items
+            return None if items == shown else prepare(items, sort_column)
 
-        self.runner.submit(work, lambda items: self._loaded(vault, items), key="diagnostics-pane")
+        self.runner.submit(work, lambda ready: self._loaded(vault, ready), key="diagnostics-pane")
 
-    def _loaded(self, vault: Vault, items: list[Diagnostic] | None) -> None:
+    def _loaded(self, vault: Vault, ready: Prepared | None) -> None:
         if vault is not self.vault:
             return  # the vault changed while this list was on its way
-        if items is None:  # unchanged: only an empty list's message may need to change
+        if ready is None:  # unchanged: only an empty list's message may need to change
             if not self.model.row_count_all():
                 self._after_load()
             return
         state = self._remember()
-        self.model.set_items(items)
+        self.model.set_items(ready.items, prepared=ready)
         self._restore(state)
         self._after_load()
 
