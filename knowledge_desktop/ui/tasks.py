@@ -29,6 +29,9 @@ from knowledge_desktop.ui.process import background_thread
 BACKGROUND_THREADS = 2
 """The graph load and the freshness check run side by side (see `Runner.background`)."""
 
+URGENT = 1
+"""The QThreadPool priority of an urgent request (others have 0)."""
+
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (KnownError, OSError)
 """What a worker reports as a message rather than a crash: the engine's `KnownError`
 (a vault, request or cancel problem it has words for) and `OSError`, which is the
@@ -150,6 +153,7 @@ class Runner(QObject):
         key: str | None = None,
         on_dropped: Callable[[Any], None] | None = None,
         background: bool = False,
+        urgent: bool = False,
     ) -> None:
         """Run `work` on a worker; `on_done(result)` runs on the UI thread.
 
@@ -157,7 +161,9 @@ class Runner(QObject):
         `on_dropped(result)` receives an answer nobody takes (overtaken by a newer
         request, or the runner closed), for work whose result holds something
         to release, such as an opened vault. `background` runs it on the
-        `background` pool.
+        `background` pool; `urgent` puts it ahead of the queued requests (what
+        the person is waiting for, such as the search they typed, goes before
+        the panes refreshing around it).
         """
         if self._closed:
             return
@@ -172,7 +178,7 @@ class Runner(QObject):
         # means the work runs and its answer is dropped as before.
         overtaken = (lambda: latest.get(key) != serial) if key is not None else None
         job = _Job(serial, work, self._relay, overtaken, on_dropped, lambda: self._closed)
-        (self.background if background else self.pool).start(job)
+        (self.background if background else self.pool).start(job, URGENT if urgent else 0)
 
     def _take(self, serial: int) -> _Request | None:
         request = self._pending.pop(serial, None)

@@ -132,3 +132,17 @@ def test_background_work_leaves_the_pool_to_the_panes(qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: runner.running == 0, timeout=10_000)
     assert sorted(answered) == ["long 0", "long 1", "long 2", "pane"]
     runner.close()
+
+
+def test_an_urgent_request_goes_before_the_queued_ones(qtbot: QtBot) -> None:
+    runner, _ = one_thread_runner()
+    gate = threading.Event()
+    ran: list[str] = []
+    runner.submit(lambda: gate.wait(5), lambda _: None)  # holds the only worker
+    for name in ("catalog", "timeline"):
+        runner.submit(lambda n=name: ran.append(n), lambda _: None)
+    runner.submit(lambda: ran.append("search"), lambda _: None, urgent=True)
+    gate.set()
+    qtbot.waitUntil(lambda: runner.running == 0)
+    assert ran == ["search", "catalog", "timeline"]
+    runner.close()

@@ -276,6 +276,7 @@ class SearchPane(Pane):
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
+            urgent=True,
         )
 
     def load_more(self) -> None:
