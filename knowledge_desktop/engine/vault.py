@@ -47,6 +47,8 @@ TEXT_CHUNK = 2048
 eight weight blocks, about a second at 100k."""
 INLINE_TEXT = 500
 """The longest text queue a search indexes itself when text is built in the background."""
+INLINE_WAIT_S = 2.0
+"""How long such a search waits for the vault before answering from what is indexed."""
 
 
 def _looks_like_vault(root: Path) -> bool:
@@ -244,15 +246,16 @@ class Vault:
 
         Headless, a search indexes everything queued, as the spec's index
         behaviour asks. With text built in the background (the window), it
-        indexes a short queue itself but never waits behind a long one, nor
-        behind another holder of the vault (loading the graph, a bulk write).
+        indexes a short queue itself (waiting a moment for the vault, which
+        another search indexing the same queue may hold), but never waits
+        behind a long queue, nor behind a long holder of the vault (a scan).
         """
         queued = keyword_projection.pending(self.store.reader(), scopes)
         if not queued:
             return False, 0
         if not self.text_in_background:
             return self.index_keywords(scopes), 0
-        if queued > INLINE_TEXT or not self._lock.acquire(blocking=False):
+        if queued > INLINE_TEXT or not self._lock.acquire(timeout=INLINE_WAIT_S):
             return False, queued
         try:
             return self.index_keywords(scopes), 0

@@ -82,7 +82,10 @@ def test_a_search_during_a_background_build_answers_partially(
     assert middle["total"] == 10
 
 
-def test_a_search_does_not_wait_behind_a_busy_vault(ten: VaultKit) -> None:
+def test_a_search_does_not_wait_long_behind_a_busy_vault(
+    ten: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_module, "INLINE_WAIT_S", 0.05)
     vault = ten.scan()
     vault.text_in_background = True
     holder_has_it, release = threading.Event(), threading.Event()
@@ -126,3 +129,24 @@ def test_headless_the_text_is_one_transaction(ten: VaultKit) -> None:
     seen: list[tuple[str, int, int]] = []
     vault.index_keywords(progress=lambda *step: seen.append(step))
     assert seen == [("text", 10, 10)]
+
+
+def test_a_search_waits_a_moment_for_another_one_indexing_the_same_queue(ten: VaultKit) -> None:
+    vault = ten.scan()
+    vault.text_in_background = True
+    holder_has_it, release = threading.Event(), threading.Event()
+
+    def index_briefly() -> None:  # as a mention search indexing the one changed file would
+        with vault._lock:
+            holder_has_it.set()
+            release.wait(10)
+            vault.index_keywords()
+
+    thread = threading.Thread(target=index_briefly)
+    thread.start()
+    assert holder_has_it.wait(10)
+    threading.Timer(0.2, release.set).start()
+    result = vault.grep(GrepQuery("lantern"))
+    thread.join(10)
+    assert result["index"]["state"] == "ready"
+    assert result["total"] == 10
