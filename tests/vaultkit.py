@@ -83,6 +83,12 @@ class VaultKit:
         scope = rel.split("/", 1)[0]
         return self.write(rel, record_text(envelope(record_id, "page", title, scope, **extra), body))
 
+    def lantern_notes(self, count: int) -> None:
+        """`count` notes titled "Lantern N", each saying so in its body: a queue of search text."""
+        for n in range(count):
+            body = f"Lantern number {n}.\n"
+            self.page(f"private/notes/n{n:03}.md", f"pg_{n}", f"Lantern {n}", type="note", body=body)
+
     def claim(
         self, rel: str, record_id: str, title: str, body: str = "The claim text.", **extra: Any
     ) -> Path:

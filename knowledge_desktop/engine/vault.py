@@ -299,12 +299,12 @@ class Vault:
                     if settled:
                         keyword_projection.bump(tx, [scope], utc_now_text())
                 lag |= scope_lag
-                if last == after:
-                    break  # nothing left in this partition past what was looked at
-                after = last
                 done += settled
-                if progress is not None:
+                if last != after and progress is not None:
                     progress("text", min(done, total), total)
+                if chunk is None or last == after:
+                    break  # all of the partition was looked at (one transaction, or past its end)
+                after = last
         return lag
 
     def rebuild(self) -> ChangeSet:

@@ -46,8 +46,8 @@ def window(open_window: OpenWindow, kit: VaultKit, qtbot: QtBot) -> MainWindow:
     return window
 
 
-def submissions(window: MainWindow, monkeypatch: pytest.MonkeyPatch, pane: Pane, change: ChangeSet) -> int:
-    """How many worker requests `pane` made while applying `change`."""
+def record_keys(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], Callable[[], None]]:
+    """The keys of the worker requests made from now on, and how to stop recording them."""
     made: list[Any] = []
     submit = window.runner.submit
 
@@ -56,8 +56,14 @@ def submissions(window: MainWindow, monkeypatch: pytest.MonkeyPatch, pane: Pane,
         submit(*args, **kwargs)
 
     monkeypatch.setattr(window.runner, "submit", counting)
+    return made, lambda: monkeypatch.setattr(window.runner, "submit", submit)
+
+
+def submissions(window: MainWindow, monkeypatch: pytest.MonkeyPatch, pane: Pane, change: ChangeSet) -> int:
+    """How many worker requests `pane` made while applying `change`."""
+    made, stop = record_keys(window, monkeypatch)
     pane.apply_change(change)
-    monkeypatch.setattr(window.runner, "submit", submit)
+    stop()
     return len(made)
 
 
@@ -90,17 +96,10 @@ def test_a_change_to_a_projection_the_pane_shows_refetches_it(
 def test_the_window_passes_a_text_only_change_to_the_panes_that_show_text_alone(
     window: MainWindow, monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
 ) -> None:
-    made: list[Any] = []
-    submit = window.runner.submit
-
-    def counting(*args: Any, **kwargs: Any) -> None:
-        made.append(kwargs.get("key"))
-        submit(*args, **kwargs)
-
-    monkeypatch.setattr(window.runner, "submit", counting)
+    made, stop = record_keys(window, monkeypatch)
     window.apply_change(a_change({"text"}))
     wait_idle(qtbot, window)
-    monkeypatch.setattr(window.runner, "submit", submit)
+    stop()
     # The search asks again, the record (its body) and backlinks (unlinked mentions) reload,
     # and the status bar's counts are read afresh; the catalog, timeline and diagnostics do not.
     assert "counts" in made

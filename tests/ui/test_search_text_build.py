@@ -24,9 +24,7 @@ NOTES = 30
 
 @pytest.fixture
 def lanterns(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> VaultKit:
-    for n in range(NOTES):
-        body = f"Lantern number {n}.\n"
-        kit.page(f"private/notes/n{n:02}.md", f"pg_{n}", f"Lantern {n}", type="note", body=body)
+    kit.lantern_notes(NOTES)
     monkeypatch.setattr(opening, "TEXT_CHUNK", 4)
     monkeypatch.setattr(vault_module, "INLINE_TEXT", 5)
     monkeypatch.setattr(opening, "TEXT_PROGRESS_FROM", 10)

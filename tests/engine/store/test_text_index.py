@@ -18,10 +18,7 @@ from tests.vaultkit import VaultKit
 
 @pytest.fixture
 def ten(kit: VaultKit) -> VaultKit:
-    for n in range(10):
-        kit.page(
-            f"private/notes/n{n}.md", f"pg_{n}", f"Lantern {n}", type="note", body=f"Lantern number {n}.\n"
-        )
+    kit.lantern_notes(10)
     return kit
 
 
@@ -58,7 +55,7 @@ def test_a_cancelled_build_keeps_its_chunks_and_resumes(ten: VaultKit) -> None:
 
 def test_a_file_changed_since_its_scan_ends_the_build_with_lag(ten: VaultKit) -> None:
     vault = ten.scan()
-    ten.page("private/notes/n4.md", "pg_4", "Lantern 4", type="note", body="Rewritten after the scan.\n")
+    ten.page("private/notes/n004.md", "pg_4", "Lantern 4", type="note", body="Rewritten after the scan.\n")
     assert vault.index_keywords(chunk=1) is True  # and it returns: the changed file is stepped past
     assert queued(ten) == 1
 
