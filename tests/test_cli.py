@@ -64,6 +64,7 @@ def test_records_lists_and_filters(capsys: pytest.CaptureFixture[str], vault: Pa
         "lifecycle",
         "scope",
         "valid",
+        "duplicate",
     }
     _, out, _ = run(capsys, "records", str(vault), "--json", "--type", "organization")
     assert [i["id"] for i in json.loads(out)["items"]] == ["pg_acme"]

@@ -185,6 +185,12 @@ definitions:
   - name: project
     kind: page
     directory: projects/
+  - name: meeting
+    kind: page
+    directory: meetings/
+    fields:
+      - name: occurred_at
+        type: string
   - name: works_on
     kind: relationship
     directory: relationships/

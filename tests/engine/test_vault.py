@@ -30,15 +30,23 @@ def test_identity_comes_from_the_id_not_the_filename(kit: VaultKit) -> None:
     assert row["path"] == "private/people/whatever-name.md"
 
 
-def test_duplicate_ids_stay_listed_but_are_not_current(kit: VaultKit) -> None:
-    """Records: files sharing an id are both listed and diagnosed; neither is looked up."""
+def test_duplicate_ids_stay_listed_but_exact_lookup_finds_none(kit: VaultKit) -> None:
+    """Files sharing an id both stay in the default listing, marked and diagnosed; exact
+    lookup returns no record for the id (spec: records-and-ontology, the identity rules)."""
     kit.page("private/people/a.md", "pg_same", "A", type="person")
     kit.page("private/people/b.md", "pg_same", "B", type="person")
+    kit.page("private/people/c.md", "pg_other", "C", type="person")
     vault = kit.scan()
-    listed = vault.records(RecordFilter(include_ineligible=True, lifecycle="all"))
-    assert [i["path"] for i in listed["items"]] == ["private/people/a.md", "private/people/b.md"]
-    assert ids(kit) == set()
+    listed = vault.records()
+    assert [(i["path"], i["duplicate"]) for i in listed["items"]] == [
+        ("private/people/a.md", True),
+        ("private/people/b.md", True),
+        ("private/people/c.md", False),
+    ]
+    assert listed["total"] == 3
     assert kit.codes("private/people/a.md") == {"duplicate-id"}
+    assert vault.lookup("pg_same")["status"] == "missing"
+    assert vault.lookup("pg_other")["status"] == "found"
     with pytest.raises(QueryError, match="several files"):
         vault.show("pg_same")
 
@@ -47,9 +55,9 @@ def test_removing_one_duplicate_makes_the_other_current_again(kit: VaultKit) -> 
     """Records: duplicate status is recomputed when either file changes."""
     kit.page("private/people/a.md", "pg_same", "A", type="person")
     second = kit.page("private/people/b.md", "pg_same", "B", type="person")
-    assert ids(kit) == set()
+    assert kit.scan().lookup("pg_same")["status"] == "missing"
     second.unlink()
-    assert ids(kit) == {"pg_same"}
+    assert kit.scan().lookup("pg_same")["status"] == "found"
     assert kit.codes() == set()
 
 

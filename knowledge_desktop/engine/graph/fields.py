@@ -12,6 +12,12 @@ from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.diagnostics import Diagnostic
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.ontology.model import Definition
+from knowledge_desktop.engine.records import dates
+
+DATED_FIELD = "occurred_at"
+"""The page field that dates a page (a meeting's occurrence): a structured date like a
+claim's `occurred_at`, judged by the same rules (spec: records-and-ontology, the date
+forms; retrieval-and-dates, Dates and Chronicle)."""
 
 
 def check_fields(node: RecordNode, definition: Definition, diags: list[Diagnostic]) -> bool:
@@ -45,6 +51,8 @@ def check_fields(node: RecordNode, definition: Definition, diags: list[Diagnosti
                     "field-invalid", node.path, f"fields.{spec.name}: {problem}", line=line, record_id=node.id
                 )
             )
+    if not _dated_field_ok(node, values.get(DATED_FIELD), diags):
+        ok = False
     for name in values:
         if name not in declared:
             diags.append(
@@ -57,6 +65,28 @@ def check_fields(node: RecordNode, definition: Definition, diags: list[Diagnosti
                 )
             )
     return ok
+
+
+def _dated_field_ok(node: RecordNode, value: Any, diags: list[Diagnostic]) -> bool:
+    """A page's `fields.occurred_at` text must be a real date or a timestamp with its zone;
+    an impossible one (`2026-02-30`) makes the page invalid, as it does a claim.
+    A value that is not text at all is the field check's finding, not this one's."""
+    if not isinstance(value, str):
+        return True
+    try:
+        dates.parse_date_or_timestamp(value)
+    except dates.DateFormatError as exc:
+        diags.append(
+            dg.make(
+                "date-invalid",
+                node.path,
+                f"fields.{DATED_FIELD}: {exc}",
+                line=node.key_lines.get(f"fields.{DATED_FIELD}", node.key_lines.get("fields")),
+                record_id=node.id,
+            )
+        )
+        return False
+    return True
 
 
 def _field_problem(kind: str, allowed: list[str] | None, value: Any) -> str | None:

@@ -45,7 +45,10 @@ def now_text() -> str:
 CURRENT_AT = "(active_from IS NULL OR active_from <= ?) AND (active_until IS NULL OR active_until > ?)"
 
 
-def where_clause(f: RecordFilter) -> tuple[str, list[object]]:
+def where_clause(f: RecordFilter, *, duplicates: bool = False) -> tuple[str, list[object]]:
+    """The SQL condition for `f`. With `duplicates`, records whose id another file
+    shares stay in (a listing keeps them, marked; spec: records-and-ontology, the
+    identity rules); exact lookup and retrieval leave them out."""
     if f.lifecycle not in LIFECYCLE_FILTERS:
         raise QueryError(f"lifecycle must be one of {', '.join(LIFECYCLE_FILTERS)}")
     parts = ["status='record'"]
@@ -55,7 +58,7 @@ def where_clause(f: RecordFilter) -> tuple[str, list[object]]:
             parts.append("lifecycle=?")
             params.append(f.lifecycle)
     else:
-        base = "valid=1 AND duplicate=0 AND deps_ok=1"
+        base = "valid=1 AND deps_ok=1" if duplicates else "valid=1 AND duplicate=0 AND deps_ok=1"
         lifecycles = {"active": ("active",), "superseded": ("superseded",), "all": ("active", "superseded")}[
             f.lifecycle
         ]
@@ -84,7 +87,7 @@ def records(conn: sqlite3.Connection, f: RecordFilter, limit: int, offset: int) 
         raise QueryError("limit must be between 1 and 1000")
     if offset < 0:
         raise QueryError("offset must not be negative")
-    where, params = where_clause(f)
+    where, params = where_clause(f, duplicates=True)
     total = conn.execute(f"SELECT count(*) FROM catalog WHERE {where}", params).fetchone()[0]
     rows = conn.execute(
         catalog_projection.select_sql(where, "title COLLATE NOCASE, path") + " LIMIT ? OFFSET ?",
@@ -106,6 +109,7 @@ def inventory_item(row: dict[str, Any]) -> dict[str, Any]:
         "lifecycle": row["lifecycle"],
         "scope": row["scope"],
         "valid": row["valid"],
+        "duplicate": bool(row["duplicate"]),
     }
 
 

@@ -53,7 +53,14 @@ def timeline(
     at: str | None = None,
     tz: str | None = None,
     span: tuple[str | None, str | None] | None = None,
+    calendar: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
+    """Dated records overlapping `span` (or the `since`/`until` bounds).
+
+    `calendar`, when given, is the half-open span of whole calendar dates the
+    caller means (as UTC-midnight stamps): date-only values are kept when their
+    date falls in it, whatever the span's zone, and only timestamps are judged
+    against `span`. Without it every value is judged against the UTC span."""
     if time_field not in TIME_FIELDS:
         raise QueryError(f"timeField must be one of {', '.join(TIME_FIELDS)}")
     if order not in ("asc", "desc"):
@@ -84,11 +91,27 @@ def timeline(
     where = [CURRENT if eligibility == "current" else INACTIVE_TOO, field_test]
     if low is not None:
         # Stored spans are at most one day long, so starts before low - 1 day cannot
-        # overlap: this bound lets the (field, start) index skip them.
-        where.append("t.end > :low AND t.start >= :low_floor")
+        # overlap: this bound lets the (field, start) index skip them. (A calendar
+        # span starts within a day of its zone's span, so the bound holds for it too.)
         params["low_floor"] = _minus_day(low)
-    if high is not None:
-        where.append("t.start < :high")
+        where.append("t.start >= :low_floor")
+    if calendar is not None:
+        params["date_low"], params["date_high"] = calendar
+        overlap = " AND ".join(
+            (["t.end > :low"] if low is not None else []) + (["t.start < :high"] if high is not None else [])
+        )
+        where.append(
+            "(CASE WHEN t.date_only THEN t.start >= :date_low AND t.start < :date_high"
+            f" ELSE {overlap or '1'} END)"
+        )
+        # A plain upper bound on start keeps the (field, start) index's range scan.
+        params["start_ceiling"] = max(calendar[1], high) if high is not None else calendar[1]
+        where.append("t.start < :start_ceiling")
+    else:
+        if low is not None:
+            where.append("t.end > :low")
+        if high is not None:
+            where.append("t.start < :high")
     if kind is not None:
         where.append("c.type = :kind")
     if scope is not None:
@@ -343,7 +366,11 @@ def chronicle_day(
     scope: str | None = None,
 ) -> dict[str, Any]:
     low, high = day_span(day, tz, week)
-    result = timeline(conn, kind=kind, scope=scope, span=(low, high), tz=tz, limit=500)
+    # A date-only value is a calendar date with no zone: it belongs to its own date
+    # in every zone, never to the UTC day it would start (spec: retrieval-and-dates,
+    # Dates and Chronicle). Only timestamps are placed through the zone.
+    calendar = day_span(day, "UTC", week)
+    result = timeline(conn, kind=kind, scope=scope, span=(low, high), calendar=calendar, tz=tz, limit=500)
     return {
         "items": result["items"],
         "range": {"start": low, "end": high, "timeZone": tz},

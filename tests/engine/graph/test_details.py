@@ -52,6 +52,29 @@ def test_field_values_are_checked_against_the_page_type() -> None:
     assert kit.derived("people/ada.md").valid
 
 
+def test_an_impossible_meeting_date_is_date_invalid_like_a_claims() -> None:
+    """A meeting's fields.occurred_at is a structured date: 2026-02-30 makes the page
+    invalid with date-invalid on the field's line, as a claim's occurred_at does
+    (spec: records-and-ontology, the date forms of the assertion fields)."""
+    kit = GraphKit()
+    kit.page("meetings/m.md", "pg_m", "Kickoff", type="meeting", fields={"occurred_at": "2026-02-30"})
+    assert kit.codes("meetings/m.md") == ["date-invalid"]
+    derived = kit.derived("meetings/m.md")
+    assert not derived.valid
+    (finding,) = derived.diagnostics
+    assert "2026-02-30" in finding.message
+    assert "fields.occurred_at" in finding.message
+    line = kit.graph.nodes["private/meetings/m.md"].key_lines.get("fields.occurred_at")
+    assert line is not None
+    assert finding.line == line
+    for good in ("2026-02-28", "2026-02-28T09:30:00+01:00"):
+        kit.page("meetings/m.md", "pg_m", "Kickoff", type="meeting", fields={"occurred_at": good})
+        assert kit.codes("meetings/m.md") == []
+        assert kit.derived("meetings/m.md").valid
+    kit.page("meetings/m.md", "pg_m", "Kickoff", type="meeting", fields={"occurred_at": "2026-02-28T09:30"})
+    assert kit.codes("meetings/m.md") == ["date-invalid"]
+
+
 def test_a_reference_that_must_name_a_page_refuses_a_claim() -> None:
     kit = GraphKit()
     build(kit)

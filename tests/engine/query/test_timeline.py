@@ -194,6 +194,43 @@ def test_chronicle_day_and_week_in_a_time_zone(dated: VaultKit) -> None:
         vault.chronicle_day("2026-09-28", tz="Mars/Olympus")
 
 
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Amsterdam", "America/Los_Angeles", "Pacific/Kiritimati"])
+def test_a_date_only_occurrence_is_on_its_own_date_in_every_zone(dated: VaultKit, zone: str) -> None:
+    """A date-only value names a calendar date with no zone: a chronicle shows it on that
+    date and on no neighbouring one, east or west of UTC; only timestamps move with the
+    zone (spec: retrieval-and-dates, Dates and Chronicle — no midnight or zone inferred)."""
+    vault = dated.scan()
+    days = {d: titles(vault.chronicle_day(d, tz=zone)) for d in ("2026-09-27", "2026-09-28", "2026-09-29")}
+    assert [d for d, found in days.items() if "Ship on Friday" in found] == ["2026-09-28"]
+    assert [d for d, found in days.items() if "Ada writes the memo" in found] == ["2026-09-29"]
+    week = titles(vault.chronicle_day("2026-09-28", tz=zone, week=True))
+    assert "Ship on Friday" in week
+    assert "Ada writes the memo" in week
+
+
+def test_a_timestamp_still_moves_with_the_chronicles_zone(dated: VaultKit) -> None:
+    """Chronicle: a timestamp belongs to the local day it falls on (09:00 UTC is 22:00
+    the day before in Pago Pago, UTC-11), while a date-only value stays put."""
+    vault = dated.scan()
+    on_28 = titles(vault.chronicle_day("2026-09-28", tz="Pacific/Pago_Pago"))
+    on_27 = titles(vault.chronicle_day("2026-09-27", tz="Pacific/Pago_Pago"))
+    assert "Stand-up notes" in on_27
+    assert "Stand-up notes" not in on_28
+    assert "Ship on Friday" in on_28
+    assert "Ship on Friday" not in on_27
+    assert "Stand-up notes" in titles(vault.chronicle_day("2026-09-28", tz="UTC"))
+
+
+def test_a_date_only_query_bound_keeps_its_utc_meaning(dated: VaultKit) -> None:
+    """A date-only since/until bound is a UTC day, unchanged by the chronicle fix
+    (spec: retrieval-and-dates, Dates and Chronicle)."""
+    vault = dated.scan()
+    found = titles(vault.timeline(since="2026-09-28", until="2026-09-28"))
+    assert "Ship on Friday" in found
+    assert "Stand-up notes" in found
+    assert "Ada writes the memo" not in found
+
+
 def test_chronicle_since_is_oldest_first(dated: VaultKit) -> None:
     """Chronicle since: an occurrence range up to now, oldest first."""
     found = titles(dated.scan().chronicle_since("2026-09-28"))
