@@ -39,7 +39,7 @@ from knowledge_desktop.engine.ontology.compose import (
     shipped_default_path,
 )
 from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
-from knowledge_desktop.engine.store import codec
+from knowledge_desktop.engine.store import codec, freshness
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
@@ -141,7 +141,13 @@ class Reconciler:
     ) -> ChangeSet:
         started = time.perf_counter()
         change = ChangeSet(source)
-        entries, gone = self._candidates(paths)
+        walked = walk(self.root) if paths is None else None
+        digest = freshness.digest(walked) if walked is not None else None
+        if digest is not None and freshness.matches(self.store, digest):
+            change.stat_checked = len(walked or ())
+            change.elapsed_ms = (time.perf_counter() - started) * 1000
+            return change
+        entries, gone = self._candidates(paths, walked)
         change.stat_checked = len(entries) + len(gone)
         stale = [e for e in entries.values() if self._stale(e)]
         results = self._read(stale, progress, cancel)
@@ -173,6 +179,8 @@ class Reconciler:
         if stat_rows:
             self._write_stats(stat_rows)
         if not parsed and not manifest_scopes and not content_rows and not gone:
+            if digest is not None:
+                freshness.remember(self.store, digest)
             change.elapsed_ms = (time.perf_counter() - started) * 1000
             return change
         if progress is not None:
@@ -194,7 +202,7 @@ class Reconciler:
         try:
             current.update(activations)
             recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            change.touched = self._write(content_rows, gone, recomputed, activations)
+            change.touched = self._write(content_rows, gone, recomputed, activations, digest)
         except BaseException:
             # The graph may be ahead of the store now: read both afresh next time.
             self._graph = None
@@ -310,10 +318,13 @@ class Reconciler:
     def _scopes(self) -> set[str]:
         return {k.scope for k in self._known.values() if k.scope}
 
-    def _candidates(self, paths: Iterable[str] | None) -> tuple[dict[str, FileEntry], list[str]]:
+    def _candidates(
+        self, paths: Iterable[str] | None, walked: list[FileEntry] | None = None
+    ) -> tuple[dict[str, FileEntry], list[str]]:
+        """The entries to compare and the known paths gone; `walked`: the whole vault's."""
         found: dict[str, FileEntry] = {}
         if paths is None:
-            found = {e.path: e for e in walk(self.root)}
+            found = {e.path: e for e in (walked if walked is not None else walk(self.root))}
             return found, [p for p in self._known if p not in found]
         gone: list[str] = []
         for rel in {p.strip("/") for p in paths}:
@@ -415,6 +426,7 @@ class Reconciler:
 
     def _write_stats(self, rows: list[ReadResult]) -> None:
         with self.store.write() as tx:
+            freshness.forget(tx)
             tx.executemany(
                 "UPDATE files SET size=?, mtime_ns=?, inode=? WHERE path=?",
                 [(r.entry.size, r.entry.mtime_ns, r.entry.inode, r.entry.path) for r in rows],
@@ -428,9 +440,11 @@ class Reconciler:
         gone: list[str],
         recomputed: set[str],
         activations: dict[str, Activation],
+        walked: str | None,
     ) -> set[Flag]:
         """The parse cache, then every projection, in one transaction; the flags of
-        the projections whose rows changed."""
+        the projections whose rows changed. `walked`: the digest of the full walk
+        these rows bring the `files` table in line with (None after a partial one)."""
         update = Update(
             self.graph(),
             sorted(recomputed),
@@ -441,6 +455,7 @@ class Reconciler:
         touched: set[Flag] = set()
         bulk = len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
         with self.store.write(bulk=bulk) as tx:
+            freshness.forget(tx)
             tx.executemany(
                 "INSERT OR REPLACE INTO files(path, scope, entry_kind, size, mtime_ns, inode,"
                 " sha256, node) VALUES (?,?,?,?,?,?,?,?)",
@@ -455,6 +470,8 @@ class Reconciler:
             _write_snapshot(tx, update.graph, update.paths)
             for sql in dropped:
                 tx.execute(sql)
+            if walked is not None:
+                freshness.record(tx, walked)
         for result in rows:
             e = result.entry
             sha = result.sha256
