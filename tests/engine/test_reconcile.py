@@ -96,6 +96,20 @@ def test_a_changed_title_updates_the_records_linking_to_it(kit: VaultKit) -> Non
     assert "link-missing" in kit.codes("private/people/bob.md")
 
 
+def test_an_edit_of_pinned_evidence_is_caught_after_the_graph_is_restored(kit: VaultKit) -> None:
+    """Evidence (ARCHITECTURE.md): a claim pinning a note's sha256 turns unverified when
+    the note is edited outside, also in a vault reopened from its graph snapshot."""
+    note = kit.write("private/notes/log.md", "Said on Monday.\n")
+    pinned = hashlib.sha256(note.read_bytes()).hexdigest()
+    kit.claim("private/claims/c.md", "cl_1", "Pinned", evidence=[{"path": "notes/log.md", "sha256": pinned}])
+    kit.scan()
+    assert "evidence-unverified" not in kit.codes("private/claims/c.md")
+    vault = kit.open()  # restores the graph from its snapshot
+    kit.write("private/notes/log.md", "Said on Tuesday.\n")
+    vault.reconcile(["private/notes/log.md"], "watcher")
+    assert "evidence-unverified" in kit.codes("private/claims/c.md")
+
+
 def test_a_rename_keeps_identity(kit: VaultKit) -> None:
     """Filenames: an outside rename keeps the record's identity (it is in the file)."""
     small_vault(kit)

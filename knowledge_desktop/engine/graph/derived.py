@@ -52,8 +52,9 @@ class Derived:
     watched_kinds: str = ""
     watched: tuple[str, ...] = ()
     """The keys whose change re-derives this record: key kind `watched_kinds[i]`
-    ('p', 'n' or 'i', one character each) and value `watched[i]`. The scope is the
-    record's own: derivation never looks outside its partition."""
+    (one character: 'p' a path's existence, 'b' its bytes, 'n' a name, 'i' an id)
+    and value `watched[i]`. The scope is the record's own: derivation never looks
+    outside its partition."""
     depends_on: tuple[str, ...] = ()
     """Resolved ids of REFERENCE_FIELDS targets, for eligibility."""
     deps_ok: bool = True

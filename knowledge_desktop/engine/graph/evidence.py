@@ -112,6 +112,8 @@ def _check_one(
         if rel == ".." or rel.startswith("../"):
             return result("unverified", f"path {path!r} leaves the partition")
         watch.add(("p", scope, rel))
+        if sha is not None:
+            watch.add(("b", scope, rel))  # the cited bytes: an edit of them checks again
         known_sha = targets.sha_at(scope, rel)
         if known_sha is not None and sha is None:
             return result("verified")

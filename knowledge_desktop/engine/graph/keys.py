@@ -13,7 +13,8 @@ import unicodedata
 from functools import lru_cache
 
 Key = tuple[str, str, str]
-"""(kind, scope, value): kind 'p' partition path, 'n' normalised name, 'i' id."""
+"""(kind, scope, value): kind 'p' partition path (its existence), 'b' the same path's
+bytes, 'n' normalised name, 'i' id."""
 
 
 @lru_cache(maxsize=65536)

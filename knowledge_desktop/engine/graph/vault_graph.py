@@ -207,4 +207,8 @@ def _touched_keys(old: RecordNode | None, new: RecordNode | None) -> set[Key]:
     keys = old.provided_keys() ^ new.provided_keys()
     if old.identity_signature() != new.identity_signature():
         keys.add(("i", new.scope or "", new.id or ""))
+    if old.sha256 != new.sha256:
+        # Only evidence that pins these bytes by sha256 watches this key; links by
+        # path watch ('p', …), which only existence changes.
+        keys.add(("b", new.scope or "", new.rel))
     return keys

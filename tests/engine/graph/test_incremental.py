@@ -80,3 +80,26 @@ def test_evidence_citing_a_missing_record_is_checked_again_when_it_appears() -> 
     assert redone == {"private/sources/log.md", "private/claims/c.md"}
     assert [e.status for e in kit.derived("claims/c.md").evidence] == ["verified", "verified"]
     assert kit.codes("claims/c.md") == []
+
+
+def test_evidence_pinning_a_files_bytes_is_checked_again_when_they_change() -> None:
+    """A claim citing a vault file by sha256 is derived again when that file's bytes
+    change, and only claims that pin bytes are: a citation by path alone, or a link,
+    does not care what the file says."""
+    kit = GraphKit()
+    original = record_text(envelope("pg_log", "page", "Log"), "Said on Monday.\n")
+    kit.write("private/sources/log.md", original)
+    pinned = hashlib.sha256(original.encode()).hexdigest()
+    kit.claim("claims/pinned.md", "cl_1", "Pinned", evidence=[{"path": "sources/log.md", "sha256": pinned}])
+    kit.claim("claims/by-path.md", "cl_2", "By path", evidence=[{"path": "sources/log.md"}])
+    assert kit.codes("claims/pinned.md") == []
+
+    edited = record_text(envelope("pg_log", "page", "Log"), "Said on Tuesday.\n")
+    redone = kit.write("private/sources/log.md", edited)
+    assert redone == {"private/sources/log.md", "private/claims/pinned.md"}
+    assert kit.codes("claims/pinned.md") == ["evidence-unverified"]
+    assert kit.derived("claims/pinned.md").evidence[0].reason == "sources/log.md no longer matches its sha256"
+
+    restored = kit.write("private/sources/log.md", original)
+    assert restored == {"private/sources/log.md", "private/claims/pinned.md"}
+    assert kit.codes("claims/pinned.md") == []
