@@ -143,8 +143,10 @@ class MainWindow(QMainWindow):
         self.docks["Diagnostics"].raise_()
 
         self.summary = QLabel("")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
+        self.watch_state.setTextFormat(Qt.TextFormat.PlainText)
         self.opener = VaultOpener(self)
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
