@@ -128,6 +128,9 @@ def _check_one(
         probe = targets.probe
         data = probe(f"{scope}/{rel}") if probe is not None else None
         if data is None:
+            if path.startswith("/"):  # read as partition-relative, as a wikilink's path is
+                where = "a leading / names the partition folder, not the computer's root"
+                return result("unverified", f"{path} does not exist in the partition ({where})")
             return result("unverified", f"{path} does not exist in the partition")
         if isinstance(data, str):
             return result("unverified", f"{path} cannot be checked: {data}")
