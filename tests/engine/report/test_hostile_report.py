@@ -35,7 +35,9 @@ HOSTILE = [
 def crafted() -> list[dg.Diagnostic]:
     """Diagnostics carrying hostile text in every field a vault can reach."""
     return [
-        dg.make("link-missing", f"private/{text}.md", f"link {text} matches no record", line=3, record_id=text)
+        dg.make(
+            "link-missing", f"private/{text}.md", f"link {text} matches no record", line=3, record_id=text
+        )
         for text in HOSTILE
     ]
 
