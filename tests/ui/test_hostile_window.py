@@ -125,7 +125,8 @@ def test_no_text_the_window_shows_loads_an_image(
     title, alias, file name and links carry `<img>` and `<script>` open, shows the markup
     as text: Qt would load no image for any of it."""
     window = open_window(kit.root, watch=False)
-    window.search.field.setText("script")
+    qtbot.keyClicks(window.search.field, "script")
+    qtbot.waitUntil(lambda: window.search.model.rowCount() > 0, timeout=10_000)
     wait_idle(qtbot, window)
     seen: list[tuple[str, str, Qt.TextFormat]] = []
     for key in (HOSTILE_NOTE, "private/people/ada.md", LINKS_NOTE):
