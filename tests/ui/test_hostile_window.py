@@ -68,8 +68,12 @@ def as_qt_reads(text: str, fmt: Qt.TextFormat = Qt.TextFormat.AutoText) -> tuple
 
 def indexes(model: QAbstractItemModel, parent: QModelIndex | None = None) -> Iterator[QModelIndex]:
     parent = parent or QModelIndex()
+    try:
+        columns = model.columnCount(parent)
+    except TypeError:  # a list model keeps columnCount private: one column
+        columns = 1
     for row in range(model.rowCount(parent)):
-        for column in range(model.columnCount(parent)):
+        for column in range(columns):
             index = model.index(row, column, parent)
             yield index
             if column == 0:
@@ -262,3 +266,24 @@ def test_clicking_a_refused_address_neither_opens_nor_navigates(
         not href.startswith(("javascript", "data", "file"))
         for href in anchors(window.record.browser.document())
     )
+
+
+def test_the_editor_is_not_opened_on_a_link_to_outside(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, hostile: Hostile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Record › Open in Editor on a listed link to a file outside the vault hands nothing
+    to the desktop (the editor would open what it points at) and says why; a record of the
+    vault still opens."""
+    opened: list[str] = []
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", staticmethod(lambda url: opened.append(url.toLocalFile()))
+    )
+    window = open_window(kit.root, watch=False)
+    open_and_wait(qtbot, window, "private/notes/out.md")
+    window.commands.edit.trigger()
+    assert opened == []
+    assert "leads outside the vault" in window.statusBar().currentMessage()
+    assert "TOP SECRET" not in window.record.source.toPlainText()
+    open_and_wait(qtbot, window, "private/people/ada.md")
+    window.commands.edit.trigger()
+    assert opened == [str(kit.root / "private/people/ada.md")]
