@@ -284,6 +284,8 @@ def test_the_editor_is_not_opened_on_a_link_to_outside(
     assert opened == []
     assert "leads outside the vault" in window.statusBar().currentMessage()
     assert "TOP SECRET" not in window.record.source.toPlainText()
+    assert window.record.loaded is not None
+    assert "leads outside the vault" in (window.record.loaded.notice or "")
     open_and_wait(qtbot, window, "private/people/ada.md")
     window.commands.edit.trigger()
     assert opened == [str(kit.root / "private/people/ada.md")]

@@ -29,14 +29,14 @@ class LeavesVault(OSError):
     """The path, or a symbolic link on the way to it, leads outside the vault."""
 
     def __init__(self, rel: str) -> None:
-        super().__init__(errno.EACCES, "it leads outside the vault, so it is not read", rel)
+        super().__init__(errno.EACCES, "it leads outside the vault", rel)
 
 
 class NotRegularFile(OSError):
     """The path names a folder, a FIFO, a socket or a device, not a file."""
 
     def __init__(self, rel: str) -> None:
-        super().__init__(errno.EINVAL, "it is not a regular file, so it is not read", rel)
+        super().__init__(errno.EINVAL, "it is not a regular file", rel)
 
 
 def inside(root_real: str, real: str) -> bool:
@@ -78,5 +78,5 @@ def read_inside(root: Path, rel: str, limit: int | None = None) -> bytes:
     """The bytes of vault-relative `rel` (see `open_inside`); an OSError over `limit` bytes."""
     with open_inside(root, rel) as handle:
         if limit is not None and os.fstat(handle.fileno()).st_size > limit:
-            raise OSError(errno.EFBIG, f"it is larger than {limit:,} bytes, so it is not read", rel)
+            raise OSError(errno.EFBIG, f"it is larger than {limit:,} bytes", rel)
         return handle.read()
