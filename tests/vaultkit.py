@@ -4,6 +4,14 @@ Test modules import helpers from here, never from one another."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import struct
+import sys
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -268,3 +276,184 @@ class GraphKit:
         return [
             (link.status, link.target_id) for link in self.derived(rel).resolved_links(self.graph.nodes[path])
         ]
+
+
+# -- hostile vaults, and what browsing leaves behind ------------------------------------
+
+
+def file_state(root: Path) -> dict[str, tuple[object, ...]]:
+    """Every entry under `root` but the app's own `.knowledge/`, as it is on disk: a file
+    by its bytes' sha256 and mtime, a symbolic link by its target and mtime, a folder by
+    its mtime (which moves when anything is created or removed in it, even a temp file)."""
+    out: dict[str, tuple[object, ...]] = {}
+    for folder, dirs, files in os.walk(root):
+        rel_folder = Path(folder).relative_to(root)
+        if rel_folder == Path("."):
+            dirs[:] = [d for d in dirs if d != ".knowledge"]
+        for name in dirs + [f for f in files if f != ".knowledge"]:
+            path = Path(folder) / name
+            rel = (rel_folder / name).as_posix()
+            st = path.lstat()
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path), st.st_mtime_ns)
+            elif path.is_dir():
+                out[rel] = ("folder", st.st_mtime_ns)
+            else:
+                out[rel] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mtime_ns)
+    return out
+
+
+class _OpenRecorder:
+    """The one audit hook of the test process (a hook cannot be removed) and where it records."""
+
+    hooked = False
+    found: list[str] | None = None
+
+    @classmethod
+    def audit(cls, event: str, args: tuple[Any, ...]) -> None:
+        found = cls.found
+        if event == "open" and found is not None and isinstance(args[0], str | bytes | os.PathLike):
+            found.append(os.fsdecode(args[0]))
+
+
+@contextmanager
+def opened_files() -> Iterator[list[str]]:
+    """The paths Python code opens while the block runs, in any thread of this process
+    (`open`, `os.open`, `Path.read_bytes` …, through the `open` audit event)."""
+    if not _OpenRecorder.hooked:
+        sys.addaudithook(_OpenRecorder.audit)
+        _OpenRecorder.hooked = True
+    found: list[str] = []
+    _OpenRecorder.found = found
+    try:
+        yield found
+    finally:
+        _OpenRecorder.found = None
+
+
+def opened_under(opened: list[str], folder: Path) -> list[str]:
+    """The opened paths whose real location (links followed) is in `folder`."""
+    real = os.path.realpath(folder) + os.sep
+    return [p for p in opened if os.path.realpath(p).startswith(real)]
+
+
+def png(width: int, height: int) -> bytes:
+    """A small opaque PNG: its size tells whether a viewer loaded it."""
+    row = b"\x00" + b"\xff\x00\x00" * width
+    raw = zlib.compress(row * height)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
+
+
+HOSTILE_TITLE = "<script>alert('title')</script><img src=x onerror=alert(1)>"
+HOSTILE_NOTE = "private/notes/<script>x.md"
+"""A record whose file name, title, aliases and body all carry markup."""
+LINKS_NOTE = "private/notes/links-out.md"
+EVIDENCE_CLAIM = "private/claims/evidence-out.md"
+YAML_NOTES = ("private/notes/yaml-apply.md", "private/notes/yaml-name.md", "private/notes/yaml-custom.md")
+
+
+@dataclass
+class Hostile:
+    """A vault built to leave itself (see `hostile_vault`), and the folder beside it."""
+
+    root: Path
+    outside: Path
+    secret_sha: str
+    """sha256 of `outside/secret.txt`: evidence citing it verifies only if it was read."""
+    marker: Path
+    """Created if any YAML tag in the vault ever ran code."""
+    picture: Path
+    """A 97×61 PNG outside the vault: markup that loads it shows it at that size."""
+
+    @property
+    def picture_tag(self) -> str:
+        return f'<img src="{self.picture}">'
+
+
+def hostile_vault(kit: VaultKit, outside: Path) -> Hostile:
+    """Records, links, evidence, manifests and symbolic links that try to reach `outside`
+    (a folder beside the vault), run code from YAML, or inject markup."""
+    outside.mkdir(parents=True, exist_ok=True)
+    secret = b"TOP SECRET TEXT\n"
+    (outside / "secret.txt").write_bytes(secret)
+    (outside / "secret.md").write_text(
+        record_text(envelope("pg_outside", "page", "Outside secret", type="note"), "TOP SECRET BODY\n"),
+        encoding="utf-8",
+    )
+    (outside / "lib").mkdir(exist_ok=True)
+    (outside / "lib" / "borrowed.yaml").write_text(
+        "format: knowledge-ontology-v1\nname: borrowed-lib\nversion: 1.0.0\nextends: knowledge-default\n",
+        encoding="utf-8",
+    )
+    picture = outside / "picture.png"
+    picture.write_bytes(png(97, 61))
+    marker = outside / "yaml-ran-code"
+    hostile = Hostile(kit.root, outside, hashlib.sha256(secret).hexdigest(), marker, picture)
+
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", body="Ada.\n")
+    kit.page(
+        LINKS_NOTE,
+        "pg_links",
+        "Links out",
+        type="note",
+        body=(
+            "[[../../outside/secret]] and [[../outside/secret]] and [[/etc/passwd]] and [[people/ada]].\n\n"
+            "[up](../../../outside/secret.md) [root](/etc/passwd) [abs](/etc/passwd.md)"
+            " [encoded](%2e%2e/%2e%2e/%2e%2e/outside/secret.md)\n\n"
+            "[js](javascript:alert(1)) [data](data:text/html,<script>alert(1)</script>)"
+            " [file](file:///etc/passwd) [vb](vbscript:msgbox(1))\n\n"
+            "<script>alert(1)</script>\n\n"
+            '<img src="http://example.com/x.png" onerror="alert(1)"> and'
+            f" {hostile.picture_tag}\n\n"
+            "![remote](https://example.com/pixel.png) ![local](file:///etc/passwd)\n\n"
+            '<iframe src="https://example.com"></iframe>\n\n'
+            '<a href="javascript:alert(1)" onclick="alert(2)">raw link</a>\n'
+        ),
+    )
+    kit.page(
+        HOSTILE_NOTE,
+        "pg_hostile",
+        HOSTILE_TITLE,
+        type="note",
+        aliases=[f"<b onmouseover=alert(1)>alias</b> {hostile.picture_tag}"],
+        body=f"Body <script>alert('body')</script> links [[{hostile.picture_tag}]] and [[people/ada]].\n",
+    )
+    kit.claim(
+        EVIDENCE_CLAIM,
+        "cl_evidence",
+        "Evidence from outside",
+        entities=["pg_ada"],
+        evidence=[
+            {"path": "../outside/secret.txt"},
+            {"path": str(outside / "secret.txt"), "sha256": hostile.secret_sha},
+            {"path": "linked/secret.txt", "sha256": hostile.secret_sha},
+            {"path": "secret-link.txt", "sha256": hostile.secret_sha},
+            {"path": "notes/out.md"},
+        ],
+    )
+    touch = f"touch {marker}"
+    kit.write(YAML_NOTES[0], f"---\nx: !!python/object/apply:os.system [{touch!r}]\n---\n")
+    kit.write(YAML_NOTES[1], "---\nx: !!python/name:os.system\n---\n")
+    kit.write(YAML_NOTES[2], "---\nformat: knowledge-record-v1\nid: !evil {run: yes}\n---\n")
+    os.symlink(outside, kit.root / "private/linked")
+    os.symlink(outside / "secret.txt", kit.root / "private/secret-link.txt")
+    os.symlink(outside / "secret.md", kit.root / "private/notes/out.md")
+    # Partition `lab` borrows its library folder from outside; `team` names a path.
+    kit.page("lab/notes/a.md", "pg_lab", "Lab note", type="note")
+    kit.write(
+        "lab/ontology.yaml",
+        "format: knowledge-ontology-v1\nname: lab\nversion: 1.0.0\nextends: borrowed-lib\n",
+    )
+    os.symlink(outside / "lib", kit.root / "lab/ontologies")
+    kit.page("team/notes/a.md", "pg_team", "Team note", type="note")
+    kit.write(
+        "team/ontology.yaml",
+        "format: knowledge-ontology-v1\nname: team\nversion: 1.0.0\nextends: ../../outside/lib/borrowed\n",
+    )
+    return hostile

@@ -106,4 +106,5 @@ CODES: dict[str, tuple[Severity, str]] = {
     "link-outside-partition": (W, "A link's path leaves the partition."),
     # vault
     "state-missing": (E, "The vault's state.sqlite disappeared; durable guards were lost."),
+    "state-outside-vault": (W, "The .knowledge folder is a link out of the vault; state is kept elsewhere."),
 }

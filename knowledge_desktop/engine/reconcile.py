@@ -23,6 +23,7 @@ from typing import Literal
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
+from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
 from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
@@ -302,17 +303,15 @@ class Reconciler:
         release_caches()
         return_freed_memory()
 
-    def _probe(self, rel: str) -> bytes | None:
-        """Bytes of a vault file for evidence checks; never follows links out of the vault."""
-        path = self.root / rel
+    def _probe(self, rel: str) -> bytes | str | None:
+        """Bytes of a vault file for evidence checks: None when it does not exist, else
+        why it is not read (a link out of the vault, not a regular file, too large)."""
         try:
-            if path.is_symlink() or not path.is_file():
-                return None
-            if path.stat().st_size > MAX_EVIDENCE_FILE_BYTES:
-                return None
-            return path.read_bytes()
-        except OSError:
+            return read_inside(self.root, rel, MAX_EVIDENCE_FILE_BYTES)
+        except FileNotFoundError:
             return None
+        except OSError as exc:
+            return str(exc.strerror or exc)
 
     # -- steps ---------------------------------------------------------------
     def _scopes(self) -> set[str]:
@@ -414,15 +413,25 @@ class Reconciler:
         shipped = ManifestSource(SHIPPED_PATH, shipped_default_path().read_text("utf-8"))
         library = [shipped]
         folder = partition / "ontologies"
-        if folder.is_dir():
+        # A linked folder is not followed (the walk skips it too): one pointing out of
+        # the vault would otherwise lend the partition manifests from anywhere.
+        if folder.is_dir() and not folder.is_symlink():
             for item in sorted(folder.iterdir()):
                 if item.suffix in (".yaml", ".yml") and item.is_file() and not item.is_symlink():
-                    library.append(ManifestSource(f"{scope}/ontologies/{item.name}", _read_text(item)))
+                    rel = f"{scope}/ontologies/{item.name}"
+                    library.append(ManifestSource(rel, self._read_text(rel)))
         active_file = partition / ACTIVE_FILE
         active = None
         if active_file.is_file() and not active_file.is_symlink():
-            active = ManifestSource(f"{scope}/{ACTIVE_FILE}", _read_text(active_file))
+            rel = f"{scope}/{ACTIVE_FILE}"
+            active = ManifestSource(rel, self._read_text(rel))
         return activate(active, library)
+
+    def _read_text(self, rel: str) -> str:
+        try:
+            return read_inside(self.root, rel).decode("utf-8", errors="replace")
+        except OSError as exc:
+            return f"# unreadable: {exc.strerror or exc}\n"
 
     def _write_stats(self, rows: list[ReadResult]) -> None:
         with self.store.write() as tx:
@@ -581,10 +590,3 @@ def _stat_token(stat: tuple[int, int, int]) -> int:
 
 def _intern(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        return f"# unreadable: {exc}\n"

@@ -23,6 +23,7 @@ from knowledge_desktop.engine import heap
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.errors import Cancelled, NotAVault, QueryError, VaultError, VaultNotFound
 from knowledge_desktop.engine.fs.atomic import write_atomic
+from knowledge_desktop.engine.fs.inside import inside
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
@@ -56,7 +57,9 @@ def _looks_like_vault(root: Path) -> bool:
     if (root / STATE_DIR).is_dir():
         return True
     try:
-        partitions = [p for p in root.iterdir() if p.is_dir() and not is_hidden(p.name)]
+        partitions = [
+            p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and not is_hidden(p.name)
+        ]
     except OSError:
         return False
     for partition in partitions:
@@ -80,6 +83,8 @@ class Vault:
         self.reconciler = Reconciler(root, store)
         self.last_scan: ChangeSet | None = None
         self.text_in_background = False
+        self.state_outside = False
+        """`.knowledge` is a link out of the vault: not followed (see `open`)."""
         """Set by a host that runs `index_keywords` on a worker after opening (the
         window): searches then answer at once from what is indexed."""
 
@@ -102,13 +107,19 @@ class Vault:
         heap.keep_freed_blocks()  # searches reuse large arrays instead of faulting them in
         state_dir = root / STATE_DIR
         read_only = False
-        manifest_existed = (state_dir / MANIFEST).is_file()
+        # A `.knowledge` that is a link out of the vault (a hostile clone can hold one)
+        # would have the app write its state, and replace a manifest.json, wherever it
+        # points: it is not followed, and the state lives in the cache folder instead.
+        state_outside = _leaves_vault(root, state_dir)
+        manifest_existed = not state_outside and (state_dir / MANIFEST).is_file()
         try:
+            if state_outside:
+                raise FileExistsError(state_dir)
             state_dir.mkdir(exist_ok=True)
             if not os.access(state_dir, os.W_OK):
                 raise PermissionError(state_dir)
         except OSError:
-            read_only = True
+            read_only = not state_outside
             state_dir = _cache_state_dir(root)
             manifest_existed = (state_dir / MANIFEST).is_file() or manifest_existed
         vault_id = _ensure_manifest(state_dir, root, read_only)
@@ -123,7 +134,9 @@ class Vault:
             store.set_identity("created_at", utc_now_text())
         if state_lost:
             store.set_identity("state_lost_at", utc_now_text())
-        return cls(root, state_dir, store, read_only, vault_id)
+        vault = cls(root, state_dir, store, read_only, vault_id)
+        vault.state_outside = state_outside
+        return vault
 
     def close(self) -> None:
         self.reconciler.workers.close()
@@ -431,6 +444,15 @@ class Vault:
                     "from a backup if you have one",
                 )
             )
+        if self.state_outside:
+            out.append(
+                dg.make(
+                    "state-outside-vault",
+                    STATE_DIR,
+                    f"{STATE_DIR} is a symbolic link to outside the vault and is not followed; "
+                    f"the index is kept in {self.state_dir} instead",
+                )
+            )
         return out
 
     def info(self) -> dict[str, Any]:
@@ -440,6 +462,13 @@ class Vault:
             "stateDir": str(self.state_dir),
             "readOnly": self.read_only,
         }
+
+
+def _leaves_vault(root: Path, path: Path) -> bool:
+    """Whether `path`, a link in the vault, leads outside it."""
+    if not path.is_symlink():
+        return False
+    return not inside(os.path.realpath(root), os.path.realpath(path))
 
 
 def _cache_state_dir(root: Path) -> Path:

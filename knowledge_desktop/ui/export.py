@@ -23,6 +23,7 @@ from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.tasks import Runner
 
 
@@ -107,7 +108,8 @@ def export_diagnostics(
     fmt, target = choose_format(file_name, selected)
 
     def failed(message: str) -> None:
-        QMessageBox.warning(parent, "Export failed", f"The diagnostics report was not saved.\n\n{message}")
+        text = f"The diagnostics report was not saved.\n\n{message}"
+        QMessageBox.warning(parent, "Export failed", literal(text))
 
     def done(count: int) -> None:
         if on_written is not None:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.fs.inside import LeavesVault, real_path
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.vault import Vault
@@ -143,8 +144,10 @@ class MainWindow(QMainWindow):
         self.docks["Diagnostics"].raise_()
 
         self.summary = QLabel("")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
+        self.watch_state.setTextFormat(Qt.TextFormat.PlainText)
         self.opener = VaultOpener(self)
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
@@ -378,6 +381,11 @@ class MainWindow(QMainWindow):
     # -- acting on the record in focus ------------------------------------------------------
     def _current_file(self) -> Path | None:
         if self.vault is None or self.current_path is None:
+            return None
+        try:  # a listed link to outside: an editor would open whatever it points at
+            real_path(self.vault.root, self.current_path)
+        except LeavesVault:
+            self.statusBar().showMessage(f"Not opened: {self.current_path} leads outside the vault", 8000)
             return None
         return self.vault.root / self.current_path
 

@@ -23,6 +23,7 @@ from knowledge_desktop.engine.fs.watch import VaultWatcher
 from knowledge_desktop.engine.vault import TEXT_CHUNK, Vault
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.live import start_watching
+from knowledge_desktop.ui.render.values import literal
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
@@ -254,7 +255,7 @@ class VaultOpener(QObject):
             window.statusBar().showMessage("Opening cancelled; nothing was changed", 10000)
             return
         window.statusBar().showMessage(message, 10000)
-        QMessageBox.warning(window, "Cannot open vault", message)
+        QMessageBox.warning(window, "Cannot open vault", literal(message))
 
 
 def _close_opened(result: Opened) -> None:

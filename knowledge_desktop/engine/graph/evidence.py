@@ -25,15 +25,18 @@ from knowledge_desktop.engine.graph.detail import EvidenceLocator
 from knowledge_desktop.engine.graph.keys import Key
 from knowledge_desktop.engine.graph.node import RecordNode
 
-FileProbe = Callable[[str], bytes | None]
-"""Reads a vault-relative file; None when it is missing or not a regular file."""
+FileProbe = Callable[[str], bytes | str | None]
+"""Reads a vault-relative file: its bytes; None when it is missing; else why it is not
+read (a link out of the vault, not a regular file, too large)."""
+
+_HEX = frozenset("0123456789abcdef")
 
 
 class EvidenceTargets(Protocol):
     """What evidence checking needs to know of the other files of a partition."""
 
     probe: FileProbe | None
-    """Reads a file's bytes when its hash must be computed; None: nothing can be read."""
+    """Reads a file when its hash must be computed (see `FileProbe`); None: nothing can be read."""
 
     def follow_merges(self, scope: str, target: str, watch: set[Key]) -> tuple[str | None, str | None, str]:
         """(final id, final path, status) of an id followed through merged_into."""
@@ -115,6 +118,10 @@ def _check_one(
         if sha is not None:
             watch.add(("b", scope, rel))  # the cited bytes: an edit of them checks again
         known_sha = targets.sha_at(scope, rel)
+        if known_sha is not None and not _is_digest(known_sha):
+            # A listed file that was never read (a link out of the vault, an unreadable
+            # file) has a marker for a hash: it is no evidence; the probe says why.
+            known_sha = None
         if known_sha is not None and sha is None:
             return result("verified")
         if known_sha is not None and lines is None and sha is not None:
@@ -123,7 +130,12 @@ def _check_one(
         probe = targets.probe
         data = probe(f"{scope}/{rel}") if probe is not None else None
         if data is None:
+            if path.startswith("/"):  # read as partition-relative, as a wikilink's path is
+                where = "a leading / names the partition folder, not the computer's root"
+                return result("unverified", f"{path} does not exist in the partition ({where})")
             return result("unverified", f"{path} does not exist in the partition")
+        if isinstance(data, str):
+            return result("unverified", f"{path} cannot be checked: {data}")
         if lines is not None:
             chunks = data.splitlines(keepends=True)
             if lines[1] > len(chunks):
@@ -141,3 +153,7 @@ def _check_one(
 
 def _range(lines: tuple[int, int] | None) -> str:
     return f" lines {lines[0]}-{lines[1]}" if lines else ""
+
+
+def _is_digest(text: str) -> bool:
+    return len(text) == 64 and _HEX.issuperset(text)

@@ -19,6 +19,7 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
@@ -127,7 +128,7 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
     path = row["path"]
     node_json = conn.execute("SELECT node FROM files WHERE path=?", (path,)).fetchone()
     node = json.loads(node_json[0]) if node_json and node_json[0] else {}
-    body = read_body(root / path, int(node.get("body_line", 1)))
+    body = read_body(root, path, int(node.get("body_line", 1)))
     references = [
         {
             "kind": kind,
@@ -198,9 +199,11 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
     return result
 
 
-def read_body(path: Path, body_line: int) -> str | None:
+def read_body(root: Path, path: str, body_line: int) -> str | None:
+    """The text of a listed file from `body_line` on; None when it cannot be read, or
+    leads outside the vault (a listed link to outside is never read)."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = read_inside(root, path).decode("utf-8", errors="replace").removeprefix("\ufeff")
     except OSError:
         return None
     if body_line <= 1:

@@ -13,6 +13,7 @@ import csv
 import html
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -70,16 +71,22 @@ def _csv_safe(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
+_MD_MARKUP = re.compile(r"([\\`*_\[\]<>!&|~$])")
+"""What can start inline Markdown, HTML, an entity or a table cell's end: escaped with a
+backslash, so `![x](https://…)` in a message is text, not an image a viewer fetches."""
+
+
 def _md_cell(value: object) -> str:
+    """Vault text as literal Markdown text on one line."""
     text = "" if value is None else str(value)
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+    return _MD_MARKUP.sub(r"\\\1", re.sub(r"[\r\n]+", " ", text))
 
 
 def as_markdown(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
     c = counts(items)
     lines = ["# Diagnostics report", ""]
     if vault:
-        lines.append(f"Vault: `{_md_cell(vault)}`  ")
+        lines.append(f"Vault: {_md_cell(vault)}  ")
     if generated_at:
         lines.append(f"Generated: {generated_at}  ")
     sev = c["bySeverity"]

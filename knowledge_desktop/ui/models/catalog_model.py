@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from knowledge_desktop.engine.query.catalog_tree import Branch
 from knowledge_desktop.ui.models.catalog_items import CatalogItem, build_items
+from knowledge_desktop.ui.render.values import literal
 
 Index = QModelIndex | QPersistentModelIndex
 Fetcher = Callable[[Branch, int, int, Callable[[dict[str, Any]], None], Callable[[str], None]], None]
@@ -303,7 +304,8 @@ class CatalogModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._label(node) if column == 0 else self._detail(node)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node)
+            tip = self._tooltip(node)
+            return literal(tip) if tip else None
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._foreground(node)
         if role == Qt.ItemDataRole.FontRole:

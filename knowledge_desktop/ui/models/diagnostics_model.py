@@ -26,6 +26,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QStyle
 
 from knowledge_desktop.engine.diagnostics import CODES, SEVERITY_RANK, Diagnostic, Severity
+from knowledge_desktop.ui.render.values import literal
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -295,7 +296,7 @@ class DiagnosticsModel(QAbstractTableModel):
                 icon = self._icons[d.severity] = severity_icon(d.severity)
             return icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(d)
+            return literal(_tooltip(d))
         if role == Qt.ItemDataRole.TextAlignmentRole and column == LINE:
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.UserRole:

@@ -26,6 +26,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QText
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from knowledge_desktop.engine.query.text import fold, tokens
+from knowledge_desktop.ui.render.values import literal
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -205,7 +206,7 @@ class ResultsModel(QAbstractListModel):
             return None
         row = self._rows[index.row()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(str(v) for v in (row.get("id"), row["key"]) if v)
+            return literal("\n".join(str(v) for v in (row.get("id"), row["key"]) if v))
         name = self._ROLES.get(int(role))
         return row.get(name) if name else None
 

@@ -17,6 +17,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
+from knowledge_desktop.ui.render.values import literal
+
 Index = QModelIndex | QPersistentModelIndex
 
 OPEN_KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -202,7 +204,7 @@ class TreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return node.cells[column] if column < len(node.cells) else ""
         if role == Qt.ItemDataRole.ToolTipRole:
-            return node.tooltip or None
+            return literal(node.tooltip) if node.tooltip else None
         if role == Qt.ItemDataRole.FontRole and node.group:
             font = QFont()
             font.setBold(True)

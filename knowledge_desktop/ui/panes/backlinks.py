@@ -32,6 +32,7 @@ from knowledge_desktop.engine.changes import CATALOG, LINKS, TEXT
 from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
 from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.tasks import Runner
 
 Index = QModelIndex | QPersistentModelIndex
@@ -168,6 +169,7 @@ class BacklinksPane(Pane):
         # The message sits at the top, where the groups would start, rather than in the
         # middle of a tall dock; it takes the focus so Alt+3 lands on something that reads.
         self.empty = QLabel("Open a record to see what links to it.")
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)  # it names records by title
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.empty.setWordWrap(True)
         self.empty.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -238,7 +240,7 @@ class BacklinksPane(Pane):
             return
         # The Record pane already shows the title large; here it only says what the count is of.
         self.heading.setText(f"Backlinks to {title}  ·  {total}")
-        self.heading.setToolTip(str(result.get("path") or ""))
+        self.heading.setToolTip(literal(str(result.get("path") or "")))
         self.heading.setVisible(True)
         self.stack.setCurrentWidget(self.tree)
         if moved:

@@ -86,6 +86,7 @@ class CatalogPane(Pane):
         self._fetch_timer.timeout.connect(self._fetch_visible)
 
         self.empty = QLabel()
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setMargin(16)
@@ -95,6 +96,7 @@ class CatalogPane(Pane):
         self.stack.addWidget(self.empty)
 
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setForegroundRole(self.summary.foregroundRole())
         self.summary.setEnabled(False)  # drawn in the palette's muted text colour
 

@@ -149,6 +149,7 @@ class DiagnosticsPane(Pane):
         self.filter_edit.returnPressed.connect(self._enter_table)
         bar.addWidget(self.filter_edit, 1)
         self.shown_label = QLabel("")
+        self.shown_label.setTextFormat(Qt.TextFormat.PlainText)
         self.shown_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         bar.addWidget(self.shown_label)
         self.export_button = QToolButton()
@@ -192,6 +193,7 @@ class DiagnosticsPane(Pane):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
 
         self.empty_label = QLabel(EMPTY_NO_VAULT)
+        self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)

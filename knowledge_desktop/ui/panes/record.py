@@ -22,14 +22,16 @@ from __future__ import annotations
 import codecs
 import posixpath
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QPalette
+from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.fs.inside import open_inside
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
@@ -75,7 +77,7 @@ def read_source(vault: Vault, path: str) -> tuple[str, str | None, bool]:
     """The file's text for the source view, a notice when it is not shown whole
     or not UTF-8, and whether the body may be rendered."""
     try:
-        with (vault.root / path).open("rb") as handle:
+        with open_inside(vault.root, path) as handle:  # never a link to outside the vault
             data = handle.read(SOURCE_LIMIT + 1)
             size = handle.seek(0, 2)
     except OSError as exc:
@@ -197,11 +199,35 @@ def citation(view: dict[str, Any]) -> str:
     return f"{title} ({view['id']}, revision {view.get('revision')}) — {tail}"
 
 
+class ClosedDocument(QTextDocument):
+    """A document that loads no resource: no image, no style sheet, from anywhere.
+
+    Refusing in the browser's `loadResource` is not enough: when the browser
+    answers nothing, `QTextDocument.loadResource` itself reads any local path
+    or `file:` URL and decodes `data:` URLs, and Qt's image handler, given no
+    image, loads the `src` from disk itself. So every image is answered with
+    one blank pixel and every other resource with nothing. The renderer emits
+    no `<img>`; this holds even if some markup ever slipped through."""
+
+    def loadResource(self, kind: int, _name: QUrl | str) -> Any:
+        if kind == QTextDocument.ResourceType.ImageResource:
+            return _blank_image()
+        return None
+
+
+@cache
+def _blank_image() -> QImage:
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.transparent)
+    return image
+
+
 class RecordBrowser(QTextBrowser):
     """A QTextBrowser that never navigates itself and never loads anything."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setDocument(ClosedDocument(self))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setFrameShape(QTextBrowser.Shape.NoFrame)
@@ -233,6 +259,7 @@ class RecordPane(Pane):
         self._keep_scroll = False
 
         self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)  # it can carry a message naming a path
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)  # drawn in the palette's disabled (greyed) text colour

@@ -90,6 +90,7 @@ class TimelinePane(Pane):
         self.tree.activated.connect(self._activate)
 
         self.empty = QLabel("")
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -98,6 +99,7 @@ class TimelinePane(Pane):
         self.results.addWidget(self.tree)
 
         self.summary = QLabel("")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.more_button = QPushButton("Load more")
         self.more_button.setVisible(False)

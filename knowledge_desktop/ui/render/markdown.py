@@ -35,6 +35,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from knowledge_desktop.ui.render.links import external_href, record_href, scheme_of
+from knowledge_desktop.ui.render.values import title_attr
 
 STATUS_TEXT = {
     "missing": ("missing", "No record matches this link"),
@@ -187,8 +188,10 @@ def _generated_html(token: Token, env: Any) -> tuple[str, str]:
     if key is None and ref is not None:
         key = str(ref.get("path") or ref.get("id") or "")
     if key:
-        tip = escapeHtml(f"{GENERATED_TIP}; opens {key}")
-        return f'<a href="{escapeHtml(record_href(key))}" title="{tip}">', "</a>"
+        return (
+            f'<a href="{escapeHtml(record_href(key))}"{title_attr(f"{GENERATED_TIP}; opens {key}")}>',
+            "</a>",
+        )
     return f'<span class="muted" title="{escapeHtml(GENERATED_TIP)}">', "</span>"
 
 
@@ -221,17 +224,17 @@ class _Renderer(RendererHTML):
             if ref is not None and ref.get("status") == "resolved":
                 stack.append("</a>")
                 key = str(ref.get("path") or ref.get("id") or "")
-                return f'<a href="{escapeHtml(record_href(key))}" title="{escapeHtml(key)}">'
+                return f'<a href="{escapeHtml(record_href(key))}"{title_attr(key)}>'
             status = str(ref.get("status")) if ref else "unindexed"
             word, why = STATUS_TEXT.get(status, (status, "This link is not followed"))
             stack.append(f'</span><sup class="{_css(status)}"> {escapeHtml(word)}</sup>')
-            return f'<span class="{_css(status)}" title="{escapeHtml(why)}: {escapeHtml(href)}">'
+            return f'<span class="{_css(status)}"{title_attr(f"{why}: {href}")}>'
         allowed = external_href(href)
         if allowed is not None:
             stack.append('</a><sup class="muted">&#8599;</sup>')
-            return f'<a href="{escapeHtml(allowed)}" title="Opens outside the app: {escapeHtml(allowed)}">'
+            return f'<a href="{escapeHtml(allowed)}"{title_attr(f"Opens outside the app: {allowed}")}>'
         stack.append("</span>")
-        return f'<span class="refused" title="Not a link the app follows: {escapeHtml(href)}">'
+        return f'<span class="refused"{title_attr(f"Not a link the app follows: {href}")}>'
 
     def link_close(self, _tokens: Sequence[Token], _idx: int, _options: OptionsDict, env: Any) -> str:
         stack: list[str] = env.setdefault("link_stack", [])
@@ -241,8 +244,7 @@ class _Renderer(RendererHTML):
         token = tokens[idx]
         alt = self.renderInlineAsText(token.children or [], options, env) or "image"
         src = str(token.attrGet("src") or "")
-        tip = escapeHtml(f"Images are not loaded: {src}")
-        return f'<span class="muted" title="{tip}">[{escapeHtml(alt)}]</span>'
+        return f'<span class="muted"{title_attr(f"Images are not loaded: {src}")}>[{escapeHtml(alt)}]</span>'
 
     def html_block(self, tokens: Sequence[Token], idx: int, _options: OptionsDict, _env: Any) -> str:
         shown = _COMMENT.sub("", tokens[idx].content).strip("\n")
@@ -265,10 +267,10 @@ def _status_link(ref: dict[str, Any] | None, text: str, written: str) -> str:
     status = str(ref.get("status")) if ref else "unindexed"
     if ref is not None and status == "resolved":
         key = str(ref.get("path") or ref.get("id") or "")
-        return f'<a href="{escapeHtml(record_href(key))}" title="{escapeHtml(key)}">{text}</a>'
+        return f'<a href="{escapeHtml(record_href(key))}"{title_attr(key)}>{text}</a>'
     word, why = STATUS_TEXT.get(status, (status, "This link is not followed"))
     return (
-        f'<span class="{_css(status)}" title="{escapeHtml(why)}: {escapeHtml(written)}">{text}</span>'
+        f'<span class="{_css(status)}"{title_attr(f"{why}: {written}")}>{text}</span>'
         f'<sup class="{_css(status)}"> {escapeHtml(word)}</sup>'
     )
 

@@ -22,6 +22,7 @@ from knowledge_desktop.ui.render.values import (
     parse_instant,
     record_link,
     section,
+    title_attr,
     value_html,
 )
 
@@ -208,7 +209,7 @@ def _evidence_item(
     if isinstance(item.get("path"), str):
         key = posixpath.normpath(posixpath.join(str(view.get("scope") or ""), item["path"]))
         href = record_href(key) + (f"#{first}" if first else "")
-        locators.append(f'file <a href="{esc(href)}" title="{esc(key)}">{esc(item["path"])}</a>')
+        locators.append(f'file <a href="{esc(href)}"{title_attr(key)}>{esc(item["path"])}</a>')
     if item.get("url") is not None:
         url = str(item["url"])
         allowed = external_href(url)
@@ -236,7 +237,7 @@ def _evidence_item(
         extras.append(f"attributed to {esc(item['attribution'])}")
     if item.get("sha256"):
         digest = str(item["sha256"])
-        extras.append(f'sha256 <code title="{esc(digest)}">{esc(digest[:12])}…</code>')
+        extras.append(f"sha256 <code{title_attr(digest)}>{esc(digest[:12])}…</code>")
     if extras:
         out += f'<p class="indent">{muted(" · ".join(extras))}</p>'
     return out

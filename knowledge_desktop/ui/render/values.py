@@ -30,6 +30,25 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def literal(text: object) -> str:
+    """Text that Qt shows as written where it guesses the format (tooltips, message boxes).
+
+    Qt takes such text for rich text when its first line holds a tag, and
+    rich text loads `<img src>` from any local path: a title such as
+    `<img src="/dev/zero">` would read until the memory runs out. Text that
+    could be markup is escaped and wrapped, so it is shown, never
+    interpreted; other text is left as it is."""
+    shown = str(text)
+    if "<" not in shown and "&" not in shown:
+        return shown
+    return '<p style="white-space:pre-wrap">' + html.escape(shown, quote=False) + "</p>"
+
+
+def title_attr(text: object) -> str:
+    """A ` title="…"` attribute whose tooltip shows `text` as written (see `literal`)."""
+    return f' title="{esc(literal(text))}"'
+
+
 def muted(text: str) -> str:
     """Already-safe HTML shown in the muted colour."""
     return f'<span class="muted">{text}</span>'
@@ -107,7 +126,7 @@ def instant_html(value: Any, zone: tzinfo | None = None) -> str:
     if shown is None:
         return value_html(value)
     raw = value.isoformat() if isinstance(value, (date, datetime)) else str(value)
-    return f'<span title="{esc(raw)}">{esc(shown)}</span>'
+    return f"<span{title_attr(raw)}>{esc(shown)}</span>"
 
 
 def badge(text: str, tone: str, colors: Colors) -> str:
@@ -131,13 +150,14 @@ def record_link(
     info = names.get(shown_id) or names.get(record_id)
     if info is None:
         word = REF_STATUS_WORDS.get(status, "not in this vault")
-        return f'<span class="link-missing" title="{esc(record_id)}">{esc(record_id)}</span>' + muted(
+        return f'<span class="link-missing"{title_attr(record_id)}>{esc(record_id)}</span>' + muted(
             f" ({esc(word)})"
         )
     key = str(info.get("path") or info.get("id"))
     href = record_href(key) + (f"#{line}" if line else "")
     title = info.get("title") or info.get("id")
-    out = f'<a href="{esc(href)}" title="{esc(info.get("id"))} — {esc(key)}">{esc(title)}</a>'
+    tip = title_attr(f"{info.get('id')} — {key}")
+    out = f'<a href="{esc(href)}"{tip}>{esc(title)}</a>'
     notes: list[str] = []
     if info.get("type"):
         notes.append(esc(info["type"]))
@@ -163,7 +183,7 @@ def field_rows(rows: Iterable[tuple[str, str]], tips: Mapping[str, str] | None =
 
 
 def _tip(text: str | None) -> str:
-    return f' title="{esc(text)}"' if text else ""
+    return title_attr(text) if text else ""
 
 
 def section(title: str, content: str, anchor: str = "") -> str:

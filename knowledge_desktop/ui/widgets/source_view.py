@@ -15,6 +15,8 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QPalette, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from knowledge_desktop.ui.render.values import literal
+
 GUTTER_PADDING = 6
 MARK_WIDTH = 4
 
@@ -38,7 +40,7 @@ class _Gutter(QWidget):
             line = self.view.line_at(int(event.pos().y()))  # type: ignore[attr-defined]
             message = self.view.line_messages.get(line)
             if message:
-                QToolTip.showText(event.globalPos(), message, self)  # type: ignore[attr-defined]
+                QToolTip.showText(event.globalPos(), literal(message), self)  # type: ignore[attr-defined]
             else:
                 QToolTip.hideText()
             return True
