@@ -715,3 +715,19 @@ def test_each_thread_keeps_one_reader_connection_until_the_store_closes(kit: Vau
     for conn in (mine, theirs[0]):
         with pytest.raises(sqlite3.ProgrammingError):
             conn.execute("SELECT 1")
+
+
+def test_a_partition_that_empties_and_comes_back_is_activated_again(kit: VaultKit) -> None:
+    """Reconcile remembers which partitions hold files between runs; a partition whose last
+    file went away and that then gets a file again is activated afresh, with the ontology
+    it has by then (the remembered set must forget a partition that emptied)."""
+    kit.page("private/notes/a.md", "pg_a", "A", type="note")
+    kit.page("work/notes/b.md", "pg_b", "B", type="note")
+    vault = kit.scan()
+    (kit.root / "work/notes/b.md").unlink()
+    vault.reconcile(["work/notes/b.md"], "watcher")
+    kit.write("work/ontology.yaml", "format: knowledge-ontology-v1\nname: [broken\n")
+    kit.page("work/notes/c.md", "pg_c", "C", type="note")
+    vault.reconcile(["work/notes/c.md"], "watcher")
+    assert vault.reconciler.ontologies()["work"].ontology is None  # the broken manifest was read
+    assert_equals_a_fresh_scan(kit, vault)
