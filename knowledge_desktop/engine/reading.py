@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knowledge_desktop.engine import diagnostics as dg
-from knowledge_desktop.engine.fs.walk import FileEntry
+from knowledge_desktop.engine.fs.read import READ_ATTEMPTS, read_file
+from knowledge_desktop.engine.fs.walk import FileEntry, Problem
 from knowledge_desktop.engine.graph.node import RecordNode
-from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
+from knowledge_desktop.engine.records.parse import (
+    MAX_FILE_BYTES,
+    ParsedFile,
+    parse_bytes,
+    sha256_hex,
+    too_large_message,
+)
 from knowledge_desktop.engine.store import codec
 
 
@@ -78,49 +85,77 @@ def read_batch_encoded(root: str, jobs: list[tuple[FileEntry, str | None]]) -> l
 
 def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[ReadResult]:
     """Read, hash and (when the hash moved) parse files. Runs in worker processes."""
-    out: list[ReadResult] = []
-    for entry, known_sha in jobs:
-        if entry.outside_link:
-            # The marker stands in for a hash everywhere (files table, catalog,
-            # nodes read back from the parse cache), so it is the parse's too,
-            # as is the size the files table keeps.
-            marker = "link:" + str(entry.inode)
-            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
-            parsed.diagnostics.append(
-                dg.make(
-                    "symlink-outside-vault",
-                    entry.path,
-                    "this symbolic link points outside the vault and is not followed",
-                )
-            )
-            out.append(ReadResult(entry, marker, parsed))
-            continue
-        try:
-            with open(os.path.join(root, entry.path), "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            marker = "unreadable:" + str(entry.mtime_ns)
-            parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
-            parsed.diagnostics.append(
-                dg.make("file-unreadable", entry.path, f"cannot read: {exc.strerror or exc}")
-            )
-            out.append(ReadResult(entry, marker, parsed))
-            continue
-        sha = sha256_hex(data)
-        if entry.kind == "manifest" or sha == known_sha:
-            out.append(ReadResult(entry, sha, None))
-            continue
-        if entry.scope is None:
-            parsed = parse_bytes(entry.path, None, data)
-            parsed.diagnostics.insert(
-                0,
-                dg.make(
-                    "outside-partition",
-                    entry.path,
-                    "Markdown at the vault root belongs to no partition; move it into a folder",
-                ),
-            )
-            out.append(ReadResult(entry, sha, parsed))
-            continue
-        out.append(ReadResult(entry, sha, parse_bytes(entry.path, entry.scope, data)))
-    return out
+    return [_read_one(root, entry, known_sha) for entry, known_sha in jobs]
+
+
+def _read_one(root: str, listed: FileEntry, known_sha: str | None) -> ReadResult:
+    if listed.problem is not None:
+        code, message = _PROBLEMS[listed.problem]
+        return _unread(listed, code, message.format(detail=listed.detail))
+    try:
+        read = read_file(os.path.join(root, listed.path), MAX_FILE_BYTES)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        return _unread(listed, "file-unreadable", f"cannot read this file: {reason}")
+    # The stat after the read is the one its bytes belong to; a file that kept
+    # changing gets one that matches no stat, so that it is read again next time.
+    entry = replace(listed, size=read.size, mtime_ns=0 if read.changing else read.mtime_ns, inode=read.inode)
+    if read.data is None:
+        return _unread(entry, "file-too-large", too_large_message(read.size))
+    sha = sha256_hex(read.data)
+    if entry.kind == "manifest" or (sha == known_sha and not read.changing):
+        return ReadResult(entry, sha, None)
+    parsed = parse_bytes(entry.path, entry.scope, read.data)
+    if entry.scope is None:
+        parsed.diagnostics.insert(
+            0,
+            dg.make(
+                "outside-partition",
+                entry.path,
+                "Markdown at the vault root belongs to no partition; move it into a folder",
+            ),
+        )
+    if read.changing:
+        parsed.diagnostics.insert(
+            0,
+            dg.make(
+                "file-changing",
+                entry.path,
+                f"the file was being written each of the {READ_ATTEMPTS} times it was read; what"
+                " is shown is the last read, and the file is read again on the next scan",
+            ),
+        )
+    return ReadResult(entry, sha, parsed)
+
+
+def _unread(entry: FileEntry, code: str, message: str) -> ReadResult:
+    """A file listed but not read: its diagnostic, and a marker in place of its hash.
+
+    The marker stands in for a hash everywhere (files table, catalog, nodes read
+    back from the parse cache) and changes with the file's stat, so a change of
+    the file is noticed without reading it. Manifests get the marker only: their
+    problems are reported by the ontology's activation."""
+    marker = f"{code}:{entry.inode}:{entry.mtime_ns}:{entry.size}"
+    if entry.kind == "manifest":
+        return ReadResult(entry, marker, None)
+    parsed = ParsedFile(entry.path, entry.scope, marker, entry.size, "unrecognized")
+    parsed.diagnostics.append(dg.make(code, entry.path, message))
+    return ReadResult(entry, marker, parsed)
+
+
+_PROBLEMS: dict[Problem, tuple[str, str]] = {
+    "outside-link": (
+        "symlink-outside-vault",
+        "this symbolic link points outside the vault and is not followed",
+    ),
+    "broken-link": ("symlink-broken", "this symbolic link is not followed: {detail}"),
+    "folder-unreadable": (
+        "folder-unreadable",
+        "cannot list this folder ({detail}); the files in it are not read",
+    ),
+    "name-not-utf8": (
+        "file-name-not-utf8",
+        "this name is not valid UTF-8 (its bad bytes are shown as \\x escapes); rename it to have it read",
+    ),
+}
+"""The code and message of each reason the walk lists a path that cannot be read."""

@@ -16,20 +16,30 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
-from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.fs.walk import (
+    FileEntry,
+    classify_path,
+    folder_entry,
+    is_utf8,
+    shown_path,
+    stat_one,
+    walk,
+)
 from knowledge_desktop.engine.graph import snapshot
+from knowledge_desktop.engine.graph.evidence import ProbeRefused
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
-from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES
+from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES, MAX_MANIFEST_BYTES
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
     SHIPPED_PATH,
@@ -295,16 +305,23 @@ class Reconciler:
         return_freed_memory()
 
     def _probe(self, rel: str) -> bytes | None:
-        """Bytes of a vault file for evidence checks; never follows links out of the vault."""
+        """Bytes of a vault file for evidence checks; never follows links out of the vault
+        nor reads more than `MAX_EVIDENCE_FILE_BYTES` (`ProbeRefused` says why not)."""
         path = self.root / rel
         try:
-            if path.is_symlink() or not path.is_file():
+            if path.is_symlink():
+                raise ProbeRefused("is a symbolic link, which evidence checks do not follow")
+            if not path.is_file():
                 return None
-            if path.stat().st_size > MAX_EVIDENCE_FILE_BYTES:
-                return None
-            return path.read_bytes()
-        except OSError:
-            return None
+            read = read_file(str(path), MAX_EVIDENCE_FILE_BYTES)
+        except OSError as exc:
+            raise ProbeRefused(f"cannot be read ({(exc.strerror or str(exc)).lower()})") from None
+        if read.data is None:
+            limit = MAX_EVIDENCE_FILE_BYTES // (1024 * 1024)
+            raise ProbeRefused(
+                f"is {read.size / (1024 * 1024):.1f} MiB; evidence files over {limit} MiB are not hashed"
+            )
+        return read.data
 
     # -- steps ---------------------------------------------------------------
     def _scopes(self) -> set[str]:
@@ -320,33 +337,34 @@ class Reconciler:
             if not rel:
                 continue
             full = self.root / rel
-            if full.is_dir() and not full.is_symlink():
-                for entry in walk(full):
-                    sub = FileEntry(
-                        f"{rel}/{entry.path}",
-                        *_scope_kind(f"{rel}/{entry.path}"),
-                        entry.size,
-                        entry.mtime_ns,
-                        entry.inode,
-                        entry.outside_link,
-                    )
-                    found[sub.path] = sub
+            if full.is_dir() and not full.is_symlink() and is_utf8(rel):
+                try:
+                    below = walk(full)
+                except OSError as exc:
+                    below = [folder_entry(str(full), "", exc)]
+                for entry in below:
+                    sub_path = f"{rel}/{entry.path}" if entry.path else rel
+                    scope, kind = _scope_kind(sub_path)
+                    found[sub_path] = replace(entry, path=sub_path, scope=scope, kind=kind)
                 prefix = rel + "/"
                 gone.extend(
                     p
                     for p in self._known
                     if p.startswith(prefix) and p not in found and not (self.root / p).exists()
                 )
+                if rel in self._known and rel not in found:
+                    gone.append(rel)  # it stood for the folder while it could not be listed
                 continue
             single = stat_one(self.root, rel)
             if single is not None:
-                found[rel] = single
+                found[single.path] = single
             else:
-                if rel in self._known:
-                    gone.append(rel)
-                prefix = rel + "/"
+                shown = shown_path(rel)
+                if shown in self._known:
+                    gone.append(shown)
+                prefix = shown + "/"
                 gone.extend(p for p in self._known if p.startswith(prefix))
-        return found, sorted(set(gone))
+        return found, sorted(set(gone) - set(found))
 
     def _stale(self, entry: FileEntry) -> bool:
         known = self._known.get(entry.path)
@@ -405,12 +423,13 @@ class Reconciler:
         folder = partition / "ontologies"
         if folder.is_dir():
             for item in sorted(folder.iterdir()):
-                if item.suffix in (".yaml", ".yml") and item.is_file() and not item.is_symlink():
-                    library.append(ManifestSource(f"{scope}/ontologies/{item.name}", _read_text(item)))
+                wanted = item.suffix in (".yaml", ".yml") and is_utf8(item.name)
+                if wanted and item.is_file() and not item.is_symlink():
+                    library.append(_manifest(f"{scope}/ontologies/{item.name}", item))
         active_file = partition / ACTIVE_FILE
         active = None
         if active_file.is_file() and not active_file.is_symlink():
-            active = ManifestSource(f"{scope}/{ACTIVE_FILE}", _read_text(active_file))
+            active = _manifest(f"{scope}/{ACTIVE_FILE}", active_file)
         return activate(active, library)
 
     def _write_stats(self, rows: list[ReadResult]) -> None:
@@ -566,8 +585,21 @@ def _intern(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
 
 
-def _read_text(path: Path) -> str:
+def _manifest(rel: str, path: Path) -> ManifestSource:
+    """A manifest's text, or why it cannot be had: unreadable, too large, not UTF-8."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        read = read_file(str(path), MAX_MANIFEST_BYTES)
     except OSError as exc:
-        return f"# unreadable: {exc}\n"
+        return ManifestSource(rel, "", f"cannot read the manifest: {(exc.strerror or str(exc)).lower()}")
+    if read.data is None:
+        return ManifestSource(
+            rel,
+            "",
+            f"the manifest is {read.size / (1024 * 1024):.1f} MiB; manifests over"
+            f" {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB are not read",
+        )
+    try:
+        return ManifestSource(rel, read.data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = read.data.count(b"\n", 0, exc.start) + 1
+        return ManifestSource(rel, "", f"the manifest is not UTF-8 text (line {line}); save it as UTF-8")

@@ -7,10 +7,16 @@ candidate records and `ontology.yaml` / `ontologies/*.yaml` are ontology
 manifests. Markdown at the vault root is outside every partition: listed and
 diagnosed. Links to outside the vault are never followed; linked folders
 inside it are skipped so nothing is read twice.
+
+What the walk cannot read it still lists, with the reason as the entry's
+`problem`, so that a person learns of it through a diagnostic rather than
+by a file silently missing: a link out of the vault, a link that loops or
+leads nowhere, a folder it may not list, a name that is not UTF-8.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_mod
 from dataclasses import dataclass
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 EntryKind = Literal["markdown", "manifest"]
+Problem = Literal["outside-link", "broken-link", "folder-unreadable", "name-not-utf8"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +36,10 @@ class FileEntry:
     size: int
     mtime_ns: int
     inode: int
-    outside_link: bool = False
+    problem: Problem | None = None
+    """Why this path is listed but not read (`reading` turns it into a diagnostic)."""
+    detail: str = ""
+    """The reason in the OS's words (a broken link, an unreadable folder)."""
 
     @property
     def stat_key(self) -> tuple[int, int, int]:
@@ -64,6 +74,9 @@ def walk(root: Path) -> list[FileEntry]:
     This is the freshness check's hot loop (one stat per file), so each file
     is classified from what the walk already knows — its partition and depth —
     rather than by re-reading its path; `classify_path` gives the same answer.
+    A folder below `root` that cannot be listed is an entry of its own
+    (`folder-unreadable`); `root` itself raises the `OSError`, since treating
+    every file under it as deleted would be wrong.
     """
     root_real = os.path.realpath(root)
     out: list[FileEntry] = []
@@ -73,7 +86,10 @@ def walk(root: Path) -> list[FileEntry]:
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            if not rel:
+                raise
+            out.append(folder_entry(folder, rel.rstrip("/"), exc))
             continue
         in_library = depth == 2 and rel.endswith("/ontologies/")
         for entry in entries:
@@ -82,11 +98,15 @@ def walk(root: Path) -> list[FileEntry]:
                 continue
             child_rel = rel + name
             try:
+                if not is_utf8(name):
+                    if name[-3:].lower() == ".md" or entry.is_dir(follow_symlinks=False):
+                        out.append(_bad_name_entry(entry, child_rel, scope))
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, child_rel + "/", scope or name, depth + 1))
                     continue
                 if entry.is_symlink():
-                    found = _link_entry(entry, child_rel, root_real)
+                    found = _link_entry(entry.path, child_rel, root_real)
                     if found is not None:
                         out.append(found)
                     continue
@@ -103,21 +123,69 @@ def walk(root: Path) -> list[FileEntry]:
                 st = entry.stat(follow_symlinks=False)
                 out.append(FileEntry(child_rel, scope, kind, st.st_size, st.st_mtime_ns, st.st_ino))
             except OSError:
-                continue
+                continue  # gone since the folder was listed
     return out
 
 
-def _link_entry(entry: os.DirEntry[str], rel: str, root_real: str) -> FileEntry | None:
-    target = os.path.realpath(entry.path)
+def is_utf8(name: str) -> bool:
+    """Whether a name from the OS is valid UTF-8 (Python decodes other bytes to
+    lone surrogates, which neither SQLite nor JSON output can hold)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_path(rel: str) -> str:
+    """A vault-relative path that can be stored and printed: bytes that are not
+    UTF-8 are written as `\\xNN` escapes."""
+    return rel if is_utf8(rel) else os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
+def folder_entry(full: str, rel: str, exc: OSError) -> FileEntry:
+    """The entry standing for a folder that cannot be listed."""
+    st = os.lstat(full)
+    scope = rel.split("/", 1)[0]
+    return FileEntry(rel, scope, "markdown", 0, st.st_mtime_ns, st.st_ino, "folder-unreadable", _reason(exc))
+
+
+def _bad_name_entry(entry: os.DirEntry[str], rel: str, scope: str | None) -> FileEntry:
+    st = entry.stat(follow_symlinks=False)
+    shown = shown_path(rel)
+    return FileEntry(shown, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "it leads back to itself in a loop"
+    if exc.errno == errno.ENOENT:
+        return "what it points to does not exist"
+    return (exc.strerror or str(exc)).lower()
+
+
+def _link_entry(full: str, rel: str, root_real: str) -> FileEntry | None:
+    """A symbolic link: what it points at when that is a file inside the vault, else
+    the problem (outside the vault, a loop, nothing); None for a linked folder inside
+    the vault (it would be read twice) and for names the engine ignores."""
+    target = os.path.realpath(full)
     inside = target == root_real or target.startswith(root_real + os.sep)
     where = classify_path(rel)
     if not inside:
         scope = rel.split("/", 1)[0] if "/" in rel else None
-        st = entry.stat(follow_symlinks=False)
-        return FileEntry(rel, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, True)
-    if where is None or os.path.isdir(target):
-        return None  # linked folders inside the vault would be read twice
-    st = entry.stat(follow_symlinks=True)
+        st = os.lstat(full)
+        return FileEntry(rel, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "outside-link")
+    if where is None:
+        return None
+    try:
+        st = os.stat(full)
+    except OSError as exc:
+        lst = os.lstat(full)
+        return FileEntry(
+            rel, where[0], where[1], lst.st_size, lst.st_mtime_ns, lst.st_ino, "broken-link", _reason(exc)
+        )
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None  # a linked folder would be read twice; a pipe or device is not a file
     return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino)
 
 
@@ -131,18 +199,21 @@ def stat_one(root: Path, rel: str) -> FileEntry | None:
         st = full.lstat()
     except OSError:
         return None
-    if stat_mod.S_ISLNK(st.st_mode):
-        target = os.path.realpath(full)
-        root_real = os.path.realpath(root)
-        if not (target.startswith(root_real + os.sep)):
-            return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino, True)
-        try:
-            st = full.stat()
-        except OSError:
-            return None
-    if not stat_mod.S_ISREG(st.st_mode):
-        return None
     for parent in Path(rel).parents:
         if str(parent) != "." and (root / parent).is_symlink():
             return None
+    if not is_utf8(rel):
+        # As the walk does: the first name that is not UTF-8 stands for all below it.
+        parts = rel.split("/")
+        bad = next(i for i, part in enumerate(parts) if not is_utf8(part))
+        named = "/".join(parts[: bad + 1])
+        st = (root / named).lstat()
+        scope = parts[0] if bad else None
+        return FileEntry(
+            shown_path(named), scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8"
+        )
+    if stat_mod.S_ISLNK(st.st_mode):
+        return _link_entry(str(full), rel, os.path.realpath(root))
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None
     return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino)

@@ -26,7 +26,17 @@ from knowledge_desktop.engine.graph.keys import Key
 from knowledge_desktop.engine.graph.node import RecordNode
 
 FileProbe = Callable[[str], bytes | None]
-"""Reads a vault-relative file; None when it is missing or not a regular file."""
+"""Reads a vault-relative file; None when it is missing or not a regular file, and
+`ProbeRefused` when it is there but will not be read."""
+
+
+class ProbeRefused(Exception):
+    """A cited file exists but is not read (too large, a link, unreadable); `reason`
+    completes a sentence whose subject is the file."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class EvidenceTargets(Protocol):
@@ -119,7 +129,10 @@ def _check_one(
             ok = known_sha == sha.lower()
             return result("verified") if ok else result("unverified", f"{path} no longer matches its sha256")
         probe = targets.probe
-        data = probe(f"{scope}/{rel}") if probe is not None else None
+        try:
+            data = probe(f"{scope}/{rel}") if probe is not None else None
+        except ProbeRefused as refused:
+            return result("unverified", f"{path} {refused.reason}")
         if data is None:
             return result("unverified", f"{path} does not exist in the partition")
         if lines is not None:

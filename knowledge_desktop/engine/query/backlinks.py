@@ -26,6 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
+
 CONTEXT_CHARS = 200
 """A context line longer than this is cut around the marked text."""
 LEAD_CHARS = 60
@@ -276,9 +279,10 @@ class _LineCache:
         lines = self._files.get(path)
         if lines is None:
             try:
-                text = (self.root / path).read_bytes().decode("utf-8", errors="replace")
+                data = read_file(str(self.root / path), MAX_FILE_BYTES).data or b""
             except OSError:
-                text = ""
+                data = b""
+            text = data.decode("utf-8", errors="replace")
             lines = text.removeprefix("\ufeff").splitlines()
             self._files[path] = lines
         return lines[line - 1] if 1 <= line <= len(lines) else ""

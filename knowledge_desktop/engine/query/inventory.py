@@ -19,6 +19,8 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
@@ -195,10 +197,15 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
 
 
 def read_body(path: Path, body_line: int) -> str | None:
+    """The body of the file at `path` as it is now; None when it cannot be read or is
+    over the size the engine reads."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        data = read_file(str(path), MAX_FILE_BYTES).data
     except OSError:
         return None
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if body_line <= 1:
         return text
     parts = text.split("\n", body_line - 1)
