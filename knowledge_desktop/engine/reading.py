@@ -95,8 +95,10 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None) -> ReadResult
     try:
         read = read_file(os.path.join(root, listed.path), MAX_FILE_BYTES)
     except OSError as exc:
+        # Permissions come back without the stat moving (chmod changes no mtime), so an
+        # unreadable file gets a stat that matches none: it is tried again each time.
         reason = (exc.strerror or str(exc)).lower()
-        return _unread(listed, "file-unreadable", f"cannot read this file: {reason}")
+        return _unread(replace(listed, mtime_ns=0), "file-unreadable", f"cannot read this file: {reason}")
     # The stat after the read is the one its bytes belong to; a file that kept
     # changing gets one that matches no stat, so that it is read again next time.
     entry = replace(listed, size=read.size, mtime_ns=0 if read.changing else read.mtime_ns, inode=read.inode)

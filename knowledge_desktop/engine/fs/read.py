@@ -50,8 +50,13 @@ def read_file(path: str, limit: int) -> FileRead:
         if len(data) > limit:
             return FileRead(None, max(len(data), after.st_size), after.st_mtime_ns, after.st_ino)
         last = FileRead(data, after.st_size, after.st_mtime_ns, after.st_ino)
-        steady = (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns)
+        steady = _identity(before) == _identity(after)
         if steady and len(data) == after.st_size:
             return last
     assert last is not None
     return FileRead(last.data, last.size, last.mtime_ns, last.inode, changing=True)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int]:
+    """What any write changes (ctime too: `utime` can put an mtime back, not a ctime)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns)

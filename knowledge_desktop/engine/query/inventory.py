@@ -113,8 +113,11 @@ def inventory_item(row: dict[str, Any]) -> dict[str, Any]:
 
 def find(conn: sqlite3.Connection, id_or_path: str) -> list[dict[str, Any]]:
     """Catalog rows for a vault-relative path, else for an id (any partition)."""
-    path = id_or_path.replace("\\", "/").strip("/")
-    rows = conn.execute(catalog_projection.select_sql("path=?"), (path,)).fetchall()
+    rows: list[Any] = []
+    for path in dict.fromkeys((id_or_path.strip("/"), id_or_path.replace("\\", "/").strip("/"))):
+        # As given first: a name may hold a backslash (and a name that is not UTF-8 is
+        # shown with `\\x` escapes); then with Windows separators turned round.
+        rows = rows or conn.execute(catalog_projection.select_sql("path=?"), (path,)).fetchall()
     if not rows:
         rows = conn.execute(catalog_projection.select_sql("id=?"), (id_or_path,)).fetchall()
     return [catalog_projection.row_dict(r) for r in rows]

@@ -125,7 +125,7 @@ def load(text: str, first_line: int = 1) -> LoadedYaml:
     name another line than the one the error is reported at."""
     parser = CParser(text)
     try:
-        return _build(parser)
+        return _build(parser, first_line)
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -170,7 +170,7 @@ def _explain(exc: yaml.MarkedYAMLError, text: str, first_line: int) -> str:
     return problem
 
 
-def _build(parser: Any) -> LoadedYaml:
+def _build(parser: Any, first_line: int) -> LoadedYaml:
     key_lines: dict[str, int] = {}
     anchors: dict[str, tuple[Any, int]] = {}
     stack: list[_Frame] = []
@@ -202,7 +202,10 @@ def _build(parser: Any) -> LoadedYaml:
                 raise YamlError("yaml-syntax", "a mapping or list cannot be a key", line)
             key = _key_text(value)
             if key in frame.container:
-                raise YamlError("yaml-duplicate-key", f"duplicate key {key!r}", line)
+                first = key_lines.get(f"{frame.path}{key}", frame.key_line) + first_line
+                raise YamlError(
+                    "yaml-duplicate-key", f"the key {key!r} is given twice (first on line {first})", line
+                )
             frame.key = key
             frame.key_line = line
             key_lines.setdefault(f"{frame.path}{key}", line)

@@ -1,0 +1,71 @@
+"""The window on the hostile vault of `tests/hostile_cases.py`: every file opens in the
+record pane with its findings, every case's diagnostic is a row of the diagnostics pane
+and opens its file, each within seconds, and no exception reaches the crash dialog
+(pytest-qt also fails a test on an exception escaping a slot)."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from knowledge_desktop.ui import opening
+from knowledge_desktop.ui.main_window import MainWindow
+from tests import hostile_cases as hc
+from tests.vaultkit import wait_idle
+
+OpenWindow = Callable[[Path], MainWindow]
+
+
+def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_crash(
+    qtbot: QtBot, open_window: OpenWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "vault"
+    hc.build(root, tmp_path / "outside")
+    # Parse in this process: for root, the unreadable cases are stood in for here.
+    monkeypatch.setattr(opening, "OFFLOAD_FROM", 1_000_000)
+    with hc.locked(root):
+        window = open_window(root)
+        crashes: list[str] = []
+        window.runner.crashed.connect(crashes.append)
+        vault = window.vault
+        assert vault is not None
+        paths = {row[0] for row in vault.store.reader().execute("SELECT path FROM catalog")}
+        hostile = {c.path for c in hc.CASES if c.code != "ontology-activation-failed"}
+        assert hostile <= paths
+        # Every hostile file and every file beside them, but one link of each long chain.
+        shown_files = sorted(p for p in paths if "/chain/" not in p or p in hostile)
+        pane = window.record
+        slowest = (0.0, "")
+        for path in shown_files:
+            started = time.perf_counter()
+            window.open_record(path)
+            wait_idle(qtbot, window, timeout=30_000)
+            slowest = max(slowest, (time.perf_counter() - started, path))
+            assert window.current_path == path
+            assert pane.loaded is not None, pane.empty.text()
+            assert pane.loaded.path == path
+            for finding in pane.loaded.view["diagnostics"]:
+                if finding["code"] != "link-missing":
+                    assert html.escape(finding["message"]) in pane.loaded.document
+        assert slowest[0] < 10, slowest
+        shown = window.diagnostics
+        model = shown.model
+        rows = {(model.diagnostic(r).path, model.diagnostic(r).code): r for r in range(model.rowCount())}
+        for case in hc.CASES:
+            if case.code is None:
+                continue
+            row = rows[(case.path, case.code)]
+            shown.select_row(row)
+            assert shown.selected_diagnostic() == shown.model.diagnostic(row)
+            shown._open_index(shown.model.index(row, 0))
+            wait_idle(qtbot, window, timeout=30_000)
+            if case.path in paths:
+                assert window.current_path == case.path
+            else:  # an ontology manifest is not a record: the status bar says so
+                assert case.path in window.statusBar().currentMessage()
+        assert crashes == []
