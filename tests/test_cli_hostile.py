@@ -121,3 +121,29 @@ def test_a_real_process_in_the_c_locale_exits_cleanly(vault: Path, fmt: str) -> 
     if fmt == "--json":
         paths = {d["path"] for d in json.loads(done.stdout.decode("utf-8"))["items"]}
         assert "private/notes/names/new\nline.md" in paths
+
+
+def test_a_vault_folder_that_cannot_be_listed_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CLI: when the vault folder itself cannot be listed mid-scan, the command says so in
+    one line and exits 2, rather than taking every file for deleted."""
+    root = tmp_path / "vault"
+    (root / "private").mkdir(parents=True)
+    (root / "private/good.md").write_text(hc.page("pg_good", "Good"), encoding="utf-8")
+    assert run(capsys, "scan", str(root))[0] == 0
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if os.fspath(path) == str(root):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", str(root))
+        return real(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out, err = run(capsys, "records", str(root), "--json")
+    monkeypatch.undo()
+    assert code == 2
+    assert out == ""
+    assert err == f"knowledge: Permission denied ({root})\n"
+    code, out, _ = run(capsys, "records", str(root), "--json")
+    assert [item["id"] for item in json.loads(out)["items"]] == ["pg_good"]

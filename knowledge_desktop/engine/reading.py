@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.fs.read import READ_ATTEMPTS, read_file
 from knowledge_desktop.engine.fs.walk import FileEntry, Problem
 from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.limits import MAX_MANIFEST_BYTES
+from knowledge_desktop.engine.ontology.compose import ManifestSource
 from knowledge_desktop.engine.records.parse import (
     MAX_FILE_BYTES,
     ParsedFile,
@@ -161,3 +164,23 @@ _PROBLEMS: dict[Problem, tuple[str, str]] = {
     ),
 }
 """The code and message of each reason the walk lists a path that cannot be read."""
+
+
+def read_manifest(rel: str, path: Path) -> ManifestSource:
+    """A manifest's text, or why it cannot be had: unreadable, too large, not UTF-8."""
+    try:
+        read = read_file(str(path), MAX_MANIFEST_BYTES)
+    except OSError as exc:
+        return ManifestSource(rel, "", f"cannot read the manifest: {(exc.strerror or str(exc)).lower()}")
+    if read.data is None:
+        return ManifestSource(
+            rel,
+            "",
+            f"the manifest is {read.size / (1024 * 1024):.1f} MiB; manifests over"
+            f" {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB are not read",
+        )
+    try:
+        return ManifestSource(rel, read.data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = read.data.count(b"\n", 0, exc.start) + 1
+        return ManifestSource(rel, "", f"the manifest is not UTF-8 text (line {line}); save it as UTF-8")

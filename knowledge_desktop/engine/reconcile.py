@@ -39,7 +39,7 @@ from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
-from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES, MAX_MANIFEST_BYTES
+from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES
 from knowledge_desktop.engine.ontology.compose import (
     ACTIVE_FILE,
     SHIPPED_PATH,
@@ -48,7 +48,14 @@ from knowledge_desktop.engine.ontology.compose import (
     activate,
     shipped_default_path,
 )
-from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
+from knowledge_desktop.engine.reading import (
+    ReadResult,
+    file_rows,
+    read_batch,
+    read_batch_encoded,
+    read_manifest,
+    settle,
+)
 from knowledge_desktop.engine.store import codec
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
@@ -425,11 +432,11 @@ class Reconciler:
             for item in sorted(folder.iterdir()):
                 wanted = item.suffix in (".yaml", ".yml") and is_utf8(item.name)
                 if wanted and item.is_file() and not item.is_symlink():
-                    library.append(_manifest(f"{scope}/ontologies/{item.name}", item))
+                    library.append(read_manifest(f"{scope}/ontologies/{item.name}", item))
         active_file = partition / ACTIVE_FILE
         active = None
         if active_file.is_file() and not active_file.is_symlink():
-            active = _manifest(f"{scope}/{ACTIVE_FILE}", active_file)
+            active = read_manifest(f"{scope}/{ACTIVE_FILE}", active_file)
         return activate(active, library)
 
     def _write_stats(self, rows: list[ReadResult]) -> None:
@@ -583,23 +590,3 @@ def _stat_token(stat: tuple[int, int, int]) -> int:
 
 def _intern(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
-
-
-def _manifest(rel: str, path: Path) -> ManifestSource:
-    """A manifest's text, or why it cannot be had: unreadable, too large, not UTF-8."""
-    try:
-        read = read_file(str(path), MAX_MANIFEST_BYTES)
-    except OSError as exc:
-        return ManifestSource(rel, "", f"cannot read the manifest: {(exc.strerror or str(exc)).lower()}")
-    if read.data is None:
-        return ManifestSource(
-            rel,
-            "",
-            f"the manifest is {read.size / (1024 * 1024):.1f} MiB; manifests over"
-            f" {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB are not read",
-        )
-    try:
-        return ManifestSource(rel, read.data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        line = read.data.count(b"\n", 0, exc.start) + 1
-        return ManifestSource(rel, "", f"the manifest is not UTF-8 text (line {line}); save it as UTF-8")

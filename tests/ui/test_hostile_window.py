@@ -15,8 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui import opening
 from knowledge_desktop.ui.main_window import MainWindow
+from knowledge_desktop.ui.panes.record import LINE_LIMIT, read_source
 from tests import hostile_cases as hc
-from tests.vaultkit import wait_idle
+from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 
@@ -69,3 +70,42 @@ def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_cras
             else:  # an ontology manifest is not a record: the status bar says so
                 assert case.path in window.statusBar().currentMessage()
         assert crashes == []
+
+
+@pytest.mark.parametrize(
+    ("body", "note"),
+    [
+        ("[" * 50_000 + "]" * 50_000 + "\n", "nest too deeply"),
+        ("x" * 400_000 + "\n", "without a space"),
+    ],
+    ids=["nested-brackets", "an-unbroken-400-kb-word"],
+)
+def test_bodies_that_would_take_the_renderer_minutes_are_shown_as_source_only(
+    kit: VaultKit, body: str, note: str
+) -> None:
+    """Record pane: Markdown nested 50,000 brackets deep, or a 400 KB word, would take the
+    renderer or Qt's layout minutes; the pane says why and shows the source instead."""
+    kit.write("private/notes/x.md", hc.page("pg_x", "X", body))
+    vault = kit.scan()
+    started = time.perf_counter()
+    _source, notice, renderable = read_source(vault, "private/notes/x.md")
+    assert time.perf_counter() - started < 2
+    assert not renderable
+    assert notice is not None
+    assert note in notice
+
+
+def test_the_source_view_cuts_long_lines_and_keeps_the_line_count(kit: VaultKit) -> None:
+    """Record pane: a line of millions of characters is cut in the source view (Qt lays
+    out a whole line to draw any of it) with the count of what was left out; every other
+    line keeps its number, so diagnostics still point at the right one."""
+    kit.write("private/notes/x.md", hc.page("pg_x", "X", "short\n" + "y" * 3_000_000 + "\nafter\n"))
+    vault = kit.scan()
+    source, notice, _ = read_source(vault, "private/notes/x.md")
+    lines = source.split("\n")
+    assert max(len(line) for line in lines) < LINE_LIMIT + 40
+    assert lines[12] == "short"
+    assert lines[13].endswith(f"[{3_000_000 - LINE_LIMIT:,} more characters]")
+    assert lines[14] == "after"
+    assert notice is not None
+    assert f"after {LINE_LIMIT:,} characters" in notice
