@@ -1,11 +1,12 @@
 """Reading one vault file with a bound, and noticing when it changed while read.
 
-A file is read in one call of at most `limit + 1` bytes, so no file costs
-more memory than the limit whatever its size, and a file over it is not read
-at all (its `stat` says so first). Pipes and devices are refused rather than
-waited on. The file's stat is taken before and after the read: when they
-differ, or the bytes read do not match the size, someone wrote it meanwhile
-and it is read again, up to `READ_ATTEMPTS` times.
+A file is read in one call of at most its size plus one byte (never more
+than `limit + 1`), so no file costs more memory than the limit whatever its
+size, and a file over it is not read at all (its `stat` says so first).
+Pipes and devices are refused rather than waited on. The file's stat is
+taken before and after the read: when they differ, or the bytes read do not
+match the size, someone wrote it meanwhile and it is read again, up to
+`READ_ATTEMPTS` times.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def read_file(path: str, limit: int) -> FileRead:
                 raise OSError(errno.EINVAL, "not a regular file", path)
             if before.st_size > limit:
                 return FileRead(None, before.st_size, before.st_mtime_ns, before.st_ino)
-            data = handle.read(limit + 1)
+            # One byte past what stat said tells a file that grew; sized by the stat,
+            # since `read(n)` sets aside n bytes first, whatever the file holds.
+            data = handle.read(before.st_size + 1)
             after = os.fstat(fd)
         if len(data) > limit:
             return FileRead(None, max(len(data), after.st_size), after.st_mtime_ns, after.st_ino)
