@@ -321,6 +321,12 @@ def test_a_watcher_event_for_a_name_that_is_not_utf8_is_diagnosed_not_fatal(kit:
     (kit.root / raw).unlink()
     vault.reconcile([raw], "watcher")
     assert vault.find("private/notes/caf\\xe9.md") == []
+    folder = os.fsdecode(b"private/notes/dir-\xff")
+    (kit.root / folder).mkdir()
+    (kit.root / folder / "inside.md").write_text(hc.page("pg_in", "In"), encoding="utf-8")
+    for event in (folder, f"{folder}/inside.md", folder):  # the folder, then a file in it
+        vault.reconcile([event], "watcher")
+        assert [d.code for d in found_at(vault, "private/notes/dir-\\xff")] == ["file-name-not-utf8"]
 
 
 def test_a_cycle_made_by_editing_the_other_end_is_reported_on_both(kit: VaultKit) -> None:

@@ -191,6 +191,8 @@ def _link_entry(full: str, rel: str, root_real: str) -> FileEntry | None:
 
 def stat_one(root: Path, rel: str) -> FileEntry | None:
     """The entry for one vault-relative path, None when it is gone or ignored."""
+    if not is_utf8(rel):
+        return _bad_name_at(root, rel)
     where = classify_path(rel)
     if where is None:
         return None
@@ -202,18 +204,26 @@ def stat_one(root: Path, rel: str) -> FileEntry | None:
     for parent in Path(rel).parents:
         if str(parent) != "." and (root / parent).is_symlink():
             return None
-    if not is_utf8(rel):
-        # As the walk does: the first name that is not UTF-8 stands for all below it.
-        parts = rel.split("/")
-        bad = next(i for i, part in enumerate(parts) if not is_utf8(part))
-        named = "/".join(parts[: bad + 1])
-        st = (root / named).lstat()
-        scope = parts[0] if bad else None
-        return FileEntry(
-            shown_path(named), scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8"
-        )
     if stat_mod.S_ISLNK(st.st_mode):
         return _link_entry(str(full), rel, os.path.realpath(root))
     if not stat_mod.S_ISREG(st.st_mode):
         return None
     return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _bad_name_at(root: Path, rel: str) -> FileEntry | None:
+    """As the walk does: the first name that is not UTF-8 stands for all below it."""
+    parts = rel.split("/")
+    if any(is_hidden(part) or not part for part in parts):
+        return None
+    bad = next(i for i, part in enumerate(parts) if not is_utf8(part))
+    named = "/".join(parts[: bad + 1])
+    try:
+        st = (root / named).lstat()
+    except OSError:
+        return None
+    if bad == len(parts) - 1 and not stat_mod.S_ISDIR(st.st_mode) and parts[-1][-3:].lower() != ".md":
+        return None  # neither Markdown nor a folder: the walk ignores it too
+    scope = parts[0] if bad else None
+    shown = shown_path(named)
+    return FileEntry(shown, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8")
