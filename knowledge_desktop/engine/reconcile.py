@@ -17,29 +17,39 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
-from knowledge_desktop.engine.fs.inside import read_inside
-from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.fs.walk import (
+    FileEntry,
+    classify_path,
+    folder_entry,
+    is_utf8,
+    shown_path,
+    stat_one,
+    walk,
+)
 from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
-from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES
 from knowledge_desktop.engine.ontology.compose import (
-    ACTIVE_FILE,
-    SHIPPED_PATH,
     Activation,
-    ManifestSource,
-    activate,
-    shipped_default_path,
 )
-from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
+from knowledge_desktop.engine.reading import (
+    ReadResult,
+    activate_partition,
+    file_rows,
+    probe_evidence,
+    read_batch,
+    read_batch_encoded,
+    settle,
+)
 from knowledge_desktop.engine.store import codec, freshness
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
@@ -156,6 +166,10 @@ class Reconciler:
         stale = [e for e in entries.values() if self._stale(e)]
         results = self._read(stale, progress, cancel)
         change.read = len(results)
+        if digest is not None and any(r.entry.stat_key != entries[r.entry.path].stat_key for r in results):
+            # A file kept with another stat than the walk's (unreadable, or changing
+            # while read) must be read again next time: no digest may vouch for it.
+            digest = None
         # Files whose bytes really changed, appeared, or went away.
         parsed: dict[str, RecordNode | None] = {}
         manifest_scopes: set[str] = set()
@@ -193,7 +207,7 @@ class Reconciler:
         if cancel is not None and cancel.is_set():
             raise Cancelled
         before_ids = {p: graph.nodes[p].id for p in parsed if p in graph.nodes}
-        activations = {s: self._activate(s) for s in manifest_scopes}
+        activations = {s: activate_partition(self.root, s) for s in manifest_scopes}
         current = self.ontologies()
         # Against what the projections were derived with, not `current`: loaded
         # lazily, that may already have read the changed manifest.
@@ -224,7 +238,7 @@ class Reconciler:
         """Each partition's activation; cheap (manifests only), so readers use this
         rather than loading the whole graph."""
         if self._ontologies is None:
-            self._ontologies = {s: self._activate(s) for s in self._scopes()}
+            self._ontologies = {s: activate_partition(self.root, s) for s in self._scopes()}
         return self._ontologies
 
     def graph(self) -> VaultGraph:
@@ -241,7 +255,7 @@ class Reconciler:
 
     def _load_graph(self) -> VaultGraph:
         graph = VaultGraph()
-        graph.probe = self._probe
+        graph.probe = partial(probe_evidence, self.root)
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
         restored = self._restore_graph(graph)
@@ -306,16 +320,6 @@ class Reconciler:
         release_caches()
         return_freed_memory()
 
-    def _probe(self, rel: str) -> bytes | str | None:
-        """Bytes of a vault file for evidence checks: None when it does not exist, else
-        why it is not read (a link out of the vault, not a regular file, too large)."""
-        try:
-            return read_inside(self.root, rel, MAX_EVIDENCE_FILE_BYTES)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return str(exc.strerror or exc)
-
     # -- steps ---------------------------------------------------------------
     def _scopes(self) -> set[str]:
         if self._scope_set is None:
@@ -335,33 +339,34 @@ class Reconciler:
             if not rel:
                 continue
             full = self.root / rel
-            if full.is_dir() and not full.is_symlink():
-                for entry in walk(full):
-                    sub = FileEntry(
-                        f"{rel}/{entry.path}",
-                        *_scope_kind(f"{rel}/{entry.path}"),
-                        entry.size,
-                        entry.mtime_ns,
-                        entry.inode,
-                        entry.outside_link,
-                    )
-                    found[sub.path] = sub
+            if full.is_dir() and not full.is_symlink() and is_utf8(rel):
+                try:
+                    below = walk(full)
+                except OSError as exc:
+                    below = [folder_entry(str(full), "", exc)]
+                for entry in below:
+                    sub_path = f"{rel}/{entry.path}" if entry.path else rel
+                    scope, kind = _scope_kind(sub_path)
+                    found[sub_path] = entry._replace(path=sub_path, scope=scope, kind=kind)
                 prefix = rel + "/"
                 gone.extend(
                     p
                     for p in self._known
                     if p.startswith(prefix) and p not in found and not (self.root / p).exists()
                 )
+                if rel in self._known and rel not in found:
+                    gone.append(rel)  # it stood for the folder while it could not be listed
                 continue
             single = stat_one(self.root, rel)
             if single is not None:
-                found[rel] = single
+                found[single.path] = single
             else:
-                if rel in self._known:
-                    gone.append(rel)
-                prefix = rel + "/"
+                shown = shown_path(rel)
+                if shown in self._known:
+                    gone.append(shown)
+                prefix = shown + "/"
                 gone.extend(p for p in self._known if p.startswith(prefix))
-        return found, sorted(set(gone))
+        return found, sorted(set(gone) - set(found))
 
     def _stale(self, entry: FileEntry) -> bool:
         known = self._known.get(entry.path)
@@ -412,31 +417,6 @@ class Reconciler:
         if self.offload_from is None or files < OFFLOAD_MIN:
             return False
         return self.workers.warm or files >= self.offload_from
-
-    def _activate(self, scope: str) -> Activation:
-        partition = self.root / scope
-        shipped = ManifestSource(SHIPPED_PATH, shipped_default_path().read_text("utf-8"))
-        library = [shipped]
-        folder = partition / "ontologies"
-        # A linked folder is not followed (the walk skips it too): one pointing out of
-        # the vault would otherwise lend the partition manifests from anywhere.
-        if folder.is_dir() and not folder.is_symlink():
-            for item in sorted(folder.iterdir()):
-                if item.suffix in (".yaml", ".yml") and item.is_file() and not item.is_symlink():
-                    rel = f"{scope}/ontologies/{item.name}"
-                    library.append(ManifestSource(rel, self._read_text(rel)))
-        active_file = partition / ACTIVE_FILE
-        active = None
-        if active_file.is_file() and not active_file.is_symlink():
-            rel = f"{scope}/{ACTIVE_FILE}"
-            active = ManifestSource(rel, self._read_text(rel))
-        return activate(active, library)
-
-    def _read_text(self, rel: str) -> str:
-        try:
-            return read_inside(self.root, rel).decode("utf-8", errors="replace")
-        except OSError as exc:
-            return f"# unreadable: {exc.strerror or exc}\n"
 
     def _write_stats(self, rows: list[ReadResult]) -> None:
         with self.store.write() as tx:

@@ -22,6 +22,7 @@ from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import db, schema
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.workers import WorkerPool
+from tests import hostile_cases
 from tests.vaultkit import VaultKit, snapshot
 
 
@@ -577,18 +578,17 @@ def test_hostile_files_are_diagnosed_and_the_scan_goes_on(
 
 
 def test_an_unreadable_file_is_diagnosed(kit: VaultKit) -> None:
-    """Bad input: a file the user cannot read is named, not fatal."""
-    if os.geteuid() == 0:
-        # root reads everything; simulate the I/O failure instead
-        small_vault(kit)
-        path = kit.write("private/notes/locked.md", "---\n---\n")
-        path.unlink()
-        os.mkfifo(path)  # not a regular file: ignored rather than read
-        assert "file-unreadable" not in kit.codes()
-        return
-    path = kit.write("private/notes/locked.md", "---\n---\n")
-    path.chmod(0)
-    assert "file-unreadable" in kit.codes()
+    """Bad input: a file the user cannot read is named, not fatal (for root, who reads
+    through any mode, the OS's refusal is stood in for by `hostile_cases.locked`)."""
+    small_vault(kit)
+    hostile_cases.locked_files(kit.root)
+    with hostile_cases.locked(kit.root):
+        vault = kit.scan()
+        found = {d.path: d for d in vault.diagnostics()}
+        assert vault.counts()["eligible"] == 5
+    assert found["private/notes/locked/secret.md"].code == "file-unreadable"
+    assert "permission denied" in found["private/notes/locked/secret.md"].message
+    assert kit.scan().counts()["eligible"] == 7  # both read once they can be
 
 
 def test_opening_bad_paths_raises_clear_errors(tmp_path: Path) -> None:
