@@ -4,7 +4,9 @@ Every command opens the vault, reconciles it (so answers reflect the files
 as they are now), and prints either a short human summary or, with
 `--json`, the documented JSON shape. Exit codes: 0 ok, 2 usage error or not
 a vault (one line on stderr, no traceback), 3 when `diagnostics --fail-on`
-finds something at or above the given severity.
+finds something at or above the given severity, 4 when the vault's state
+cannot be used (`state.sqlite` locked by another program, the disk full, the
+vault folder or `.knowledge/` gone while running; one line, no traceback).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
-from knowledge_desktop.engine.errors import QueryError, VaultError
+from knowledge_desktop.engine.errors import KnownError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, RecordFilter
 from knowledge_desktop.engine.records.dates import utc_now_text
@@ -26,7 +28,7 @@ from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
 from knowledge_desktop.engine.vault import Vault
 
-EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 2, 3
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS, EXIT_STATE = 0, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -398,7 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             vault.reconcile()
             code: int = args.handler(vault, args)
             return code
-    except (VaultError, QueryError) as exc:
+    except (StateError, VaultGone) as exc:
+        sys.stderr.write(f"knowledge: {exc}\n")
+        return EXIT_STATE
+    except KnownError as exc:
         sys.stderr.write(f"knowledge: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:

@@ -105,5 +105,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "link-ambiguous": (W, "A link names several records; it stays unlinked."),
     "link-outside-partition": (W, "A link's path leaves the partition."),
     # vault
-    "state-missing": (E, "The vault's state.sqlite disappeared; durable guards were lost."),
+    "state-missing": (E, "The vault's state.sqlite or .knowledge/ disappeared; durable guards were lost."),
+    "state-damaged": (E, "state.sqlite was unreadable and set aside; some durable tables were lost."),
+    "state-repaired": (W, "state.sqlite was unreadable and set aside; its durable tables were recovered."),
 }

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from knowledge_desktop.engine.store import schema
+from knowledge_desktop.engine.errors import StateDamaged
+from knowledge_desktop.engine.store import faults, schema
 
 WRITER_CACHE_KIB = -8192
 """The writer's page cache for everyday writes (8 MiB; negative: KiB, as SQLite takes it)."""
@@ -16,6 +17,8 @@ MAX_READERS = 16
 """Past this many reader connections, those of threads that have ended are closed."""
 BULK_CACHE_KIB = -65536
 """For bulk writes: index builds after a cold scan stay in memory (64 MiB)."""
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another program's lock before `StateLocked` is raised."""
 
 
 class Store:
@@ -28,15 +31,49 @@ class Store:
     """
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the database; SQLite's environment failures (a damaged
+        file, a lock, a full disk) are raised as `StateError`s (`store/faults.py`)."""
         self.path = path
         self._write_lock = threading.Lock()
         self._readers: dict[int, sqlite3.Connection] = {}
         self._readers_lock = threading.Lock()
-        self._writer = self._connect()
-        self._writer.execute("PRAGMA journal_mode=WAL")
-        self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
-        self._writer.executescript(schema.DURABLE_SQL)
-        self.rebuilt = self._ensure_projections()
+        try:
+            self._writer = self._connect()
+        except sqlite3.Error as exc:
+            _raise_known(exc, path)
+            raise
+        try:
+            self._writer.execute("PRAGMA journal_mode=WAL")
+            self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
+            self._writer.executescript(schema.DURABLE_SQL)
+            self.rebuilt = self._ensure_projections()
+        except BaseException as exc:
+            self._writer.close()
+            _raise_known(exc, path)
+            raise
+
+    def check_durable(self) -> None:
+        """Read every durable table through SQLite's own check (a few small tables, so
+        cheap): a file whose pages were cut off or overwritten raises `StateDamaged`."""
+        try:
+            for table in schema.DURABLE_TABLES:
+                found = self._writer.execute(f"PRAGMA quick_check({table})").fetchall()
+                if found != [("ok",)]:
+                    raise sqlite3.DatabaseError(f"{table}: {found[0][0]}")
+        except sqlite3.DatabaseError as exc:
+            if faults.primary_code(exc) in (None, *faults.DAMAGED_CODES):
+                raise StateDamaged(f"{self.path} is damaged ({exc})") from exc
+            _raise_known(exc, self.path)
+            raise
+
+    def backup_to(self, target: Path) -> None:
+        """Copy the whole database, as committed now, into a new file at `target`."""
+        with self._write_lock:
+            dest = sqlite3.connect(target)
+            try:
+                self._writer.backup(dest)
+            finally:
+                dest.close()
 
     def rebuild_projections(self) -> None:
         """Drop every projection so the next reconcile rebuilds them from the Markdown."""
@@ -47,7 +84,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
@@ -92,7 +129,11 @@ class Store:
     def write(self, bulk: bool = False) -> Iterator[Tx]:
         """A write transaction. `bulk` (thousands of rows, index builds) gets a
         64 MiB page cache for its duration, handed back when it ends: a cache
-        that size kept after every edit filled up and stayed resident."""
+        that size kept after every edit filled up and stayed resident.
+
+        All or nothing: whatever fails inside (or the COMMIT itself, on a full
+        disk) rolls the transaction back, and SQLite's environment failures
+        leave as `StateError`s (`store/faults.py`)."""
         with self._write_lock:
             if bulk:
                 self._writer.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
@@ -100,10 +141,15 @@ class Store:
                 self._writer.execute("BEGIN IMMEDIATE")
                 try:
                     yield Tx(self._writer)
+                    self._writer.execute("COMMIT")
                 except BaseException:
-                    self._writer.execute("ROLLBACK")
+                    # SQLite may have rolled back already (a full disk, an I/O error).
+                    if self._writer.in_transaction:
+                        self._writer.execute("ROLLBACK")
                     raise
-                self._writer.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _raise_known(exc, self.path)
+                raise
             finally:
                 if bulk:
                     self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
@@ -154,6 +200,13 @@ class Store:
             conn.close()
         with self._write_lock:
             self._writer.close()
+
+
+def _raise_known(exc: BaseException, path: Path) -> None:
+    """Raise the `StateError` an environment failure of SQLite stands for; return otherwise."""
+    known = faults.known(exc, path)
+    if known is not None:
+        raise known from exc
 
 
 class Tx:
