@@ -26,7 +26,7 @@ STATE = Path(".knowledge/state.sqlite")
 
 
 @pytest.fixture
-def indexed(kit: VaultKit, tmp_path: Path) -> Iterator[tuple[VaultKit, dict[str, list[Any]]]]:
+def indexed(kit: VaultKit, tmp_path: Path) -> tuple[VaultKit, dict[str, list[Any]]]:
     """A small generated vault, indexed, whose durable tables each hold a row."""
     fk.make_vault(kit.root, 60, seed=5, body_max=400)
     with Vault.open(kit.root) as vault:
