@@ -21,7 +21,8 @@ Launching — `Launcher` (a context manager)::
   kill is `SIGKILL` to the whole process group (the window's parse workers
   die with it). Named points (`kill_at`): "begin:N", "commit:N" (the Nth
   write transaction's work is done, COMMIT not yet sent) and "committed:N",
-  counted over `Store.write` in the killed process.
+  counted over `Store.write` in the killed process; `kill_at="count"` only
+  counts them (`run.transactions`), so a test can kill at every boundary.
 
 Checking — `dump(db)` reads a state database as the next open would (WAL
 recovery included) into a `Dump`: `PRAGMA integrity_check`, FTS5's own
@@ -114,6 +115,8 @@ class Run:
     stderr: str = ""
     delay: float | None = None
     point: str | None = None
+    transactions: int | None = None
+    """Write transactions the command ran, when started with `kill_at="count"`."""
 
 
 class Running:
@@ -147,6 +150,7 @@ class Running:
             stderr=_read(self._out / "stderr"),
             delay=self.delay,
             point=self.point,
+            transactions=int(_read(self._out / "transactions") or 0) if self.point == "count" else None,
         )
         # Whatever the command started (parse workers) goes with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -301,10 +305,11 @@ def _reap(pid: int, timeout: float) -> int:
 def _child(spec: dict[str, Any]) -> None:
     """Run one command in this process (forked or fresh) and exit with its status."""
     code = 1
+    counted: list[int] | None = None
+    out = Path(spec["out"])
     try:
         with contextlib.suppress(PermissionError):
             os.setsid()  # a fresh interpreter started with start_new_session leads one already
-        out = Path(spec["out"])
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         for fd, name in ((1, "stdout"), (2, "stderr")):
@@ -312,8 +317,7 @@ def _child(spec: dict[str, Any]) -> None:
             os.dup2(handle, fd)
         os.environ.update(spec["env"])
         os.chdir(spec["cwd"])
-        if spec.get("point"):
-            install_kill_point(spec["point"])
+        counted = install_kill_point(spec["point"]) if spec.get("point") else None
         module, *args = spec["argv"]
         sys.argv = [module, *args]
         sys.modules.pop(module, None)  # preloaded for its imports; runpy runs it afresh
@@ -327,20 +331,23 @@ def _child(spec: dict[str, Any]) -> None:
 
         traceback.print_exc()
     finally:
+        if counted is not None:
+            (out / "transactions").write_text(str(counted[0]))
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
 
 
-def install_kill_point(point: str) -> None:
+def install_kill_point(point: str) -> list[int]:
     """SIGKILL this process at a named point: "begin:N", "commit:N" or "committed:N" —
     the Nth write transaction (`Store.write`) right after BEGIN, after its work but
-    before COMMIT, or right after COMMIT."""
+    before COMMIT, or right after COMMIT. "count" kills nowhere and only counts (the
+    run's `transactions`). Returns the counter."""
     from knowledge_desktop.engine.store.db import Store
 
     phase, _, nth = point.partition(":")
-    if phase not in ("begin", "commit", "committed"):
+    if phase not in ("begin", "commit", "committed", "count"):
         raise ValueError(f"unknown kill point {point!r}")
     target = int(nth or "1")
     original = Store.write
@@ -360,6 +367,7 @@ def install_kill_point(point: str) -> None:
             os.kill(os.getpid(), signal.SIGKILL)
 
     Store.write = write  # type: ignore[method-assign,assignment]
+    return seen
 
 
 # -- state: what a database holds, as the next open reads it ----------------------------------

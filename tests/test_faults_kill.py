@@ -5,8 +5,9 @@ damage reported — because every change is written in one transaction and the s
 identity is committed before its manifest (spec: retrieval-and-dates, keeping
 state.sqlite; ARCHITECTURE.md, data flow).
 
-The default run kills 52 times (a 300-record vault); the soak variants kill 500 times
-on a 2,000-record vault: `python -m pytest -m soak`. Kill delays are drawn from a seed
+The default run kills 53 times (a 300-record vault: 44 at random delays, 9 at every
+transaction boundary of a CLI scan); the soak variants kill about 500 times on a
+2,000-record vault: `python -m pytest -m soak`. Kill delays are drawn from a seed
 printed in every failure (`FAULTKIT_SEED=N` replays one).
 """
 
@@ -26,8 +27,14 @@ import pytest
 from tests import faultkit as fk
 
 SEED = int(os.environ.get("FAULTKIT_SEED") or random.SystemRandom().randrange(10**6))
-CLI_POINTS = ("begin:1", "commit:1", "committed:1", "commit:2")
-"""The first transactions of a scan: the store identity, then the scan's own write."""
+
+
+def boundaries(transactions: int) -> list[str]:
+    """Every transaction boundary of a run: before its first write, then after each commit,
+    and the last transaction's work done but not committed."""
+    return ["begin:1", *(f"committed:{n}" for n in range(1, transactions)), f"commit:{transactions}"]
+
+
 MARKER = "private/notes/faultkit-ready.md"
 
 
@@ -95,13 +102,14 @@ def _indexed(bench: Bench, launcher: fk.Launcher) -> dict[str, list[Any]]:
 
 def cli_cold(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
     scan = fk.cli("scan", bench.root, "--index-text")
-    calibration = launcher.run(scan, env=bench.env)
+    calibration = launcher.run(scan, env=bench.env, kill_at="count")
     assert calibration.returncode == 0, calibration.stderr
+    assert calibration.transactions
     bench.check(None)
     for delay in fk.kill_delays(bench.rng, plan.kills, calibration.seconds):
         fk.wipe_state(bench.root, bench.home)
         bench.check(launcher.run(scan, env=bench.env, kill_after=delay))
-    for point in CLI_POINTS:
+    for point in boundaries(calibration.transactions):
         fk.wipe_state(bench.root, bench.home)
         run = launcher.run(scan, env=bench.env, kill_at=point)
         assert run.killed, f"{point} never reached: {run.stderr}"
@@ -113,13 +121,14 @@ def cli_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
     flipper = fk.Flipper(bench.root, seed=bench.rng.randrange(10**6))
     scan = fk.cli("scan", bench.root, "--index-text")
     flipper.flip()
-    calibration = launcher.run(scan, env=bench.env)
+    calibration = launcher.run(scan, env=bench.env, kill_at="count")
     assert calibration.returncode == 0, calibration.stderr
+    assert calibration.transactions
     bench.check(None, durable)
     for delay in fk.kill_delays(bench.rng, plan.kills, calibration.seconds):
         flipper.flip()
         bench.check(launcher.run(scan, env=bench.env, kill_after=delay), durable)
-    for point in ("begin:1", "commit:1", "committed:1", "commit:2"):
+    for point in boundaries(calibration.transactions):
         flipper.flip()
         run = launcher.run(scan, env=bench.env, kill_at=point)
         assert run.killed, f"{point} never reached: {run.stderr}"
@@ -217,9 +226,10 @@ def window_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
 # -- the tests ------------------------------------------------------------------------------
 
 DEFAULT = {"cli-cold": 10, "cli-burst": 10, "window-cold": 12, "window-burst": 12}
-"""Random-delay kills per driver in the default run (plus 8 at named points: 52 in all)."""
+"""Random-delay kills per driver in the default run; the CLI drivers add one kill at every
+transaction boundary (6 for a cold scan, 3 for a burst): 53 in all."""
 SOAK = {"cli-cold": 146, "cli-burst": 146, "window-cold": 100, "window-burst": 100}
-"""500 kills in all with the named points."""
+"""About 500 kills in all with the transaction boundaries."""
 DRIVERS = {
     "cli-cold": cli_cold,
     "cli-burst": cli_burst,

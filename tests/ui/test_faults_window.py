@@ -107,7 +107,11 @@ def lock_holder(vault: VaultKit, monkeypatch: pytest.MonkeyPatch) -> Iterator[su
 
 
 def test_a_state_database_locked_elsewhere_is_a_message_naming_the_holder(
-    qtbot: QtBot, open_window: OpenWindow, vault: VaultKit, lock_holder: subprocess.Popen[str], crashes: list[str]
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    vault: VaultKit,
+    lock_holder: subprocess.Popen[str],
+    crashes: list[str],
 ) -> None:
     """Another program holds the write lock while the window checks for changes: the status
     bar names it, instead of the crash dialog."""

@@ -116,6 +116,7 @@ def _has_entries(folder: Path) -> bool:
     except OSError:
         return False
 
+
 ObserverFactory = Callable[[], BaseObserver]
 
 
