@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 
 from knowledge_desktop import cli
-from knowledge_desktop.engine.errors import StateLocked, StateMissing, StateWriteFailed, VaultGone
+from knowledge_desktop.engine.errors import (
+    StateDamaged,
+    StateLocked,
+    StateMissing,
+    StateWriteFailed,
+    VaultGone,
+)
 from knowledge_desktop.engine.store import db as db_module
 from knowledge_desktop.engine.vault import Vault
 from tests import faultkit as fk
@@ -102,6 +108,33 @@ def test_a_truncated_state_database_is_set_aside_and_its_durable_rows_carried_ov
     codes = _codes(kit)
     assert "state-damaged" not in codes
     assert "cut short" in codes["state-repaired"]
+    assert "nothing was lost" in codes["state-repaired"]
+    assert len(_set_aside(kit)) == 1
+    problems = _consistent(kit, tmp_path, durable)
+    assert [p for p in problems if "state-repaired" not in p] == []
+
+
+def test_a_page_found_damaged_while_open_is_an_error_and_the_next_open_repairs_it(
+    indexed: Any, tmp_path: Path
+) -> None:
+    """Garbage in one catalog page (no open-time check reads it): the query that meets it
+    raises `StateDamaged` with what to do, and the next open checks every page, sets the
+    file aside, carries the durable tables over and rebuilds."""
+    kit, durable = indexed
+    path = kit.root / STATE
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = conn.execute(
+            "SELECT pageno FROM dbstat WHERE name='catalog' AND pagetype='leaf' LIMIT 1"
+        ).fetchone()[0]
+    conn.close()
+    _drop_side_files(kit.root)
+    with path.open("r+b") as handle:
+        handle.seek((page - 1) * 4096)
+        handle.write(os.urandom(4096))
+    with Vault.open(kit.root) as vault, pytest.raises(StateDamaged, match="reopen the vault"):
+        vault.counts()
+    codes = _codes(kit)
     assert "nothing was lost" in codes["state-repaired"]
     assert len(_set_aside(kit)) == 1
     problems = _consistent(kit, tmp_path, durable)

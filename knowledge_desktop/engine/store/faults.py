@@ -10,6 +10,7 @@ dialog; for anything else it returns None and the error stays a bug.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -21,6 +22,8 @@ SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN = 10, 11, 13, 14
 SQLITE_NOTADB = 26
 
 DAMAGED_CODES = frozenset({SQLITE_CORRUPT, SQLITE_NOTADB})
+SUSPECT = ".suspect"
+"""Beside a database found damaged while open: the next open checks all of it (`suspect`)."""
 
 
 def primary_code(exc: BaseException) -> int | None:
@@ -34,8 +37,20 @@ def is_damage(exc: BaseException) -> bool:
     return primary_code(exc) in DAMAGED_CODES
 
 
+def note_damage(path: Path) -> None:
+    """Leave word that the database at `path` was found damaged, for its next open."""
+    with contextlib.suppress(OSError):
+        path.with_name(path.name + SUSPECT).touch()
+
+
+def suspect(path: Path) -> Path:
+    """The file whose presence says the database at `path` was found damaged while open."""
+    return path.with_name(path.name + SUSPECT)
+
+
 def known(exc: BaseException, path: Path) -> StateError | None:
-    """The `StateError` for an environment failure on the database at `path`; else None."""
+    """The `StateError` for an environment failure on the database at `path`; else None.
+    Damage is also noted for the next open (`note_damage`)."""
     code = primary_code(exc)
     if code in (SQLITE_BUSY, SQLITE_LOCKED):
         return StateLocked(locked_message(path))
@@ -47,6 +62,7 @@ def known(exc: BaseException, path: Path) -> StateError | None:
     if code in (SQLITE_IOERR, SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN):
         return StateWriteFailed(f"cannot use {path}: {exc}; nothing was changed")
     if code in DAMAGED_CODES:
+        note_damage(path)
         return StateDamaged(
             f"{path} is damaged ({exc}); reopen the vault to set the damaged file aside and rebuild "
             "the index from the Markdown"
