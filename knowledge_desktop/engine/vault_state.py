@@ -33,7 +33,7 @@ from typing import Any
 from knowledge_desktop.engine.errors import StateDamaged
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.records.dates import utc_now_text
-from knowledge_desktop.engine.store import recovery
+from knowledge_desktop.engine.store import faults, recovery
 from knowledge_desktop.engine.store.db import Store
 
 STATE_DIR = ".knowledge"
@@ -101,18 +101,23 @@ def open_state(root: Path) -> OpenedState:
 def _open_checked(db_path: Path) -> tuple[Store, dict[str, Any] | None]:
     """The store at `db_path`, after setting a damaged file aside (and the incident)."""
     problem = recovery.inspect(db_path) if db_path.exists() else None
+    marker = faults.suspect(db_path)
     if problem is None:
         try:
             store = Store(db_path)
             try:
                 store.check_durable()
+                if marker.exists():  # found damaged while open: check every page this time
+                    store.check_all()
             except BaseException:
                 store.close()
                 raise
+            marker.unlink(missing_ok=True)
             return store, None
         except StateDamaged as exc:
             cause = exc.__cause__
             problem = str(cause) if cause is not None else str(exc)
+    marker.unlink(missing_ok=True)
     at = utc_now_text()
     aside = recovery.set_aside(db_path, at)
     store = Store(db_path)

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from knowledge_desktop.engine.errors import StateDamaged
 from knowledge_desktop.engine.store import faults, schema
@@ -55,11 +56,19 @@ class Store:
     def check_durable(self) -> None:
         """Read every durable table through SQLite's own check (a few small tables, so
         cheap): a file whose pages were cut off or overwritten raises `StateDamaged`."""
+        self._check(list(schema.DURABLE_TABLES))
+
+    def check_all(self) -> None:
+        """SQLite's check of every page (seconds at 100k): `StateDamaged` when one is bad."""
+        self._check([None])
+
+    def _check(self, tables: list[str | None]) -> None:
         try:
-            for table in schema.DURABLE_TABLES:
-                found = self._writer.execute(f"PRAGMA quick_check({table})").fetchall()
+            for table in tables:
+                pragma = f"PRAGMA quick_check({table})" if table else "PRAGMA quick_check"
+                found = self._writer.execute(pragma).fetchall()
                 if found != [("ok",)]:
-                    raise sqlite3.DatabaseError(f"{table}: {found[0][0]}")
+                    raise sqlite3.DatabaseError(f"{table or 'the database'}: {found[0][0]}")
         except sqlite3.DatabaseError as exc:
             if faults.primary_code(exc) in (None, *faults.DAMAGED_CODES):
                 raise StateDamaged(f"{self.path} is damaged ({exc})") from exc
@@ -81,8 +90,13 @@ class Store:
             w.execute("UPDATE projection_meta SET value='stale' WHERE key='version'")
         self.rebuilt = self._ensure_projections()
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+    def _connect(self, reader: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path,
+            check_same_thread=False,
+            isolation_level=None,
+            factory=_Reader if reader else sqlite3.Connection,
+        )
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -166,7 +180,7 @@ class Store:
         key = threading.get_native_id()
         conn = self._readers.get(key)
         if conn is None:
-            conn = self._connect()
+            conn = self._connect(reader=True)
             conn.execute("PRAGMA query_only=ON")
             with self._readers_lock:
                 if len(self._readers) >= MAX_READERS:
@@ -207,6 +221,52 @@ def _raise_known(exc: BaseException, path: Path) -> None:
     known = faults.known(exc, path)
     if known is not None:
         raise known from exc
+
+
+class _Reader(sqlite3.Connection):
+    """A read connection whose queries raise `StateError`s for SQLite's environment failures
+    (a damaged page met by a pane's query becomes a message, and the next open checks the
+    whole file), as writes do: in `execute` and the cursor's `fetch*` calls. Rows read by
+    iterating a cursor still raise SQLite's own error (a Python call per row would slow
+    every large read)."""
+
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:
+        return super().cursor(factory or _ReaderCursor)
+
+
+class _ReaderCursor(sqlite3.Cursor):
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+
+def _file_of(conn: sqlite3.Connection) -> Path:
+    row = sqlite3.Connection.execute(conn, "PRAGMA database_list").fetchone()
+    return Path(str(row[2])) if row else Path()
 
 
 class Tx:
