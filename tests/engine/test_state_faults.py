@@ -69,7 +69,11 @@ def test_an_emptied_state_database_is_reported_as_lost(indexed: Any, tmp_path: P
 
 
 def _set_aside(kit: VaultKit) -> list[Path]:
-    return [p for p in (kit.root / ".knowledge").iterdir() if p.name.startswith("state.sqlite.corrupt-")]
+    return [
+        p
+        for p in (kit.root / ".knowledge").iterdir()
+        if p.name.startswith("state.sqlite.corrupt-") and not p.name.endswith(("-wal", "-shm"))
+    ]
 
 
 def test_a_state_database_overwritten_with_garbage_is_set_aside_and_its_loss_reported(

@@ -230,12 +230,13 @@ class _Reader(sqlite3.Connection):
     iterating a cursor still raise SQLite's own error (a Python call per row would slow
     every large read)."""
 
-    def cursor(self, factory: Any = None) -> sqlite3.Cursor:
-        return super().cursor(factory or _ReaderCursor)
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        # (sqlite3's own `execute` makes a plain cursor, whatever `cursor()` would.)
+        return self.cursor(_ReaderCursor).execute(sql, parameters)
 
 
 class _ReaderCursor(sqlite3.Cursor):
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
         try:
             return super().execute(sql, parameters)
         except sqlite3.Error as exc:
