@@ -662,7 +662,12 @@ def _edit(data: bytes, rng: random.Random) -> bytes:
 
 def kill_delays(rng: random.Random, count: int, window: float) -> list[float]:
     """`count` delays spread over [0, window]: one per equal slice, at a random place in it."""
-    return [(i + rng.random()) * window / count for i in range(count)]
+    return [slot_delay(rng, i, count, window) for i in range(count)]
+
+
+def slot_delay(rng: random.Random, slot: int, count: int, window: float) -> float:
+    """A random delay in the `slot`-th of `count` equal slices of [0, window]."""
+    return (slot + rng.random()) * window / count
 
 
 def wipe_state(root: Path, home: Path) -> None:
