@@ -7,8 +7,11 @@ a vault (one line on stderr, no traceback), 3 when `diagnostics --fail-on`
 finds something at or above the given severity, 4 when a write is rejected
 by a fence or a rule (`{"error": {"code", "message", "current"}}` on stdout
 with `--json`; nothing was written), 5 when a write failed part-way on the
-disk or the database (the journal says what stays; `knowledge resume`).
-The write commands and their receipts are documented in docs/writing.md.
+disk or the database (the journal says what stays; `knowledge resume`), 6
+when the vault's state cannot be used (`state.sqlite` locked by another
+program, the disk full, the vault folder or `.knowledge/` gone while running;
+one line, no traceback). The write commands and their receipts are
+documented in docs/writing.md.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
-from knowledge_desktop.engine.errors import QueryError, VaultError
+from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, RecordFilter
 from knowledge_desktop.engine.records.dates import utc_now_text
@@ -33,7 +36,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write.plan import Fence, WriteRejected
 from knowledge_desktop.engine.write.publish import WriteFailed
 
-EXIT_OK, EXIT_USAGE, EXIT_FINDINGS, EXIT_REJECTED, EXIT_WRITE_FAILED = 0, 2, 3, 4, 5
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS, EXIT_REJECTED, EXIT_WRITE_FAILED, EXIT_STATE = 0, 2, 3, 4, 5, 6
 
 
 class _Parser(argparse.ArgumentParser):
@@ -526,7 +529,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             sys.stderr.write(f"knowledge: {exc.code}: {exc.message}\n")
         return EXIT_REJECTED if isinstance(exc, WriteRejected) else EXIT_WRITE_FAILED
-    except (VaultError, QueryError) as exc:
+    except (StateError, VaultGone) as exc:
+        sys.stderr.write(f"knowledge: {exc}\n")
+        return EXIT_STATE
+    except KnownError as exc:
         sys.stderr.write(f"knowledge: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:

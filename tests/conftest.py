@@ -19,6 +19,17 @@ import pytest  # noqa: E402
 from tests.vaultkit import VaultKit  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's cache and state folders (platformdirs) in a folder of the test's own: the
+    engine remembers the vaults it opened there (engine/vault_state.py), and a test must
+    neither read another test's memory nor write the real one's."""
+    home = tmp_path_factory.mktemp("user")
+    for variable in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(variable, str(home / variable.lower()))
+    return home
+
+
 @pytest.fixture
 def kit(tmp_path: Path) -> Iterator[VaultKit]:
     """A temporary vault folder with helpers to write records and open it."""

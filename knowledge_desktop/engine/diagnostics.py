@@ -112,7 +112,9 @@ CODES: dict[str, tuple[Severity, str]] = {
     "link-outside-partition": (W, "A link's path leaves the partition."),
     "links-truncated": (W, "The body has more links than are followed, or is too long to search in full."),
     # vault
-    "state-missing": (E, "The vault's state.sqlite disappeared; durable guards were lost."),
+    "state-missing": (E, "The vault's state.sqlite or .knowledge/ disappeared; durable guards were lost."),
+    "state-damaged": (E, "state.sqlite was unreadable and set aside; some durable tables were lost."),
+    "state-repaired": (W, "state.sqlite was unreadable and set aside; its durable tables were recovered."),
     "state-outside-vault": (W, "The .knowledge folder is a link out of the vault; state is kept elsewhere."),
     # the write side (docs/writing.md)
     "write-conflict": (E, "A write met an outside edit of this file and wrote nothing; review it."),

@@ -36,3 +36,30 @@ class Cancelled(KnownError):
 
     def __str__(self) -> str:
         return "cancelled before anything was changed"
+
+
+class VaultGone(VaultError):
+    """The vault folder was moved, deleted or unmounted while it was open."""
+
+
+class StateError(KnownError):
+    """`state.sqlite` cannot be used as it is: locked, full, damaged or gone.
+
+    Raised before anything half-done is kept: a write that fails is rolled back.
+    """
+
+
+class StateLocked(StateError):
+    """Another program holds the database's write lock longer than we wait."""
+
+
+class StateWriteFailed(StateError):
+    """Writing the database failed (disk full, I/O error, no permission); nothing was changed."""
+
+
+class StateDamaged(StateError):
+    """The database file is not readable as SQLite (truncated, overwritten)."""
+
+
+class StateMissing(StateError):
+    """The vault's `.knowledge/` folder or its database went away while the vault was open."""

@@ -1,18 +1,19 @@
 """The `Vault` facade: the one object the CLI and the window talk to.
 
 `Vault.open(path)` finds or creates `.knowledge/` (manifest and
-`state.sqlite`), and every read goes through `reconcile` first when the
+`state.sqlite`; `vault_state.py` decides what a lost or damaged state is
+reported as), and every read goes through `reconcile` first when the
 caller asks for freshness. Errors a user can act on (no such folder, not a
-vault, no permission) are `VaultError`s with a one-line message.
+vault, no permission) are `VaultError`s with a one-line message; a vault
+folder that vanishes while open is `VaultGone`, a state folder deleted
+while open `StateMissing` (after its database is written back).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextlib
 import os
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -21,9 +22,15 @@ from typing import Any
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import heap
 from knowledge_desktop.engine.changes import ChangeSet, Source
-from knowledge_desktop.engine.errors import Cancelled, NotAVault, QueryError, VaultError, VaultNotFound
-from knowledge_desktop.engine.fs.atomic import write_atomic
-from knowledge_desktop.engine.fs.inside import inside
+from knowledge_desktop.engine.errors import (
+    Cancelled,
+    NotAVault,
+    QueryError,
+    StateMissing,
+    VaultError,
+    VaultGone,
+    VaultNotFound,
+)
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
@@ -37,16 +44,18 @@ from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
+from knowledge_desktop.engine.vault_state import (
+    STATE_DB,
+    STATE_DIR,
+    damage_incidents,
+    open_state,
+    write_manifest,
+)
 from knowledge_desktop.engine.write.findings import findings as write_findings
 from knowledge_desktop.engine.write.operations import create, pages
 from knowledge_desktop.engine.write.plan import Fence, Request
 from knowledge_desktop.engine.write.publish import Planner, Publisher
 from knowledge_desktop.engine.write.requests import make_request
-
-STATE_DIR = ".knowledge"
-MANIFEST = "manifest.json"
-STATE_DB = "state.sqlite"
-VAULT_FORMAT = "knowledge-vault-v1"
 
 TEXT_CHUNK = 2048
 """Records whose text one write transaction of the window's background build indexes:
@@ -106,6 +115,9 @@ class Vault:
         """What `open` finished or rolled back of writes a dead process left pending."""
         """Set by a host that runs `index_keywords` on a worker after opening (the
         window): searches then answer at once from what is indexed."""
+        self.detached: str | None = None
+        """Why this vault no longer writes its state (its state folder was deleted while
+        open and written back from the open database): reopen it to go on."""
 
     # -- opening -------------------------------------------------------------
     @classmethod
@@ -124,37 +136,9 @@ class Vault:
                 "with Markdown records"
             )
         heap.keep_freed_blocks()  # searches reuse large arrays instead of faulting them in
-        state_dir = root / STATE_DIR
-        read_only = False
-        # A `.knowledge` that is a link out of the vault (a hostile clone can hold one)
-        # would have the app write its state, and replace a manifest.json, wherever it
-        # points: it is not followed, and the state lives in the cache folder instead.
-        state_outside = _leaves_vault(root, state_dir)
-        manifest_existed = not state_outside and (state_dir / MANIFEST).is_file()
-        try:
-            if state_outside:
-                raise FileExistsError(state_dir)
-            state_dir.mkdir(exist_ok=True)
-            if not os.access(state_dir, os.W_OK):
-                raise PermissionError(state_dir)
-        except OSError:
-            read_only = not state_outside
-            state_dir = _cache_state_dir(root)
-            manifest_existed = (state_dir / MANIFEST).is_file() or manifest_existed
-        vault_id = _ensure_manifest(state_dir, root, read_only)
-        db_path = state_dir / STATE_DB
-        state_lost = manifest_existed and not db_path.exists()
-        try:
-            store = Store(db_path)
-        except Exception as exc:  # sqlite3.DatabaseError, OSError
-            raise VaultError(f"cannot open {db_path}: {exc}") from None
-        if store.identity("vault_id") is None:
-            store.set_identity("vault_id", vault_id)
-            store.set_identity("created_at", utc_now_text())
-        if state_lost:
-            store.set_identity("state_lost_at", utc_now_text())
-        vault = cls(root, state_dir, store, read_only, vault_id)
-        vault.state_outside = state_outside
+        state = open_state(root)
+        vault = cls(root, state.state_dir, state.store, state.read_only, state.vault_id)
+        vault.state_outside = state.outside
         # A write interrupted by a crash is carried out (or rolled back) before anything
         # reads the vault, so no read sees half of a multi-file write (docs/writing.md).
         vault.recovered = vault.publisher.recover()
@@ -162,6 +146,10 @@ class Vault:
 
     def close(self) -> None:
         self.reconciler.workers.close()
+        if self.detached is None and not (self.state_dir / STATE_DB).exists() and self._root_present():
+            # The state folder went away since the last reconcile: the open database is the
+            # only copy left, so it is written back before it is closed (and gone for good).
+            self.detached = self._write_state_back(self.state_dir / STATE_DB)
         self.store.close()
 
     def parse_in_workers(self, from_files: int) -> None:
@@ -188,10 +176,60 @@ class Vault:
         cancel: threading.Event | None = None,
     ) -> ChangeSet:
         with self._lock:
+            self._check_folders()
             change = self.reconciler.run(paths, source, progress=progress, cancel=cancel)
             if paths is None:
                 self.last_scan = change
             return change
+
+    def _check_folders(self) -> None:
+        """Refuse to reconcile a vault whose folder or state went away while it was open.
+
+        Without this a vanished (or unmounted, hence empty) vault folder read as
+        "every file deleted" and emptied the index, and a deleted `.knowledge/`
+        left every write going to a database nobody could open again.
+        """
+        if self.detached is not None:
+            raise StateMissing(self.detached)
+        if not self._root_present():
+            raise VaultGone(
+                f"the vault folder {self.root} was moved, deleted or unmounted; the window shows it as "
+                "it was — open it again from where it is now"
+            )
+        db_path = self.state_dir / STATE_DB
+        if not db_path.exists():
+            self.detached = self._write_state_back(db_path)
+            raise StateMissing(self.detached)
+
+    def _root_present(self) -> bool:
+        """The vault folder is there and holds something (an unmounted one is an empty folder)."""
+        try:
+            with os.scandir(self.root) as entries:
+                return next(entries, None) is not None
+        except OSError:
+            return False
+
+    def _write_state_back(self, db_path: Path) -> str:
+        """The state folder was deleted while open: the open database still holds all of it,
+        so it is written back (with the manifest) instead of being lost; the message to show."""
+        try:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = db_path.with_name(f".{db_path.name}.restoring")
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            self.store.backup_to(tmp)
+            os.replace(tmp, db_path)
+            write_manifest(self.state_dir, self.vault_id)
+        except OSError as exc:
+            return (
+                f"{self.state_dir} was deleted while the vault was open, and writing it back failed "
+                f"({exc}); withdrawal and supersession guards, receipts and history are lost unless "
+                "you restore them from a backup"
+            )
+        return (
+            f"{self.state_dir} was deleted while the vault was open; its database was written back from "
+            "the open copy, so nothing was lost — open the vault again to keep it current"
+        )
 
     def warm_up(self) -> None:
         """Load what incremental reconciles need (the in-memory graph) ahead of the first edit.
@@ -494,16 +532,20 @@ class Vault:
 
     # -- vault-level findings ----------------------------------------------------
     def vault_diagnostics(self) -> list[dg.Diagnostic]:
+        """What happened to the vault's state (`vault_state.py`): standing errors, so a loss
+        of durable guards is never hidden behind a silently rebuilt index."""
         out = write_findings(self.publisher)
+        where = f"{STATE_DIR}/{STATE_DB}"
         lost = self.store.identity("state_lost_at")
         if lost:
+            why = self.store.identity("state_lost_reason") or "state.sqlite was missing"
             out.append(
                 dg.make(
                     "state-missing",
-                    f"{STATE_DIR}/{STATE_DB}",
-                    f"state.sqlite was missing and was recreated empty at {lost}; withdrawal and "
-                    "supersession guards, receipts and history from before are lost — restore it "
-                    "from a backup if you have one",
+                    where,
+                    f"{why}, and a new one was made at {lost}; withdrawal and supersession guards, "
+                    "receipts and history from before are lost — restore it from a backup if you "
+                    "have one",
                 )
             )
         if self.state_outside:
@@ -515,6 +557,31 @@ class Vault:
                     f"the index is kept in {self.state_dir} instead",
                 )
             )
+        for incident in damage_incidents(self.store):
+            head = (
+                f"state.sqlite could not be used ({incident.get('problem')}) and was set aside as "
+                f"{STATE_DIR}/{incident.get('movedTo')} at {incident.get('at')}; the index was rebuilt "
+                "from the Markdown"
+            )
+            lost_tables = incident.get("lost") or []
+            if lost_tables:
+                out.append(
+                    dg.make(
+                        "state-damaged",
+                        where,
+                        f"{head}, but these durable tables could not be read from it: "
+                        f"{', '.join(map(str, lost_tables))} — their withdrawal and supersession guards, "
+                        "receipts or history are lost unless you restore a backup",
+                    )
+                )
+            else:
+                out.append(
+                    dg.make(
+                        "state-repaired",
+                        where,
+                        f"{head}, and every durable table was copied from it, so nothing was lost",
+                    )
+                )
         return out
 
     def info(self) -> dict[str, Any]:
@@ -523,48 +590,5 @@ class Vault:
             "vaultId": self.vault_id,
             "stateDir": str(self.state_dir),
             "readOnly": self.read_only,
+            "stateWritable": self.detached is None,
         }
-
-
-def _leaves_vault(root: Path, path: Path) -> bool:
-    """Whether `path`, a link in the vault, leads outside it."""
-    if not path.is_symlink():
-        return False
-    return not inside(os.path.realpath(root), os.path.realpath(path))
-
-
-def _cache_state_dir(root: Path) -> Path:
-    from platformdirs import user_cache_dir
-
-    key = hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:24]
-    folder = Path(user_cache_dir("knowledge-desktop")) / "vaults" / key
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def _ensure_manifest(state_dir: Path, root: Path, read_only: bool) -> str:
-    path = state_dir / MANIFEST
-    if path.is_file():
-        try:
-            data: Any = json.loads(path.read_text("utf-8"))
-            if isinstance(data, dict) and isinstance(data.get("expectedVaultId"), str):
-                return str(data["expectedVaultId"])
-        except (OSError, ValueError):
-            pass
-    if read_only:
-        original = root / STATE_DIR / MANIFEST
-        try:
-            data = json.loads(original.read_text("utf-8"))
-            if isinstance(data, dict) and isinstance(data.get("expectedVaultId"), str):
-                return str(data["expectedVaultId"])
-        except (OSError, ValueError):
-            pass
-    vault_id = f"vlt_{uuid.uuid4().hex}"
-    manifest = {
-        "expectedVaultId": vault_id,
-        "format": VAULT_FORMAT,
-        "formatVersion": 1,
-        "created_at": utc_now_text(),
-    }
-    write_atomic(path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
-    return vault_id

@@ -17,13 +17,18 @@ import logging
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.errors import StateMissing, VaultGone
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.process import background_thread
+
+if TYPE_CHECKING:
+    from knowledge_desktop.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +39,7 @@ class LiveRelay(QObject):
     changed = Signal(object, object)  # (Vault, ChangeSet)
     state_changed = Signal(object, object)  # (Vault, WatchState)
     failed = Signal(str)
+    gone = Signal(object, str)  # (Vault, message): its folder or its state went away while open
     progress = Signal(str, int, int)  # stage, done, total — from the worker opening a vault
 
 
@@ -51,6 +57,9 @@ def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWa
             relay.changed.emit(vault, change)
 
     def failed(exc: BaseException) -> None:
+        if isinstance(exc, (VaultGone, StateMissing)):
+            relay.gone.emit(vault, str(exc))  # not a passing failure: live updates end here
+            return
         log.warning("watcher callback failed", exc_info=exc)
         relay.failed.emit(f"Updating from disk failed: {exc}")
 
@@ -75,6 +84,19 @@ def describe_state(state: WatchState) -> tuple[str, str]:
             f"{state.reason} The vault is re-checked periodically instead of being watched."
         )
     return "", ""
+
+
+def vault_gone(window: MainWindow, vault: Vault, message: str) -> None:
+    """The open vault's folder (or its state folder) went away: stop watching it, keep the
+    panes as they were, and say so where it stays visible (the status bar, the live label)."""
+    if vault is not window.vault:
+        return
+    if window.watcher is not None:
+        window.watcher.stop()
+        window.watcher = None
+    window.watch_state.setText("⚠ Not live")
+    window.watch_state.setToolTip(message)
+    window.statusBar().showMessage(message)
 
 
 class EventLog:

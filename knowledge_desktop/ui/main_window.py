@@ -42,7 +42,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
 from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
-from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state
+from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, vault_gone
 from knowledge_desktop.ui.opening import Opened, VaultOpener
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.relay.changed.connect(self._on_live_change)
         self.relay.state_changed.connect(self._on_watch_state)
         self.relay.failed.connect(self.show_error)
+        self.relay.gone.connect(lambda vault, message: vault_gone(self, vault, message))
         self.settings = settings or QSettings()
         self.runner = Runner(pool or QThreadPool.globalInstance(), self)
         self.runner.failed.connect(self.show_error)
@@ -213,7 +214,7 @@ class MainWindow(QMainWindow):
         self.history = History()
         for pane in self.panes:
             pane.set_vault(vault)
-        self.setWindowTitle(f"{vault.root.name} — Knowledge Desktop")
+        self.setWindowTitle(f"{vault.root.name}{' (read-only)' * vault.read_only} — Knowledge Desktop")
         if counts is not None:
             self._show_counts(counts)
         else:
@@ -250,7 +251,7 @@ class MainWindow(QMainWindow):
             self.apply_change(change)
 
     def _on_watch_state(self, vault: Vault, state: WatchState) -> None:
-        if vault is not self.vault:
+        if vault is not self.vault or self.watcher is None:  # (None: stopped, see live.vault_gone)
             return
         text, tip = describe_state(state)
         self.watch_state.setText(text)

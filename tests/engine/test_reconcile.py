@@ -535,18 +535,6 @@ def test_a_lost_state_database_is_reported(kit: VaultKit) -> None:
     assert "state-missing" in kit.codes()
 
 
-def test_a_corrupt_state_database_is_a_clear_error(kit: VaultKit) -> None:
-    """Errors of the environment become a message, never a traceback."""
-    small_vault(kit)
-    kit.scan()
-    kit.close()
-    (kit.root / ".knowledge/state.sqlite").write_bytes(b"not a database" * 100)
-    for name in ("state.sqlite-wal", "state.sqlite-shm"):
-        (kit.root / ".knowledge" / name).unlink(missing_ok=True)
-    with pytest.raises(Exception, match=r"state\.sqlite"):
-        kit.open()
-
-
 def test_the_vault_manifest_holds_a_stable_id(kit: VaultKit) -> None:
     """Vault layout: .knowledge/manifest.json names the vault once and keeps it."""
     small_vault(kit)

@@ -105,7 +105,17 @@ class _Forwarder(FileSystemEventHandler):
         self._sink(event)
 
 
-VANISHED = "the vault folder was moved or deleted"
+VANISHED = "the vault folder was moved or deleted (or unmounted)"
+
+
+def _has_entries(folder: Path) -> bool:
+    """Whether `folder` is there and holds something (an unmounted vault is an empty folder)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return False
+
 
 ObserverFactory = Callable[[], BaseObserver]
 
@@ -472,11 +482,12 @@ class VaultWatcher:
             shut_down(old)
         if observer is None:
             return
-        if all(t.is_alive() for t in observer_threads(observer)):
-            return
-        if not self.root.is_dir():
+        if not _has_entries(self.root):
+            # Deleted, moved away (inotify follows the folder to its new name, so the
+            # threads live on) or unmounted (an empty mount point is left): events would
+            # never tell.
             self._distrust(VANISHED)
-        else:
+        elif not all(t.is_alive() for t in observer_threads(observer)):
             self._distrust("the file watcher stopped unexpectedly")
 
     def _call(self, fn: Callable[..., object], *args: object) -> None:

@@ -7,8 +7,10 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from knowledge_desktop.engine.store import schema
+from knowledge_desktop.engine.errors import StateDamaged
+from knowledge_desktop.engine.store import faults, schema
 
 WRITER_CACHE_KIB = -8192
 """The writer's page cache for everyday writes (8 MiB; negative: KiB, as SQLite takes it)."""
@@ -16,6 +18,8 @@ MAX_READERS = 16
 """Past this many reader connections, those of threads that have ended are closed."""
 BULK_CACHE_KIB = -65536
 """For bulk writes: index builds after a cold scan stay in memory (64 MiB)."""
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another program's lock before `StateLocked` is raised."""
 
 
 class Store:
@@ -28,16 +32,58 @@ class Store:
     """
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the database; SQLite's environment failures (a damaged
+        file, a lock, a full disk) are raised as `StateError`s (`store/faults.py`)."""
         self.path = path
         self._write_lock = threading.Lock()
         self._readers: dict[int, sqlite3.Connection] = {}
         self._readers_lock = threading.Lock()
-        self._writer = self._connect()
-        self._writer.execute("PRAGMA journal_mode=WAL")
-        self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
-        self._writer.executescript(schema.DURABLE_SQL)
-        self._migrate_durable()
-        self.rebuilt = self._ensure_projections()
+        try:
+            self._writer = self._connect()
+        except sqlite3.Error as exc:
+            _raise_known(exc, path)
+            raise
+        try:
+            self._writer.execute("PRAGMA journal_mode=WAL")
+            self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
+            self._writer.executescript(schema.DURABLE_SQL)
+            self._migrate_durable()
+            self.rebuilt = self._ensure_projections()
+        except BaseException as exc:
+            self._writer.close()
+            _raise_known(exc, path)
+            raise
+
+    def check_durable(self) -> None:
+        """Read every durable table through SQLite's own check (a few small tables, so
+        cheap): a file whose pages were cut off or overwritten raises `StateDamaged`."""
+        self._check(list(schema.DURABLE_TABLES))
+
+    def check_all(self) -> None:
+        """SQLite's check of every page (seconds at 100k): `StateDamaged` when one is bad."""
+        self._check([None])
+
+    def _check(self, tables: list[str | None]) -> None:
+        try:
+            for table in tables:
+                pragma = f"PRAGMA quick_check({table})" if table else "PRAGMA quick_check"
+                found = self._writer.execute(pragma).fetchall()
+                if found != [("ok",)]:
+                    raise sqlite3.DatabaseError(f"{table or 'the database'}: {found[0][0]}")
+        except sqlite3.DatabaseError as exc:
+            if faults.primary_code(exc) in (None, *faults.DAMAGED_CODES):
+                raise StateDamaged(f"{self.path} is damaged ({exc})") from exc
+            _raise_known(exc, self.path)
+            raise
+
+    def backup_to(self, target: Path) -> None:
+        """Copy the whole database, as committed now, into a new file at `target`."""
+        with self._write_lock:
+            dest = sqlite3.connect(target)
+            try:
+                self._writer.backup(dest)
+            finally:
+                dest.close()
 
     def _migrate_durable(self) -> None:
         """Apply the durable migrations this database has not had yet, in one transaction."""
@@ -61,10 +107,15 @@ class Store:
             w.execute("UPDATE projection_meta SET value='stale' WHERE key='version'")
         self.rebuilt = self._ensure_projections()
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+    def _connect(self, reader: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path,
+            check_same_thread=False,
+            isolation_level=None,
+            factory=_Reader if reader else sqlite3.Connection,
+        )
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
@@ -115,7 +166,11 @@ class Store:
         loss (`synchronous=FULL` for this transaction). Projections do without
         (they are rebuilt from the Markdown); the journal, receipts and guards
         of the write side need it, since a file is replaced only after its
-        intent is journaled."""
+        intent is journaled.
+
+        All or nothing: whatever fails inside (or the COMMIT itself, on a full
+        disk) rolls the transaction back, and SQLite's environment failures
+        leave as `StateError`s (`store/faults.py`)."""
         with self._write_lock:
             if durable:
                 self._writer.execute("PRAGMA synchronous=FULL")
@@ -125,10 +180,15 @@ class Store:
                 self._writer.execute("BEGIN IMMEDIATE")
                 try:
                     yield Tx(self._writer)
+                    self._writer.execute("COMMIT")
                 except BaseException:
-                    self._writer.execute("ROLLBACK")
+                    # SQLite may have rolled back already (a full disk, an I/O error).
+                    if self._writer.in_transaction:
+                        self._writer.execute("ROLLBACK")
                     raise
-                self._writer.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _raise_known(exc, self.path)
+                raise
             finally:
                 if durable:
                     self._writer.execute("PRAGMA synchronous=NORMAL")
@@ -147,7 +207,7 @@ class Store:
         key = threading.get_native_id()
         conn = self._readers.get(key)
         if conn is None:
-            conn = self._connect()
+            conn = self._connect(reader=True)
             conn.execute("PRAGMA query_only=ON")
             with self._readers_lock:
                 if len(self._readers) >= MAX_READERS:
@@ -181,6 +241,60 @@ class Store:
             conn.close()
         with self._write_lock:
             self._writer.close()
+
+
+def _raise_known(exc: BaseException, path: Path) -> None:
+    """Raise the `StateError` an environment failure of SQLite stands for; return otherwise."""
+    known = faults.known(exc, path)
+    if known is not None:
+        raise known from exc
+
+
+class _Reader(sqlite3.Connection):
+    """A read connection whose queries raise `StateError`s for SQLite's environment failures
+    (a damaged page met by a pane's query becomes a message, and the next open checks the
+    whole file), as writes do: in `execute` and the cursor's `fetch*` calls. Rows read by
+    iterating a cursor still raise SQLite's own error (a Python call per row would slow
+    every large read)."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        # (sqlite3's own `execute` makes a plain cursor, whatever `cursor()` would.)
+        return self.cursor(_ReaderCursor).execute(sql, parameters)
+
+
+class _ReaderCursor(sqlite3.Cursor):
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            _raise_known(exc, _file_of(self.connection))
+            raise
+
+
+def _file_of(conn: sqlite3.Connection) -> Path:
+    row = sqlite3.Connection.execute(conn, "PRAGMA database_list").fetchone()
+    return Path(str(row[2])) if row else Path()
 
 
 class Tx:

@@ -600,6 +600,23 @@ def test_a_vanished_vault_folder_falls_back_to_polling(vault_dir: Path, start: S
     assert recorder.wait_until(lambda: recorder.rescans >= 1)
 
 
+@pytest.mark.parametrize("how", ["moved", "unmounted"])
+def test_a_vault_folder_moved_away_or_emptied_falls_back_to_polling(
+    vault_dir: Path, tmp_path: Path, start: Start, how: str
+) -> None:
+    """inotify follows a moved folder (its threads live on) and an unmounted one leaves an
+    empty mount point: neither says so by an event, so the health check looks."""
+    (vault_dir / "private").mkdir(exist_ok=True)
+    watcher, recorder = start(poll_interval_s=0.05)
+    if how == "moved":
+        vault_dir.rename(tmp_path / "moved-away")
+    else:
+        shutil.rmtree(vault_dir)
+        vault_dir.mkdir()
+    assert recorder.wait_until(lambda: watcher.state.mode == "polling")
+    assert "moved or deleted (or unmounted)" in watcher.state.reason
+
+
 def test_stop_is_idempotent_and_start_happens_once(vault_dir: Path) -> None:
     watcher = VaultWatcher(vault_dir, lambda paths: None, lambda: None)
     watcher.stop()  # never started: nothing to do

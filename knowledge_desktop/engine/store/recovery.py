@@ -1,0 +1,122 @@
+"""A damaged `state.sqlite`: tell it, set it aside, and carry its durable rows over.
+
+Projections can always be rebuilt from the Markdown; the durable tables
+(`schema.DURABLE_TABLES`) cannot (spec: retrieval-and-dates, on keeping
+state.sqlite). So a file SQLite cannot use is never deleted: it is renamed
+to `state.sqlite.corrupt-<time>` (its WAL beside it, so SQLite still finds
+it), a new database is made, and every durable table that can still be read
+from the old file is copied into it. What could not be read is named, so
+the vault can report the loss instead of hiding it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from knowledge_desktop.engine.store import schema
+from knowledge_desktop.engine.store.db import Store
+
+HEADER = b"SQLite format 3\x00"
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def inspect(path: Path) -> str | None:
+    """Why the file at `path` cannot be a usable SQLite database, from its header alone; None
+    when nothing is visibly wrong (SQLite's own checks come after)."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(100)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if size == 0:
+        return "it is empty"
+    if len(head) < 100 or not head.startswith(HEADER):
+        return "it is not an SQLite database"
+    page_size = struct.unpack(">H", head[16:18])[0]
+    page_size = 65536 if page_size == 1 else page_size
+    change_counter, pages = struct.unpack(">II", head[24:32])
+    valid_for = struct.unpack(">I", head[92:96])[0]
+    wal = path.with_name(path.name + "-wal")
+    wal_empty = not wal.exists() or wal.stat().st_size == 0
+    # The page count in the header is trusted when its change counter matches
+    # (SQLite's own rule); pages may then live in the WAL only if there is one.
+    if pages and change_counter == valid_for and wal_empty and size < pages * page_size:
+        return f"it is cut short: {size} of {pages * page_size} bytes"
+    return None
+
+
+def set_aside(path: Path, stamp: str) -> Path:
+    """Rename the database and its side files to `<name>.corrupt-<stamp>…`; the new path."""
+    safe = stamp.replace(":", "").replace("-", "").replace(".", "")
+    target = path.with_name(f"{path.name}.corrupt-{safe}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{safe}-{n}")
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
+    os.replace(path, target)
+    return target
+
+
+@dataclass
+class Salvage:
+    """Which durable tables came over from a damaged file, and which could not be read."""
+
+    copied: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    rows: int = 0
+    reason: str = ""
+    """Why the old file could not be opened at all (every table is then lost)."""
+
+
+def salvage(old: Path, store: Store) -> Salvage:
+    """Copy every readable durable table of the database at `old` into `store`."""
+    out = Salvage()
+    try:
+        source = sqlite3.connect(old)
+        # Lets SQLite read a file shorter than its header says (it refuses by default), and
+        # a schema it cannot fully parse; nothing is written through this connection.
+        source.execute("PRAGMA writable_schema=ON")
+    except sqlite3.Error as exc:
+        out.reason = str(exc)
+        out.lost = list(schema.DURABLE_TABLES)
+        return out
+    try:
+        for table in schema.DURABLE_TABLES:
+            try:
+                cursor = source.execute(f"SELECT * FROM {table}")
+                columns = [d[0] for d in cursor.description]
+                rows = cursor.fetchall()
+            except sqlite3.Error as exc:
+                out.lost.append(table)
+                out.reason = out.reason or str(exc)
+                continue
+            wanted = _columns(store, table)
+            keep = [i for i, c in enumerate(columns) if c in wanted]
+            if rows and keep:
+                names = ", ".join(columns[i] for i in keep)
+                marks = ", ".join("?" * len(keep))
+                with store.write() as tx:
+                    tx.executemany(
+                        f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})",
+                        [[row[i] for i in keep] for row in rows],
+                    )
+                out.rows += len(rows)
+            out.copied.append(table)
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            source.close()
+    return out
+
+
+def _columns(store: Store, table: str) -> set[str]:
+    return {row[1] for row in store.reader().execute(f"PRAGMA table_info({table})")}
