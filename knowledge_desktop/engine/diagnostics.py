@@ -81,6 +81,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "empty-value": (E, "A field holds an empty or null value; unknown values must be omitted."),
     "field-not-applicable": (W, "A field is set on a kind of record it does not apply to."),
     "lifecycle-metadata-invalid": (E, "Lifecycle or merge fields disagree with each other."),
+    "lifecycle-guarded": (
+        W,
+        "The file says a lifecycle its durable guard overrides (a withdrawn or superseded "
+        "record restored from a stale copy); reads follow the guard.",
+    ),
     "invalid-recall": (E, "The recall block breaks its bounds; it is never injected."),
     "scope-mismatch": (E, "The record's scope differs from the partition folder it is in."),
     "duplicate-id": (E, "Several files share one id; exact lookup finds none of them."),

@@ -40,7 +40,7 @@ from knowledge_desktop.engine.ontology.compose import (
     shipped_default_path,
 )
 from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
-from knowledge_desktop.engine.store import codec, freshness
+from knowledge_desktop.engine.store import codec, freshness, guards
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
@@ -80,6 +80,8 @@ class Reconciler:
         self._ontologies: dict[str, Activation] | None = None
         self._known_files: dict[str, _Known] | None = None
         self._known_lock = threading.Lock()
+        self._guards_version: int | None = None
+        """The durable guard version the graph and the projections follow (None: unknown)."""
         self._graph_lock = threading.Lock()
         """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
         holds no vault lock): whoever comes second waits for the one load."""
@@ -142,9 +144,10 @@ class Reconciler:
     ) -> ChangeSet:
         started = time.perf_counter()
         change = ChangeSet(source)
+        guard_nodes, guard_version = self._guard_nodes()
         walked = walk(self.root) if paths is None else None
         digest = freshness.digest(walked) if walked is not None else None
-        if digest is not None and freshness.matches(self.store, digest):
+        if guard_version is None and digest is not None and freshness.matches(self.store, digest):
             change.stat_checked = len(walked or ())
             change.elapsed_ms = (time.perf_counter() - started) * 1000
             return change
@@ -169,6 +172,8 @@ class Reconciler:
             elif result.node is not None:
                 parsed[result.entry.path] = result.node
         change.parsed = len(parsed)
+        requeue = [(n.scope, p) for p, n in guard_nodes.items() if p not in parsed]
+        parsed = {**guard_nodes, **parsed}
         for path in gone:
             known = self._known[path]
             if known.entry_kind == "manifest":
@@ -180,6 +185,10 @@ class Reconciler:
         if stat_rows:
             self._write_stats(stat_rows)
         if not parsed and not manifest_scopes and not content_rows and not gone:
+            if guard_version is not None:
+                with self.store.write() as tx:
+                    guards.record_reflected(tx, guard_version)
+                self._guards_version = guard_version
             if digest is not None:
                 freshness.remember(self.store, digest)
             change.elapsed_ms = (time.perf_counter() - started) * 1000
@@ -203,11 +212,16 @@ class Reconciler:
         try:
             current.update(activations)
             recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            change.touched = self._write(content_rows, gone, recomputed, activations, digest)
+            reflected = guard_version if guard_version is not None else self._guards_version
+            change.touched = self._write(
+                content_rows, gone, recomputed, activations, digest, requeue, reflected
+            )
+            self._guards_version = reflected
         except BaseException:
             # The graph may be ahead of the store now: read both afresh next time.
             self._graph = None
             self._ontologies = None
+            self._guards_version = None
             raise
         graph.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
@@ -223,6 +237,32 @@ class Reconciler:
         if self._ontologies is None:
             self._ontologies = {s: self._activate(s) for s in self._scopes()}
         return self._ontologies
+
+    def _guard_nodes(self) -> tuple[dict[str, RecordNode], int | None]:
+        """Fresh nodes (from the parse cache) of the records whose durable guard changed
+        since the graph and the projections applied the guards, and the guard version
+        to record once they are written; ({}, None) when nothing changed (one row read).
+
+        A guard is written by a publish, maybe by another process; the record's
+        file need not change with it (a stale copy, an undo), so the record is
+        entered again as the parse cache holds it and the graph applies the new map."""
+        reader = self.store.reader()
+        on_disk = guards.version(reader)
+        if self._graph is None:
+            if guards.reflected(reader) == on_disk:
+                return {}, None
+        elif self._guards_version == on_disk:
+            return {}, None
+        graph = self.graph()
+        on_disk, fresh, _ = guards.current(reader)
+        if self._guards_version is None:  # loaded since: what the rows followed is unknown
+            keys = set(fresh) | set(graph.guards)
+            keys |= {(graph.nodes[p].scope or "", graph.nodes[p].id or "") for p in graph.guarded}
+        else:
+            keys = {k for k in set(fresh) | set(graph.guards) if fresh.get(k) != graph.guards.get(k)}
+        graph.guards = fresh
+        wanted = sorted({p for scope, record_id in keys for p in graph.ids.get(scope, record_id)})
+        return {node.path: node for node in self._stored_nodes(wanted)}, on_disk
 
     def graph(self) -> VaultGraph:
         """The in-memory graph, restored from its snapshot (else derived from the
@@ -241,6 +281,8 @@ class Reconciler:
         graph.probe = self._probe
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
+        on_disk, graph.guards, reflected = guards.current(self.store.reader())
+        self._guards_version = on_disk if reflected == on_disk else None
         restored = self._restore_graph(graph)
         if not restored:
             graph = self._derive_graph(graph)
@@ -450,14 +492,21 @@ class Reconciler:
         recomputed: set[str],
         activations: dict[str, Activation],
         walked: str | None,
+        requeue: list[tuple[str | None, str]],
+        guard_version: int | None,
     ) -> set[Flag]:
         """The parse cache, then every projection, in one transaction; the flags of
         the projections whose rows changed. `walked`: the digest of the full walk
-        these rows bring the `files` table in line with (None after a partial one)."""
+        these rows bring the `files` table in line with (None after a partial one).
+        `requeue`: files whose bytes did not change but whose guard did (their search
+        text moves between tables); `guard_version`: the guards these rows follow."""
         update = Update(
             self.graph(),
             sorted(recomputed),
-            [(r.entry.scope, r.entry.path, r.entry.kind) for r in rows],
+            [
+                *((r.entry.scope, r.entry.path, str(r.entry.kind)) for r in rows),
+                *((scope, path, "markdown") for scope, path in requeue),
+            ],
             gone,
             activations,
         )
@@ -481,6 +530,8 @@ class Reconciler:
                 tx.execute(sql)
             if walked is not None:
                 freshness.record(tx, walked)
+            if guard_version is not None:
+                guards.record_reflected(tx, guard_version)
         for result in rows:
             e = result.entry
             sha = result.sha256
@@ -556,7 +607,7 @@ def _write_snapshot(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     tx.executemany(
         "INSERT OR REPLACE INTO graph_snapshot_v1(path, state) VALUES (?, ?)",
         (
-            (p, snapshot.encode(graph.nodes[p], graph.derived[p]))
+            (p, snapshot.encode(graph.nodes[p], graph.derived[p], graph.guarded.get(p)))
             for p in paths
             if p in graph.nodes and p in graph.derived
         ),
