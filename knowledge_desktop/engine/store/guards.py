@@ -15,7 +15,8 @@ Withdrawal outranks supersession. Only a published supersede undo lifts a
 supersession guard (`lift`); nothing lifts a withdrawal.
 
 Every change bumps `guards_version` in `store_identity` in the same
-transaction, so the reconciler can tell with one row whether the guards it
+transaction (triggers in `schema.DURABLE_SQL`, so whoever writes a guard
+row bumps it), and the reconciler tells with one row whether the guards it
 applied are still the ones on disk (`reconcile.Reconciler._guard_nodes`).
 """
 
@@ -102,7 +103,7 @@ def set_guard(
     at: str,
     lift: bool = False,
 ) -> None:
-    """Add (or, with `lift`, remove) one guard, and bump the version.
+    """Add (or, with `lift`, remove) one guard (the version moves with it).
 
     Lifting applies to supersessions only: a withdrawal is never undone
     (spec: corrections-and-merges, Withdraw a record)."""
@@ -127,8 +128,3 @@ def set_guard(
                 " withdrawn_at) VALUES (?, ?, ?, ?, ?)",
                 (scope, record_id, request_id, reason, at),
             )
-    tx.execute(
-        "INSERT INTO store_identity(key, value) VALUES (?, '1')"
-        " ON CONFLICT(key) DO UPDATE SET value=CAST(value AS INTEGER) + 1",
-        (VERSION_KEY,),
-    )

@@ -207,3 +207,23 @@ def test_a_guard_on_a_record_that_is_not_there_is_harmless(kit: VaultKit) -> Non
     kit.claim("private/claims/gone.md", "cl_gone", "Back again")
     vault.reconcile()
     assert state(vault, "cl_gone") == ("withdrawn", False)
+
+
+def test_any_writer_of_a_guard_row_moves_the_version(kit: VaultKit) -> None:
+    """Recovery and safeguards: a guard row inserted by plain SQL (any writer of the
+    durable tables) is noticed by the next reconcile, and so is its removal."""
+    two_claims(kit)
+    vault = kit.scan()
+    before = guards.version(vault.store.reader())
+    with vault.store.write() as tx:
+        tx.execute(
+            "INSERT INTO lifecycle_guards_v1(scope, record_id, guard, by_id, request_id, created_at)"
+            " VALUES ('private', 'cl_1', 'superseded', 'cl_2', 'r', 't')"
+        )
+    assert guards.version(vault.store.reader()) > before
+    vault.reconcile()
+    assert state(vault, "cl_1") == ("superseded", False)
+    with vault.store.write() as tx:
+        tx.execute("DELETE FROM lifecycle_guards_v1")
+    vault.reconcile()
+    assert state(vault, "cl_1") == ("active", True)
