@@ -92,6 +92,9 @@ class Request:
     different payload is rejected (spec: corrections-and-merges, Recovery)."""
     actor: str
     expected_vault_id: str | None = None
+    expected_ontology_fingerprint: str | None = None
+    """For assertion writes: the fingerprint the writer read (spec: records-and-ontology,
+    Fingerprints). None: the one current when the operation plans is the fence."""
 
 
 class WriteRejected(KnownError):
