@@ -80,6 +80,10 @@ def _plain_scalar(value: str) -> Any:
     return value
 
 
+resolve_plain = _plain_scalar
+"""What a plain scalar means to the reader (the write path asks before leaving a string unquoted)."""
+
+
 def _tagged_scalar(event: Any) -> Any:
     tag = event.tag
     if tag in _STR_TAGS:
