@@ -175,6 +175,24 @@ def snapshot(vault: Vault) -> dict[str, list[tuple[object, ...]]]:
     return out
 
 
+def fence_of(vault: Vault, record_id: str) -> str:
+    """The fence `ID:REVISION:HASH` of a record as `show` gives it (what a writer read)."""
+    view = vault.show(record_id)
+    return f"{view['id']}:{view['revision']}:{view['hash']}"
+
+
+def fresh_snapshot(root: Path, scratch: Path) -> dict[str, list[tuple[object, ...]]]:
+    """The projections a fresh scan of `root`'s files gives (its state folder left out)."""
+    import shutil
+
+    copy = scratch / "fresh-scan"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".knowledge"), symlinks=True)
+    with Vault.open(copy) as fresh:
+        fresh.reconcile()
+        return snapshot(fresh)
+
+
 def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
     """Wait until every worker request the window made has been answered and no
     change is held back for the panes (the window spaces their updates)."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Source = Literal["scan", "watcher", "query"]
-"""Who asked for the reconcile: a full scan, the folder watcher, or a query's freshness check."""
+Source = Literal["scan", "watcher", "query", "publish"]
+"""Who asked for the reconcile: a full scan, the folder watcher, a query's freshness check, or the
+write side after publishing files (`write/publish.py`)."""
 
 Projection = Literal["catalog", "links", "dates", "diagnostics", "text"]
 """The projections a change can touch (flags in `ChangeSet.touched`)."""

@@ -112,4 +112,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # vault
     "state-missing": (E, "The vault's state.sqlite disappeared; durable guards were lost."),
     "state-outside-vault": (W, "The .knowledge folder is a link out of the vault; state is kept elsewhere."),
+    # the write side (docs/writing.md)
+    "write-conflict": (E, "A write met an outside edit of this file and wrote nothing; review it."),
+    "write-interrupted": (E, "A write was interrupted and is not finished; `knowledge resume` it."),
 }

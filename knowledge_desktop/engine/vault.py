@@ -37,6 +37,9 @@ from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
+from knowledge_desktop.engine.write.findings import findings as write_findings
+from knowledge_desktop.engine.write.plan import Request
+from knowledge_desktop.engine.write.publish import Planner, Publisher
 
 STATE_DIR = ".knowledge"
 MANIFEST = "manifest.json"
@@ -85,6 +88,17 @@ class Vault:
         self.text_in_background = False
         self.state_outside = False
         """`.knowledge` is a link out of the vault: not followed (see `open`)."""
+        self.publisher = Publisher(
+            root,
+            state_dir,
+            store,
+            lambda: self.reconciler,
+            lambda paths: self.reconcile(paths, "publish"),
+            vault_id,
+            read_only,
+        )
+        self.recovered: list[dict[str, Any]] = []
+        """What `open` finished or rolled back of writes a dead process left pending."""
         """Set by a host that runs `index_keywords` on a worker after opening (the
         window): searches then answer at once from what is indexed."""
 
@@ -136,6 +150,9 @@ class Vault:
             store.set_identity("state_lost_at", utc_now_text())
         vault = cls(root, state_dir, store, read_only, vault_id)
         vault.state_outside = state_outside
+        # A write interrupted by a crash is carried out (or rolled back) before anything
+        # reads the vault, so no read sees half of a multi-file write (docs/writing.md).
+        vault.recovered = vault.publisher.recover()
         return vault
 
     def close(self) -> None:
@@ -211,7 +228,23 @@ class Vault:
         if len(rows) > 1:
             paths = ", ".join(r["path"] for r in rows)
             raise QueryError(f"id {id_or_path!r} is used by several files ({paths}); show one by path")
-        return inventory.show(self.store.reader(), self.root, rows[0])
+        view = inventory.show(self.store.reader(), self.root, rows[0])
+        conflicts = [d.as_json() for d in write_findings(self.publisher) if d.path == view["path"]]
+        view["diagnostics"] = conflicts + view["diagnostics"]
+        return view
+
+    # -- the write side (engine/write; docs/writing.md) -------------------------------
+    def write(self, request: Request, planner: Planner) -> dict[str, Any]:
+        """Plan and publish one request through the one publish path; its receipt."""
+        with self._lock:
+            return self.publisher.run(request, planner)
+
+    def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
+        with self._lock:
+            return self.publisher.resume(request_id, reviewed=reviewed)
+
+    def journal(self, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        return self.publisher.listing(limit, offset)
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
@@ -432,7 +465,7 @@ class Vault:
 
     # -- vault-level findings ----------------------------------------------------
     def vault_diagnostics(self) -> list[dg.Diagnostic]:
-        out = []
+        out = write_findings(self.publisher)
         lost = self.store.identity("state_lost_at")
         if lost:
             out.append(

@@ -19,7 +19,9 @@ IMPACT_FIELDS = ("dependencies", "entities", "owner", "from", "to")
 BATCH = 500
 
 
-def impact(conn: sqlite3.Connection, record_ids: Iterable[str], scope: str | None = None) -> list[dict[str, Any]]:
+def impact(
+    conn: sqlite3.Connection, record_ids: Iterable[str], scope: str | None = None
+) -> list[dict[str, Any]]:
     """Every record depending on `record_ids` (in `scope`, else in the partition each is in),
     nearest first; each once, with the field and id it was reached through."""
     start = sorted(set(record_ids))

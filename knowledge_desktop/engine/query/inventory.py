@@ -174,9 +174,12 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
     diagnostics = [d.as_json() for d in diagnostics_projection.of_path(conn, path)]
     saved_by = None
     if row["id"] and row["revision"] is not None:
+        # Journaled for this revision and these bytes: an outside edit that kept the
+        # revision has no byline (spec: records-and-ontology, Displayed author).
         found = conn.execute(
-            "SELECT agent_id FROM provenance WHERE scope=? AND record_id=? AND revision=?",
-            (row["scope"], row["id"], row["revision"]),
+            "SELECT agent_id FROM provenance WHERE scope=? AND record_id=? AND revision=?"
+            " AND (sha256 IS NULL OR sha256=?)",
+            (row["scope"], row["id"], row["revision"], row["sha256"]),
         ).fetchone()
         saved_by = found[0] if found else None
     result: dict[str, Any] = {

@@ -36,7 +36,24 @@ class Store:
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
         self._writer.executescript(schema.DURABLE_SQL)
+        self._migrate_durable()
         self.rebuilt = self._ensure_projections()
+
+    def _migrate_durable(self) -> None:
+        """Apply the durable migrations this database has not had yet, in one transaction."""
+        row = self._writer.execute("SELECT value FROM store_identity WHERE key='durable_schema'").fetchone()
+        applied = int(row[0]) if row else 0
+        if applied >= len(schema.DURABLE_MIGRATIONS):
+            return
+        with self.write(durable=True) as w:
+            for statements in schema.DURABLE_MIGRATIONS[applied:]:
+                for statement in statements:
+                    w.execute(statement)
+            w.execute(
+                "INSERT INTO store_identity(key, value) VALUES ('durable_schema', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(len(schema.DURABLE_MIGRATIONS)),),
+            )
 
     def rebuild_projections(self) -> None:
         """Drop every projection so the next reconcile rebuilds them from the Markdown."""
@@ -89,11 +106,19 @@ class Store:
         return all(t in names for s in scopes for t in schema.keyword_tables(s))
 
     @contextmanager
-    def write(self, bulk: bool = False) -> Iterator[Tx]:
+    def write(self, bulk: bool = False, *, durable: bool = False) -> Iterator[Tx]:
         """A write transaction. `bulk` (thousands of rows, index builds) gets a
         64 MiB page cache for its duration, handed back when it ends: a cache
-        that size kept after every edit filled up and stayed resident."""
+        that size kept after every edit filled up and stayed resident.
+
+        `durable`: the commit is on disk when this returns, even across a power
+        loss (`synchronous=FULL` for this transaction). Projections do without
+        (they are rebuilt from the Markdown); the journal, receipts and guards
+        of the write side need it, since a file is replaced only after its
+        intent is journaled."""
         with self._write_lock:
+            if durable:
+                self._writer.execute("PRAGMA synchronous=FULL")
             if bulk:
                 self._writer.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
             try:
@@ -105,6 +130,8 @@ class Store:
                     raise
                 self._writer.execute("COMMIT")
             finally:
+                if durable:
+                    self._writer.execute("PRAGMA synchronous=NORMAL")
                 if bulk:
                     self._writer.execute(f"PRAGMA cache_size={WRITER_CACHE_KIB}")
                     self._writer.execute("PRAGMA shrink_memory")

@@ -357,9 +357,44 @@ CREATE TABLE IF NOT EXISTS history (
 );
 """
 
+DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1 (the write side, docs/writing.md): a journal entry's state, actor, plan and outcome;
+    # the bytes before and after of every file it writes, so `resume` can roll forward or
+    # back after a crash; and the hash a provenance row was written for.
+    (
+        "ALTER TABLE journal ADD COLUMN payload_sha256 TEXT",
+        "ALTER TABLE journal ADD COLUMN actor TEXT",
+        "ALTER TABLE journal ADD COLUMN target_id TEXT",
+        "ALTER TABLE journal ADD COLUMN state TEXT NOT NULL DEFAULT 'pending'",
+        "ALTER TABLE journal ADD COLUMN plan TEXT",
+        "ALTER TABLE journal ADD COLUMN outcome TEXT",
+        "ALTER TABLE journal ADD COLUMN finished_at TEXT",
+        "ALTER TABLE journal ADD COLUMN reviewed_at TEXT",
+        "CREATE INDEX IF NOT EXISTS journal_request ON journal(request_id)",
+        "CREATE INDEX IF NOT EXISTS journal_state ON journal(state)",
+        """CREATE TABLE IF NOT EXISTS journal_files (
+            seq INTEGER NOT NULL,
+            idx INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            record_id TEXT,
+            revision INTEGER,
+            old_sha256 TEXT,
+            old_data BLOB,
+            new_sha256 TEXT NOT NULL,
+            new_data BLOB NOT NULL,
+            PRIMARY KEY (seq, idx)
+        )""",
+        "ALTER TABLE provenance ADD COLUMN sha256 TEXT",
+    ),
+)
+"""Changes to the durable tables, applied in order, each once (`store_identity`
+'durable_schema' counts those applied). Durable tables are altered, never dropped:
+append a migration, never edit one that shipped."""
+
 DURABLE_TABLES = (
     "store_identity",
     "journal",
+    "journal_files",
     "receipts",
     "provenance",
     "keyword_withdrawals_v1",

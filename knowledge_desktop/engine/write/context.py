@@ -178,7 +178,9 @@ class WriteContext:
             self.ontology_fences[scope] = ontology.fingerprint
         return ontology
 
-    def validate(self, path: str, scope: str, data: bytes, *, old: dict[str, Any] | None = None) -> ParsedFile:
+    def validate(
+        self, path: str, scope: str, data: bytes, *, old: dict[str, Any] | None = None
+    ) -> ParsedFile:
         """Judge the bytes to be written as the read side will; WriteRejected (`invalid-record`)
         listing every error, or `merged-target` when a reference newly names a merged page."""
         parsed = parse_bytes(path, scope, data)

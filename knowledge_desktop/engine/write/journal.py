@@ -1,0 +1,184 @@
+"""The operation journal in `state.sqlite`: one entry per accepted request, and its files.
+
+An entry is written, in one durable transaction, *before* the first file is
+replaced: the request, the actor, the plan (reason, guards, impact, extra
+receipt fields) and, in `journal_files`, every file's bytes before and
+after. That is what makes a multi-file plan all-or-nothing across a crash:
+whoever finds an entry still `pending` (the next open, or `resume`) compares
+each file on disk with its two hashes and either finishes the replacements
+or puts back the ones already made. States:
+
+- `pending`: intent recorded; files may be partly replaced.
+- `published`: every file replaced, guards applied, receipt stored.
+- `rolled-back`: nothing of it stays on disk; `outcome` says why (a conflict
+  with an outside edit, or a failed write).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from knowledge_desktop.engine.store.db import Tx
+
+PENDING, PUBLISHED, ROLLED_BACK = "pending", "published", "rolled-back"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    request_id: str
+    operation: str
+    payload_sha256: str
+    actor: str
+    target_id: str | None
+    state: str
+    plan: dict[str, Any]
+    """reason, replacementId, guards, impact, extra and `at` (the operation's time)."""
+    outcome: dict[str, Any] | None
+    created_at: str
+    finished_at: str | None
+    reviewed_at: str | None
+
+    @property
+    def conflict(self) -> bool:
+        return self.outcome is not None and self.outcome.get("code") == "write-conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalFile:
+    idx: int
+    path: str
+    record_id: str | None
+    revision: int | None
+    old_sha256: str | None
+    """None: the file did not exist before."""
+    old_data: bytes | None
+    new_sha256: str
+    new_data: bytes
+
+
+_ENTRY_COLUMNS = (
+    "seq, request_id, operation, payload_sha256, actor, target_id, state, plan, outcome,"
+    " created_at, finished_at, reviewed_at"
+)
+
+
+def record_intent(
+    tx: Tx,
+    *,
+    request_id: str,
+    operation: str,
+    payload_sha256: str,
+    actor: str,
+    target_id: str | None,
+    scope: str | None,
+    payload: dict[str, Any],
+    plan: dict[str, Any],
+    files: list[JournalFile],
+    now: str,
+) -> int:
+    """Insert a `pending` entry with its files; its journal id (`seq`)."""
+    cursor = tx.execute(
+        "INSERT INTO journal(request_id, operation, scope, payload, created_at, payload_sha256, actor,"
+        " target_id, state, plan) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            request_id,
+            operation,
+            scope,
+            json.dumps(payload, ensure_ascii=False, sort_keys=True),
+            now,
+            payload_sha256,
+            actor,
+            target_id,
+            PENDING,
+            json.dumps(plan, ensure_ascii=False),
+        ),
+    )
+    seq = cursor.lastrowid
+    assert seq is not None
+    tx.executemany(
+        "INSERT INTO journal_files(seq, idx, path, record_id, revision, old_sha256, old_data,"
+        " new_sha256, new_data) VALUES (?,?,?,?,?,?,?,?,?)",
+        [
+            (seq, f.idx, f.path, f.record_id, f.revision, f.old_sha256, f.old_data, f.new_sha256, f.new_data)
+            for f in files
+        ],
+    )
+    return seq
+
+
+def finish(tx: Tx, seq: int, state: str, now: str, outcome: dict[str, Any] | None = None) -> None:
+    tx.execute(
+        "UPDATE journal SET state=?, outcome=?, finished_at=? WHERE seq=?",
+        (state, json.dumps(outcome, ensure_ascii=False) if outcome else None, now, seq),
+    )
+
+
+def mark_reviewed(tx: Tx, seq: int, now: str) -> None:
+    tx.execute("UPDATE journal SET reviewed_at=? WHERE seq=? AND reviewed_at IS NULL", (now, seq))
+
+
+def entry(conn: sqlite3.Connection | Tx, seq: int) -> Entry | None:
+    row = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM journal WHERE seq=?", (seq,)).fetchone()
+    return _entry(row) if row else None
+
+
+def by_request(conn: sqlite3.Connection | Tx, request_id: str) -> Entry | None:
+    """The latest entry of a request id."""
+    row = conn.execute(
+        f"SELECT {_ENTRY_COLUMNS} FROM journal WHERE request_id=? ORDER BY seq DESC LIMIT 1", (request_id,)
+    ).fetchone()
+    return _entry(row) if row else None
+
+
+def pending(conn: sqlite3.Connection | Tx) -> list[Entry]:
+    rows = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM journal WHERE state=? ORDER BY seq", (PENDING,))
+    return [_entry(r) for r in rows]
+
+
+def unreviewed_conflicts(conn: sqlite3.Connection | Tx) -> list[Entry]:
+    rows = conn.execute(
+        f"SELECT {_ENTRY_COLUMNS} FROM journal WHERE state=? AND reviewed_at IS NULL"
+        " AND json_extract(outcome, '$.code')='write-conflict' ORDER BY seq",
+        (ROLLED_BACK,),
+    )
+    return [_entry(r) for r in rows]
+
+
+def files(conn: sqlite3.Connection | Tx, seq: int) -> list[JournalFile]:
+    rows = conn.execute(
+        "SELECT idx, path, record_id, revision, old_sha256, old_data, new_sha256, new_data"
+        " FROM journal_files WHERE seq=? ORDER BY idx",
+        (seq,),
+    )
+    return [JournalFile(*row) for row in rows]
+
+
+def listing(conn: sqlite3.Connection, limit: int, offset: int) -> tuple[list[Entry], int]:
+    """Entries newest first, and how many there are."""
+    total = conn.execute("SELECT count(*) FROM journal").fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {_ENTRY_COLUMNS} FROM journal ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+    )
+    return [_entry(r) for r in rows], int(total)
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    seq, request_id, operation, sha, actor, target, state, plan, outcome, created, finished, reviewed = row
+    return Entry(
+        seq,
+        request_id,
+        operation,
+        sha or "",
+        actor or "",
+        target,
+        state,
+        json.loads(plan) if plan else {},
+        json.loads(outcome) if outcome else None,
+        created,
+        finished,
+        reviewed,
+    )
