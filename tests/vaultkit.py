@@ -502,12 +502,10 @@ def write_context(
     )
 
 
-def fence_of(vault: Vault, record_id: str) -> Fence:
-    """The fence a reader of `record_id` holds now (ID:REVISION:HASH)."""
+def read_fence(vault: Vault, record_id: str) -> Fence:
+    """What a writer holds after reading `record_id` now (reconciled first)."""
     vault.reconcile()
-    (row,) = vault.find(record_id)
-    data = (vault.root / row["path"]).read_bytes()
-    return Fence(record_id, row["revision"], hashlib.sha256(data).hexdigest())
+    return Fence.parse(fence_of(vault, record_id))
 
 
 def changed_lines(old: bytes, new: bytes) -> tuple[list[str], list[str]]:

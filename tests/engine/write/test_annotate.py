@@ -13,8 +13,8 @@ from tests.vaultkit import (
     VaultKit,
     apply_plan,
     changed_lines,
-    fence_of,
     frontmatter_of,
+    read_fence,
     write_context,
 )
 
@@ -34,7 +34,7 @@ def test_annotate_adds_entities_and_nothing_else(claims: VaultKit) -> None:
     vault = claims.scan()
     old = (claims.root / "private/claims/merged.md").read_bytes()
     ctx = write_context(vault)
-    plan = plan_annotate(ctx, fence_of(vault, "cl_merged"), ["pg_pr", "pg_ada", "pg_pr"])
+    plan = plan_annotate(ctx, read_fence(vault, "cl_merged"), ["pg_pr", "pg_ada", "pg_pr"])
     (write,) = plan.writes
     assert frontmatter_of(write.data)["entities"] == ["pg_ada", "pg_pr"]
     gone, _ = changed_lines(old, write.data)
@@ -53,10 +53,10 @@ def test_annotate_adds_entities_and_nothing_else(claims: VaultKit) -> None:
 def test_annotating_makes_a_supersession_possible(claims: VaultKit) -> None:
     """Supersede: link them first with annotate."""
     vault = claims.scan()
-    apply_plan(vault, plan_annotate(write_context(vault), fence_of(vault, "cl_ci"), ["pg_pr"]))
-    apply_plan(vault, plan_annotate(write_context(vault), fence_of(vault, "cl_merged"), ["pg_pr"]))
+    apply_plan(vault, plan_annotate(write_context(vault), read_fence(vault, "cl_ci"), ["pg_pr"]))
+    apply_plan(vault, plan_annotate(write_context(vault), read_fence(vault, "cl_merged"), ["pg_pr"]))
     plan = plan_supersede(
-        write_context(vault), fence_of(vault, "cl_merged"), [fence_of(vault, "cl_ci")], "done"
+        write_context(vault), read_fence(vault, "cl_merged"), [read_fence(vault, "cl_ci")], "done"
     )
     assert [w.record_id for w in plan.writes] == ["cl_ci"]
 
@@ -73,7 +73,7 @@ def test_only_available_pages_of_the_partition_can_be_linked(
                 lifecycle_change=CHANGE)  # fmt: skip
     vault = claims.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_annotate(write_context(vault), fence_of(vault, "cl_merged"), [entity])
+        plan_annotate(write_context(vault), read_fence(vault, "cl_merged"), [entity])
     assert caught.value.code == code
 
 
@@ -83,7 +83,7 @@ def test_a_merged_page_is_refused_with_its_survivor(claims: VaultKit) -> None:
                 merged_into="pg_pr")  # fmt: skip
     vault = claims.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_annotate(write_context(vault), fence_of(vault, "cl_merged"), ["pg_dup"])
+        plan_annotate(write_context(vault), read_fence(vault, "cl_merged"), ["pg_dup"])
     assert caught.value.code == "merged-target"
     assert caught.value.current["survivorId"] == "pg_pr"
 
@@ -92,8 +92,8 @@ def test_only_claims_are_annotated_and_something_must_change(claims: VaultKit) -
     """Annotate links a claim; naming only pages it names already changes nothing."""
     vault = claims.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_annotate(write_context(vault), fence_of(vault, "pg_ada"), ["pg_pr"])
+        plan_annotate(write_context(vault), read_fence(vault, "pg_ada"), ["pg_pr"])
     assert caught.value.code == "not-a-claim"
     with pytest.raises(WriteRejected) as caught:
-        plan_annotate(write_context(vault), fence_of(vault, "cl_merged"), ["pg_ada"])
+        plan_annotate(write_context(vault), read_fence(vault, "cl_merged"), ["pg_ada"])
     assert caught.value.code == "no-change"

@@ -12,9 +12,9 @@ from tests.vaultkit import (
     VaultKit,
     apply_plan,
     changed_lines,
-    fence_of,
     frontmatter,
     frontmatter_of,
+    read_fence,
     write_context,
 )
 
@@ -49,7 +49,7 @@ def test_a_correction_supersedes_the_original_with_a_new_record(tea: VaultKit) -
     old = (tea.root / "private/claims/tea.md").read_bytes()
     plan = plan_correct(
         write_context(vault, actor="grace"),
-        fence_of(vault, "cl_tea"),
+        read_fence(vault, "cl_tea"),
         draft({**CLAIM, "entities": ["pg_ada"]}),
         "she said coffee",
     )
@@ -87,7 +87,7 @@ def test_a_correction_supersedes_the_original_with_a_new_record(tea: VaultKit) -
 def test_after_a_correction_reads_show_the_replacement(tea: VaultKit) -> None:
     """Impact and visibility: the original leaves default reads, the replacement is current."""
     vault = tea.scan()
-    plan = plan_correct(write_context(vault), fence_of(vault, "cl_tea"), draft(CLAIM), "coffee")
+    plan = plan_correct(write_context(vault), read_fence(vault, "cl_tea"), draft(CLAIM), "coffee")
     apply_plan(vault, plan)
     assert tea.row("cl_tea")["lifecycle"] == "superseded"
     assert tea.row(plan.replacement_id or "")["eligible"]
@@ -110,7 +110,7 @@ def test_a_relationship_is_corrected_into_its_label_directory(kit: VaultKit) -> 
         "attribution": "HR",
         "evidence": [{"url": "https://example.org/hr"}],
     }
-    plan = plan_correct(write_context(vault), fence_of(vault, "rl_1"), draft(fixed, ""), "other company")
+    plan = plan_correct(write_context(vault), read_fence(vault, "rl_1"), draft(fixed, ""), "other company")
     assert plan.writes[1].path == "private/relationships/ada-works-at-initech.md"
     assert frontmatter_of(plan.writes[1].data)["supersedes"] == "rl_1"
 
@@ -119,7 +119,7 @@ def test_pages_are_not_corrected(tea: VaultKit) -> None:
     """Correct: pages are edited with save or edit-body instead."""
     vault = tea.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_correct(write_context(vault), fence_of(vault, "pg_ada"), draft(CLAIM), "x")
+        plan_correct(write_context(vault), read_fence(vault, "pg_ada"), draft(CLAIM), "x")
     assert caught.value.code == "not-correctable"
 
 
@@ -139,9 +139,9 @@ def test_only_an_active_valid_target_is_corrected(tea: VaultKit) -> None:
     vault = tea.scan()
     for record_id in ("cl_old", "cl_bad"):
         with pytest.raises(WriteRejected) as caught:
-            plan_correct(write_context(vault), fence_of(vault, record_id), draft(CLAIM), "x")
+            plan_correct(write_context(vault), read_fence(vault, record_id), draft(CLAIM), "x")
         assert caught.value.code == "not-active"
-    plan = plan_correct(write_context(vault), fence_of(vault, "cl_exp"), draft(CLAIM), "renewed")
+    plan = plan_correct(write_context(vault), read_fence(vault, "cl_exp"), draft(CLAIM), "renewed")
     assert plan.replacement_id
 
 
@@ -158,10 +158,10 @@ def test_the_replacement_is_validated_like_a_create(tea: VaultKit) -> None:
     ]
     for fields, code in cases:
         with pytest.raises(WriteRejected) as caught:
-            plan_correct(write_context(vault), fence_of(vault, "cl_tea"), draft(fields), "x")
+            plan_correct(write_context(vault), read_fence(vault, "cl_tea"), draft(fields), "x")
         assert caught.value.code == code, fields
     with pytest.raises(WriteRejected) as caught:
-        plan_correct(write_context(vault), fence_of(vault, "cl_tea"), b"no frontmatter\n", "x")
+        plan_correct(write_context(vault), read_fence(vault, "cl_tea"), b"no frontmatter\n", "x")
     assert caught.value.code == "draft-invalid"
 
 
@@ -172,7 +172,7 @@ def test_the_replacement_cannot_depend_on_the_original_or_its_dependents(tea: Va
         with pytest.raises(WriteRejected) as caught:
             plan_correct(
                 write_context(vault),
-                fence_of(vault, "cl_tea"),
+                read_fence(vault, "cl_tea"),
                 draft({**CLAIM, "dependencies": depends}),
                 "x",
             )
@@ -189,7 +189,7 @@ def test_a_replacement_naming_a_merged_page_is_refused_with_the_survivor(tea: Va
     vault = tea.scan()
     with pytest.raises(WriteRejected) as caught:
         plan_correct(
-            write_context(vault), fence_of(vault, "cl_tea"), draft({**CLAIM, "entities": ["pg_al"]}), "x"
+            write_context(vault), read_fence(vault, "cl_tea"), draft({**CLAIM, "entities": ["pg_al"]}), "x"
         )
     assert caught.value.code == "merged-target"
     assert caught.value.current["survivorId"] == "pg_ada"
@@ -203,8 +203,8 @@ def test_a_correction_is_fenced_by_the_ontology_fingerprint(tea: VaultKit) -> No
     ctx = write_context(vault)
     ctx.request = replace(ctx.request, expected_ontology_fingerprint="0" * 64)
     with pytest.raises(WriteRejected) as caught:
-        plan_correct(ctx, fence_of(vault, "cl_tea"), draft(CLAIM), "x")
+        plan_correct(ctx, read_fence(vault, "cl_tea"), draft(CLAIM), "x")
     assert caught.value.code == "fence-ontology"
     ctx = write_context(vault)
-    plan_correct(ctx, fence_of(vault, "cl_tea"), draft(CLAIM), "x")
+    plan_correct(ctx, read_fence(vault, "cl_tea"), draft(CLAIM), "x")
     assert set(ctx.ontology_fences) == {"private"}

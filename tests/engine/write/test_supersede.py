@@ -15,9 +15,9 @@ from tests.vaultkit import (
     NOW,
     VaultKit,
     apply_plan,
-    fence_of,
     frontmatter,
     frontmatter_of,
+    read_fence,
     write_context,
 )
 
@@ -38,7 +38,7 @@ def pr(kit: VaultKit) -> VaultKit:
 
 
 def fences(vault: Vault, *ids: str) -> list[Fence]:
-    return [fence_of(vault, i) for i in ids]
+    return [read_fence(vault, i) for i in ids]
 
 
 def rejected(call: Any) -> WriteRejected:
@@ -53,7 +53,7 @@ def test_earlier_claims_are_superseded_by_an_existing_one(pr: VaultKit) -> None:
     vault = pr.scan()
     before_by = (pr.root / "private/claims/merged.md").read_bytes()
     ctx = write_context(vault, actor="grace")
-    plan = plan_supersede(ctx, fence_of(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "merged")
+    plan = plan_supersede(ctx, read_fence(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "merged")
     assert [w.record_id for w in plan.writes] == ["cl_ci1", "cl_ci2"]
     for write in plan.writes:
         data = frontmatter_of(write.data)
@@ -87,8 +87,8 @@ def test_a_shared_source_page_or_a_merged_entity_counts_as_shared(pr: VaultKit) 
     pr.claim("private/claims/via-source.md", "cl_vs", "CI says", evidence=[{"source": "pg_log"}])
     pr.claim("private/claims/log-final.md", "cl_lf", "CI final", evidence=[{"source": "pg_log"}])
     vault = pr.scan()
-    plan_supersede(write_context(vault), fence_of(vault, "cl_merged"), fences(vault, "cl_vm"), "merged")
-    plan_supersede(write_context(vault), fence_of(vault, "cl_lf"), fences(vault, "cl_vs"), "final")
+    plan_supersede(write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_vm"), "merged")
+    plan_supersede(write_context(vault), read_fence(vault, "cl_lf"), fences(vault, "cl_vs"), "final")
 
 
 def test_claims_about_different_subjects_are_refused(pr: VaultKit) -> None:
@@ -96,7 +96,7 @@ def test_claims_about_different_subjects_are_refused(pr: VaultKit) -> None:
     vault = pr.scan()
     error = rejected(
         lambda: plan_supersede(
-            write_context(vault), fence_of(vault, "cl_merged"), fences(vault, "cl_other"), "x"
+            write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_other"), "x"
         )
     )
     assert error.code == "no-shared-page"
@@ -106,8 +106,8 @@ def test_claims_about_different_subjects_are_refused(pr: VaultKit) -> None:
 def test_one_to_twenty_five_earlier_claims_each_once_and_not_by(pr: VaultKit) -> None:
     """Supersede: 1 to 25 fences, each listed once, other than by."""
     vault = pr.scan()
-    by = fence_of(vault, "cl_merged")
-    ci1 = fence_of(vault, "cl_ci1")
+    by = read_fence(vault, "cl_merged")
+    ci1 = read_fence(vault, "cl_ci1")
     assert rejected(lambda: plan_supersede(write_context(vault), by, [], "x")).code == "supersede-count"
     many = [Fence(f"cl_{n}", 1, "0" * 64) for n in range(26)]
     assert rejected(lambda: plan_supersede(write_context(vault), by, many, "x")).code == "supersede-count"
@@ -130,7 +130,7 @@ def test_by_must_be_current(pr: VaultKit, by_extra: dict[str, Any]) -> None:
     vault = pr.scan()
     error = rejected(
         lambda: plan_supersede(
-            write_context(vault), fence_of(vault, "cl_merged"), fences(vault, "cl_ci1"), "x"
+            write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_ci1"), "x"
         )
     )
     assert error.code == "by-not-current"
@@ -141,7 +141,7 @@ def test_earlier_claims_must_be_active_claims(pr: VaultKit) -> None:
     pr.claim("private/claims/ci1.md", "cl_ci1", "PR 42 CI red", entities=["pg_pr"], lifecycle="superseded",
              superseded_by="cl_ci2", lifecycle_change=CHANGE)  # fmt: skip
     vault = pr.scan()
-    by = fence_of(vault, "cl_merged")
+    by = read_fence(vault, "cl_merged")
     error = rejected(lambda: plan_supersede(write_context(vault), by, fences(vault, "cl_ci1"), "x"))
     assert error.code == "not-active"
     error = rejected(lambda: plan_supersede(write_context(vault), by, fences(vault, "pg_pr"), "x"))
@@ -155,11 +155,13 @@ def test_undo_restores_the_claims_and_lifts_their_guards(pr: VaultKit) -> None:
     apply_plan(
         vault,
         plan_supersede(
-            write_context(vault), fence_of(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "m"
+            write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "m"
         ),
     )
     ctx = write_context(vault, request_id="req-2")
-    plan = plan_unsupersede(ctx, fence_of(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "too early")
+    plan = plan_unsupersede(
+        ctx, read_fence(vault, "cl_merged"), fences(vault, "cl_ci1", "cl_ci2"), "too early"
+    )
     assert plan.operation == "unsupersede"
     for write in plan.writes:
         data = frontmatter_of(write.data)
@@ -182,11 +184,11 @@ def test_undo_needs_the_same_by(pr: VaultKit) -> None:
     vault = pr.scan()
     apply_plan(
         vault,
-        plan_supersede(write_context(vault), fence_of(vault, "cl_merged"), fences(vault, "cl_ci1"), "m"),
+        plan_supersede(write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_ci1"), "m"),
     )
     error = rejected(
         lambda: plan_unsupersede(
-            write_context(vault), fence_of(vault, "cl_ci2"), fences(vault, "cl_ci1"), "x"
+            write_context(vault), read_fence(vault, "cl_ci2"), fences(vault, "cl_ci1"), "x"
         )
     )
     assert error.code == "not-superseded-by"
@@ -207,12 +209,12 @@ def test_undo_refuses_a_claim_that_correct_replaced(pr: VaultKit) -> None:
         "evidence": [{"url": "https://ci.example.org/42"}],
     }
     draft = f"---\n{frontmatter(fixed)}---\nFlaky.\n".encode()
-    plan = plan_correct(write_context(vault), fence_of(vault, "cl_ci1"), draft, "flaky")
+    plan = plan_correct(write_context(vault), read_fence(vault, "cl_ci1"), draft, "flaky")
     apply_plan(vault, plan)
     replacement = plan.replacement_id or ""
     error = rejected(
         lambda: plan_unsupersede(
-            write_context(vault), fence_of(vault, replacement), fences(vault, "cl_ci1"), "undo"
+            write_context(vault), read_fence(vault, replacement), fences(vault, "cl_ci1"), "undo"
         )
     )
     assert error.code == "made-by-correct"

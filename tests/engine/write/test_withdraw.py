@@ -15,8 +15,8 @@ from tests.vaultkit import (
     VaultKit,
     apply_plan,
     changed_lines,
-    fence_of,
     frontmatter_of,
+    read_fence,
     write_context,
 )
 
@@ -50,7 +50,7 @@ def test_withdrawing_a_claim_writes_one_new_revision_and_a_guard(kit: VaultKit) 
     {reason, at, actor, request_id}; a durable withdrawal guard; dependents as impact."""
     kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
     vault = kit.scan()
-    plan = plan_withdraw(write_context(vault, actor="grace"), fence_of(vault, "cl_tea"), "  wrong person ")
+    plan = plan_withdraw(write_context(vault, actor="grace"), read_fence(vault, "cl_tea"), "  wrong person ")
     (write,) = plan.writes
     data = frontmatter_of(write.data)
     assert data["lifecycle"] == "withdrawn"
@@ -68,7 +68,7 @@ def test_withdrawing_a_claim_writes_one_new_revision_and_a_guard(kit: VaultKit) 
     assert plan.reason == "wrong person"
     assert plan.guards == [GuardChange("private", "cl_tea", "withdrawn", None)]
     assert plan.impact_of == ["cl_tea"]
-    assert write.expected_sha256 == fence_of(vault, "cl_tea").sha256
+    assert write.expected_sha256 == read_fence(vault, "cl_tea").sha256
 
 
 def test_a_withdrawal_changes_only_the_keys_it_owns_byte_for_byte(kit: VaultKit) -> None:
@@ -76,7 +76,7 @@ def test_a_withdrawal_changes_only_the_keys_it_owns_byte_for_byte(kit: VaultKit)
     revision, updated_at and lifecycle change, and lifecycle_change is added."""
     kit.write("private/claims/tea.md", HAND_WRITTEN)
     vault = kit.scan()
-    plan = plan_withdraw(write_context(vault), fence_of(vault, "cl_tea"), "wrong person")
+    plan = plan_withdraw(write_context(vault), read_fence(vault, "cl_tea"), "wrong person")
     old = HAND_WRITTEN.encode()
     gone, added = changed_lines(old, plan.writes[0].data)
     assert gone == [
@@ -122,7 +122,7 @@ def test_pages_relationships_superseded_and_invalid_records_can_be_withdrawn(
     kit.claim("private/claims/bad.md", "cl_bad", "Broken", entities=["pg_nobody"])
     vault = kit.scan()
     assert kit.row(record_id)["valid"] is (build != "invalid")
-    plan = plan_withdraw(write_context(vault), fence_of(vault, record_id), "retracted")
+    plan = plan_withdraw(write_context(vault), read_fence(vault, record_id), "retracted")
     assert [w.path for w in plan.writes] == [rel]
     assert frontmatter_of(plan.writes[0].data)["lifecycle"] == "withdrawn"
     if build == "superseded":
@@ -136,7 +136,7 @@ def test_withdrawing_one_relationship_leaves_its_twin_alone(kit: VaultKit) -> No
     kit.relationship("private/relationships/r1.md", "rl_1", "pg_ada", "pg_p", "relates_to")
     kit.relationship("private/relationships/r2.md", "rl_2", "pg_ada", "pg_p", "relates_to")
     vault = kit.scan()
-    plan = plan_withdraw(write_context(vault), fence_of(vault, "rl_1"), "duplicate")
+    plan = plan_withdraw(write_context(vault), read_fence(vault, "rl_1"), "duplicate")
     assert [w.record_id for w in plan.writes] == ["rl_1"]
     assert [g.record_id for g in plan.guards] == ["rl_1"]
 
@@ -145,9 +145,9 @@ def test_a_withdrawn_record_refuses_a_new_withdrawal(kit: VaultKit) -> None:
     """Withdraw a record: a withdrawn record rejects new withdrawal requests."""
     kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
     vault = kit.scan()
-    apply_plan(vault, plan_withdraw(write_context(vault), fence_of(vault, "cl_tea"), "wrong"))
+    apply_plan(vault, plan_withdraw(write_context(vault), read_fence(vault, "cl_tea"), "wrong"))
     with pytest.raises(WriteRejected) as caught:
-        plan_withdraw(write_context(vault, request_id="req-2"), fence_of(vault, "cl_tea"), "again")
+        plan_withdraw(write_context(vault, request_id="req-2"), read_fence(vault, "cl_tea"), "again")
     assert caught.value.code == "already-withdrawn"
     assert caught.value.current["lifecycle"] == "withdrawn"
 
@@ -157,10 +157,10 @@ def test_a_guarded_record_whose_file_came_back_active_refuses_a_withdrawal_too(k
     kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
     vault = kit.scan()
     stale = (kit.root / "private/claims/tea.md").read_bytes()
-    apply_plan(vault, plan_withdraw(write_context(vault), fence_of(vault, "cl_tea"), "wrong"))
+    apply_plan(vault, plan_withdraw(write_context(vault), read_fence(vault, "cl_tea"), "wrong"))
     kit.write("private/claims/tea.md", stale)
     with pytest.raises(WriteRejected) as caught:
-        plan_withdraw(write_context(vault, request_id="req-2"), fence_of(vault, "cl_tea"), "again")
+        plan_withdraw(write_context(vault, request_id="req-2"), read_fence(vault, "cl_tea"), "again")
     assert caught.value.code == "already-withdrawn"
 
 
@@ -169,7 +169,7 @@ def test_a_stale_fence_is_refused_with_the_current_values(kit: VaultKit) -> None
     that failed and the current revision and hash."""
     kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
     vault = kit.scan()
-    fence = fence_of(vault, "cl_tea")
+    fence = read_fence(vault, "cl_tea")
     with pytest.raises(WriteRejected) as caught:
         plan_withdraw(write_context(vault), replace(fence, revision=7), "wrong")
     assert caught.value.code == "fence-revision"
@@ -178,7 +178,7 @@ def test_a_stale_fence_is_refused_with_the_current_values(kit: VaultKit) -> None
     with pytest.raises(WriteRejected) as caught:
         plan_withdraw(write_context(vault), fence, "wrong")
     assert caught.value.code == "fence-hash"
-    assert caught.value.current["hash"] == fence_of(vault, "cl_tea").sha256
+    assert caught.value.current["hash"] == read_fence(vault, "cl_tea").sha256
 
 
 def test_a_merged_page_is_refused_with_its_survivor(kit: VaultKit) -> None:
@@ -194,7 +194,7 @@ def test_a_merged_page_is_refused_with_its_survivor(kit: VaultKit) -> None:
     )
     vault = kit.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_withdraw(write_context(vault), fence_of(vault, "pg_al"), "gone")
+        plan_withdraw(write_context(vault), read_fence(vault, "pg_al"), "gone")
     assert caught.value.code == "merged-target"
     assert caught.value.current["survivorId"] == "pg_ada"
 
@@ -204,5 +204,5 @@ def test_a_blank_reason_is_refused(kit: VaultKit) -> None:
     kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
     vault = kit.scan()
     with pytest.raises(WriteRejected) as caught:
-        plan_withdraw(write_context(vault), fence_of(vault, "cl_tea"), "   ")
+        plan_withdraw(write_context(vault), read_fence(vault, "cl_tea"), "   ")
     assert caught.value.code == "reason-required"
