@@ -1,8 +1,4 @@
-"""Lifecycle operations: correct, withdraw, supersede (and its undo), merge, unmerge, annotate.
-
-Each is a planner: given the `WriteContext` the publish path hands it, it
-reads the records its fences name, checks the rules of its spec section
-(corrections-and-merges) and returns a `Plan` — the exact new bytes of every
-file, the durable guards to add or lift, and what the receipt lists — or
-raises `WriteRejected`. None of them writes a file.
-"""
+"""The write operations: each reads the current state through a `WriteContext` and returns a
+`Plan` for the one publish path (`write/publish.py`). One module per concern: `create` (new
+pages, claims and relationships), `pages` (saving a page, editing its body); the lifecycle
+operations (correct, withdraw, supersede, merge, unmerge, annotate) sit beside them."""

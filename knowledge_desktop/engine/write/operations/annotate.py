@@ -12,7 +12,7 @@ this is an assertion write, fenced by the ontology fingerprint.
 from __future__ import annotations
 
 from knowledge_desktop.engine.write.context import WriteContext
-from knowledge_desktop.engine.write.operations.common import lifecycle_of, revise, shown
+from knowledge_desktop.engine.write.operations.lifecycle import lifecycle_of, revise, shown
 from knowledge_desktop.engine.write.plan import Fence, Plan, WriteRejected
 from knowledge_desktop.engine.write.references import reject_merged
 

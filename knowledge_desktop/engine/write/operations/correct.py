@@ -18,7 +18,7 @@ from knowledge_desktop.engine.graph.detail import REFERENCE_FIELDS
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.naming import KIND_DIRECTORIES
-from knowledge_desktop.engine.write.operations.common import (
+from knowledge_desktop.engine.write.operations.lifecycle import (
     facts,
     lifecycle_change,
     lifecycle_of,

@@ -24,7 +24,7 @@ from typing import Any
 from knowledge_desktop.engine.records.roundtrip import DELETE
 from knowledge_desktop.engine.store import guards
 from knowledge_desktop.engine.write.context import Current, WriteContext
-from knowledge_desktop.engine.write.operations.common import (
+from knowledge_desktop.engine.write.operations.lifecycle import (
     facts,
     lifecycle_change,
     lifecycle_of,

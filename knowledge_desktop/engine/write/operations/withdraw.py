@@ -15,7 +15,7 @@ impact, not changed.
 from __future__ import annotations
 
 from knowledge_desktop.engine.write.context import WriteContext
-from knowledge_desktop.engine.write.operations.common import (
+from knowledge_desktop.engine.write.operations.lifecycle import (
     lifecycle_change,
     lifecycle_of,
     require_reason,
