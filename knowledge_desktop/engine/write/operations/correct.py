@@ -18,6 +18,7 @@ from knowledge_desktop.engine.graph.detail import REFERENCE_FIELDS
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.naming import KIND_DIRECTORIES
+from knowledge_desktop.engine.write.operations.drafts import complete, read_draft
 from knowledge_desktop.engine.write.operations.lifecycle import (
     facts,
     lifecycle_change,
@@ -26,7 +27,6 @@ from knowledge_desktop.engine.write.operations.lifecycle import (
     revise,
     shown,
 )
-from knowledge_desktop.engine.write.operations.drafts import complete, read_draft
 from knowledge_desktop.engine.write.plan import Fence, FileWrite, GuardChange, Plan, WriteRejected
 
 OPERATION = "correct"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_desktop.engine.graph.guards import outranks
-from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
+from knowledge_desktop.engine.records.roundtrip import DELETE, replace_body, update_frontmatter
 from knowledge_desktop.engine.store import guards
 from knowledge_desktop.engine.write.context import Current, WriteContext
 from knowledge_desktop.engine.write.plan import FileWrite, WriteRejected
@@ -105,8 +105,11 @@ def shown(current: Current, lifecycle: str | None = None) -> dict[str, Any]:
     }
 
 
-def revise(ctx: WriteContext, current: Current, changes: Mapping[str, Any]) -> FileWrite:
-    """The record's file with `changes` made, its revision up by one and `updated_at` now."""
+def revise(
+    ctx: WriteContext, current: Current, changes: Mapping[str, Any], *, body: str | None = None
+) -> FileWrite:
+    """The record's file with `changes` made, its revision up by one and `updated_at` now;
+    `body`: a new body too (the frontmatter's closing line stays)."""
     revision = (current.revision or 0) + 1
     merged: dict[str, Any] = {**changes, "revision": revision, "updated_at": ctx.now}
     present = set(current.frontmatter) | {k for k, v in merged.items() if v is not DELETE}
@@ -116,4 +119,6 @@ def revise(ctx: WriteContext, current: Current, changes: Mapping[str, Any]) -> F
         if key not in current.frontmatter
     }
     text = update_frontmatter(current.text, merged, after={k: a for k, a in after.items() if a})
+    if body is not None:
+        text = replace_body(text, body)
     return FileWrite(current.path, text.encode("utf-8"), current.sha256, current.record_id, revision)
