@@ -30,6 +30,7 @@ from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
+from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -248,6 +249,11 @@ class Vault:
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
+
+    def merge_candidates(self, scope: str | None = None) -> list[dict[str, Any]]:
+        """Pages that may be one entity: a shared identity alias (strong) or the same title
+        (weak); see `query.merge_candidates`."""
+        return merge_candidates_module.merge_candidates(self.store.reader(), scope)
 
     def counts(self) -> dict[str, Any]:
         return inventory.counts(self.store.reader(), self.vault_diagnostics())
