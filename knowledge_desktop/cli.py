@@ -4,7 +4,11 @@ Every command opens the vault, reconciles it (so answers reflect the files
 as they are now), and prints either a short human summary or, with
 `--json`, the documented JSON shape. Exit codes: 0 ok, 2 usage error or not
 a vault (one line on stderr, no traceback), 3 when `diagnostics --fail-on`
-finds something at or above the given severity.
+finds something at or above the given severity, 4 when a write is rejected
+by a fence or a rule (`{"error": {"code", "message", "current"}}` on stdout
+with `--json`; nothing was written), 5 when a write failed part-way on the
+disk or the database (the journal says what stays; `knowledge resume`).
+The write commands and their receipts are documented in docs/writing.md.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write.plan import Fence, WriteRejected
+from knowledge_desktop.engine.write.publish import WriteFailed
 
-EXIT_OK, EXIT_USAGE, EXIT_FINDINGS = 0, 2, 3
+EXIT_OK, EXIT_USAGE, EXIT_FINDINGS, EXIT_REJECTED, EXIT_WRITE_FAILED = 0, 2, 3, 4, 5
 
 
 class _Parser(argparse.ArgumentParser):
@@ -307,8 +313,94 @@ def cmd_chronicle(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- writing (docs/writing.md) ------------------------------------------------------------
+
+
+def _read_from(source: str) -> str:
+    """The text of `--from FILE` or `--from -` (stdin), bytes kept (no newline translation)."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        return data.decode("utf-8")
+    except OSError as exc:
+        raise QueryError(f"cannot read {source}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise QueryError(f"{source} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _fence(text: str) -> str:
+    """A fence argument `ID:REVISION:HASH`; a malformed one is a usage error (exit 2)."""
+    try:
+        Fence.parse(text)
+    except WriteRejected as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+    return text
+
+
+def _request_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "request_id": args.request_id,
+        "actor": args.actor,
+        "expected_vault_id": args.vault_id,
+        "expected_ontology_fingerprint": getattr(args, "ontology_fingerprint", None),
+    }
+
+
+def _receipt(args: argparse.Namespace, receipt: dict[str, Any]) -> int:
+    def human() -> str:
+        items = ", ".join(f"{i['id']} r{i['revision']} {i['path']}" for i in receipt.get("items", []))
+        return (
+            f"{receipt.get('operation', '?')} published: {items or 'no files'} "
+            f"(journal {receipt.get('journalId')}, request {receipt.get('requestId')})"
+        )
+
+    _emit(args, receipt, human)
+    return EXIT_OK
+
+
+def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
+    return _receipt(args, vault.new_record(_read_from(args.source), **_request_options(args)))
+
+
+def cmd_save(vault: Vault, args: argparse.Namespace) -> int:
+    return _receipt(args, vault.save_page(args.fence, _read_from(args.source), **_request_options(args)))
+
+
+def cmd_edit_body(vault: Vault, args: argparse.Namespace) -> int:
+    return _receipt(args, vault.edit_body(args.fence, _read_from(args.source), **_request_options(args)))
+
+
+def cmd_resume(vault: Vault, args: argparse.Namespace) -> int:
+    return _receipt(args, vault.resume(args.request_id, reviewed=args.reviewed))
+
+
+def cmd_journal(vault: Vault, args: argparse.Namespace) -> int:
+    result = vault.journal(args.limit, args.offset)
+
+    def human() -> str:
+        lines = [
+            f"{i['journalId']:>5}  {i['at']}  {i['state']:<11} {i['operation']:<12} "
+            f"{i['targetId'] or '-'}  by {i['actor'] or '-'}  ({i['requestId']})"
+            for i in result["items"]
+        ]
+        return "\n".join([*lines, f"{result['total']} entries"])
+
+    _emit(args, result, human)
+    return EXIT_OK
+
+
+def _add_write_options(p: argparse.ArgumentParser, *, assertion: bool = False) -> None:
+    p.add_argument("--request-id", help="idempotency key (default: a new one, printed in the receipt)")
+    p.add_argument("--actor", help="who saves (default: the OS user)")
+    p.add_argument("--vault-id", help="expected vault id (the manifest's expectedVaultId)")
+    if assertion:
+        p.add_argument(
+            "--ontology-fingerprint",
+            help="expected ontology fingerprint of the partition, for claims and relationships",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="knowledge", description="Read a knowledge-record-v1 vault.")
+    parser = _Parser(prog="knowledge", description="Read and write a knowledge-record-v1 vault.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def command(
@@ -391,6 +483,23 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--scope")
         c.add_argument("--json", action="store_true")
         c.set_defaults(handler=cmd_chronicle)
+    p = command("new", "Create a page, claim or relationship from a record file.", cmd_new)
+    p.add_argument("--from", dest="source", required=True, metavar="FILE.md|-")
+    _add_write_options(p, assertion=True)
+    p = command("save", "Replace a whole page file, fenced ID:REVISION:HASH.", cmd_save)
+    p.add_argument("fence", metavar="FENCE", type=_fence)
+    p.add_argument("--from", dest="source", required=True, metavar="FILE.md|-")
+    _add_write_options(p)
+    p = command("edit-body", "Replace only a page's body, fenced ID:REVISION:HASH.", cmd_edit_body)
+    p.add_argument("fence", metavar="FENCE", type=_fence)
+    p.add_argument("--from", dest="source", required=True, metavar="FILE|-")
+    _add_write_options(p)
+    p = command("resume", "Finish or roll back an interrupted request; its receipt.", cmd_resume)
+    p.add_argument("request_id", metavar="REQUEST_ID")
+    p.add_argument("--reviewed", action="store_true", help="mark the request's write conflict as reviewed")
+    p = command("journal", "The write journal, newest first, with receipts.", cmd_journal)
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")
@@ -404,6 +513,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             vault.reconcile()
             code: int = args.handler(vault, args)
             return code
+    except (WriteRejected, WriteFailed) as exc:
+        if getattr(args, "json", False):
+            sys.stdout.write(json.dumps(exc.as_json(), indent=2, ensure_ascii=False) + "\n")
+        else:
+            sys.stderr.write(f"knowledge: {exc.code}: {exc.message}\n")
+        return EXIT_REJECTED if isinstance(exc, WriteRejected) else EXIT_WRITE_FAILED
     except (VaultError, QueryError) as exc:
         sys.stderr.write(f"knowledge: {exc}\n")
         return EXIT_USAGE

@@ -39,8 +39,10 @@ from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.write.findings import findings as write_findings
-from knowledge_desktop.engine.write.plan import Request
+from knowledge_desktop.engine.write.operations import create, pages
+from knowledge_desktop.engine.write.plan import Fence, Request
 from knowledge_desktop.engine.write.publish import Planner, Publisher
+from knowledge_desktop.engine.write.requests import make_request
 
 STATE_DIR = ".knowledge"
 MANIFEST = "manifest.json"
@@ -246,6 +248,24 @@ class Vault:
 
     def journal(self, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         return self.publisher.listing(limit, offset)
+
+    def new_record(self, text: str, **options: Any) -> dict[str, Any]:
+        """Create a page, claim or relationship from a record file without the fields the
+        store assigns (`write/operations/create.py`). `options`: see `make_request`."""
+        request = make_request("new", {"record": text}, **options)
+        return self.write(request, lambda ctx: create.plan_new(ctx, text))
+
+    def save_page(self, fence: str, text: str, **options: Any) -> dict[str, Any]:
+        """Replace a page's whole file, fenced `ID:REVISION:HASH` (`write/operations/pages.py`)."""
+        parsed = Fence.parse(fence)
+        request = make_request("save", {"fence": fence, "record": text}, **options)
+        return self.write(request, lambda ctx: pages.plan_save(ctx, parsed, text))
+
+    def edit_body(self, fence: str, body: str, **options: Any) -> dict[str, Any]:
+        """Replace only a page's body, fenced (`write/operations/pages.py`)."""
+        parsed = Fence.parse(fence)
+        request = make_request("edit-body", {"fence": fence, "body": body}, **options)
+        return self.write(request, lambda ctx: pages.plan_edit_body(ctx, parsed, body))
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())

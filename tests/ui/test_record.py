@@ -15,7 +15,7 @@ from knowledge_desktop.ui.panes import record as record_module
 from knowledge_desktop.ui.panes.record import EMPTY_TEXT, RENDERED_TAB, SOURCE_TAB, RecordPane
 from knowledge_desktop.ui.render import record_href
 from knowledge_desktop.ui.style import dark_palette
-from tests.vaultkit import VaultKit, wait_idle
+from tests.vaultkit import VaultKit, fence_of, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
 
@@ -186,11 +186,12 @@ def test_copy_id_path_and_citation(quiet_window: OpenWindow, kit: VaultKit, qtbo
 
 
 def test_saved_by_shows_the_agent(quiet_window: OpenWindow, kit: VaultKit, qtbot: QtBot) -> None:
+    """The header names who published the revision on screen (spec: records-and-ontology,
+    Displayed author; the write side journals the actor of every save)."""
     people(kit)
     window = quiet_window(kit.root)
     assert window.vault is not None
-    with window.vault.store.write() as tx:
-        tx.execute("INSERT INTO provenance VALUES ('private', 'pg_ada', 1, 'agent:scribe', NULL)")
+    window.vault.edit_body(fence_of(window.vault, "pg_ada"), "Rewritten.\n", actor="agent:scribe")
     pane = select(qtbot, window, "pg_ada")
     assert "Saved by" in pane.header.text()
     assert "agent:scribe" in pane.header.text()

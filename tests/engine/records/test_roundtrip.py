@@ -54,3 +54,75 @@ def test_crlf_files_stay_crlf() -> None:
     crlf = ORIGINAL.replace("\n", "\r\n")
     updated = update_frontmatter(crlf, {"revision": 4})
     assert "\n" not in updated.replace("\r\n", "")
+
+
+OBSIDIAN = """---
+format: knowledge-record-v1
+id: pg_ada
+revision: 3   # bumped by the app
+aliases:
+- Ada
+- Countess of Lovelace
+tags: [ math,  poetry ]
+fields: {status: active}
+title: 'Ada''s page'
+# a comment between keys
+updated_at: "2026-09-28T18:30:00.000Z"
+x_folded: >
+  folded
+  text
+---
+Body stays.
+"""
+
+
+def test_only_the_changed_keys_lines_differ() -> None:
+    """Unindented sequences, spaced flow lists, comments between keys and folded scalars stay
+    byte for byte; a changed key keeps its trailing comment and quote style (spec: Records)."""
+    updated = update_frontmatter(OBSIDIAN, {"revision": 4, "updated_at": "2026-10-01T00:00:00.000Z"})
+    before, after = OBSIDIAN.splitlines(), updated.splitlines()
+    changed = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
+    assert changed == [
+        ("revision: 3   # bumped by the app", "revision: 4   # bumped by the app"),
+        ('updated_at: "2026-09-28T18:30:00.000Z"', 'updated_at: "2026-10-01T00:00:00.000Z"'),
+    ]
+
+
+def test_new_keys_go_after_their_anchor_and_values_read_back() -> None:
+    """Keys the store adds land where asked, in block style, timestamps unquoted, text that
+    needs it quoted, and every value reads back as given."""
+    change = {"reason": "Wrong: see #12", "at": "2026-10-01T09:00:00.000Z", "actor": "ada"}
+    updated = update_frontmatter(
+        OBSIDIAN,
+        {"lifecycle": "superseded", "lifecycle_change": change, "superseded_by": "pg_b", "x_folded": DELETE},
+        after={"lifecycle": "title", "superseded_by": "lifecycle"},
+    )
+    lines = updated.splitlines()
+    at = lines.index("lifecycle: superseded")
+    assert lines[at - 1] == "title: 'Ada''s page'"
+    assert lines[at + 1] == "superseded_by: pg_b"
+    assert '  reason: "Wrong: see #12"' in lines
+    assert "  at: 2026-10-01T09:00:00.000Z" in lines
+    assert "x_folded" not in updated
+    assert "folded" not in updated
+    data = yaml12.load(updated.split("---\n")[1]).data
+    assert data["lifecycle_change"] == change
+    assert updated.endswith("---\nBody stays.\n")
+
+
+def test_a_flow_list_stays_flow_and_strings_that_look_like_other_types_are_quoted() -> None:
+    """A replaced flow sequence is written flow; '123', 'true' and 'null' stay strings."""
+    updated = update_frontmatter(OBSIDIAN, {"tags": ["math", "a, b"], "x_n": "123", "x_t": "true"})
+    assert 'tags: [math, "a, b"]' in updated
+    data = yaml12.load(updated.split("---\n")[1]).data
+    assert (data["x_n"], data["x_t"], data["tags"]) == ("123", "true", ["math", "a, b"])
+
+
+def test_a_bom_and_the_body_are_kept_and_the_body_can_be_replaced() -> None:
+    """The byte-order mark and the closing line stay; `replace_body` swaps only the body."""
+    from knowledge_desktop.engine.records.roundtrip import replace_body
+
+    text = "\ufeff" + OBSIDIAN
+    assert update_frontmatter(text, {"revision": 9}).startswith("\ufeff---\n")
+    swapped = replace_body(text, "New body.\n")
+    assert swapped == text.replace("Body stays.\n", "New body.\n")
