@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop import cli_lifecycle
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError, VaultError
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -500,6 +501,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("journal", "The write journal, newest first, with receipts.", cmd_journal)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
+    cli_lifecycle.register(
+        command,
+        cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from),
+    )
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")
