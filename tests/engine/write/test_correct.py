@@ -151,8 +151,8 @@ def test_the_replacement_is_validated_like_a_create(tea: VaultKit) -> None:
     cases = [
         ({**CLAIM, "kind": "relationship"}, "kind-mismatch"),
         ({k: v for k, v in CLAIM.items() if k != "evidence"}, "invalid-record"),
-        ({**CLAIM, "id": "cl_mine"}, "draft-owned-field"),
-        ({**CLAIM, "superseded_by": "cl_x"}, "draft-owned-field"),
+        ({**CLAIM, "id": "cl_mine"}, "assigned-field"),
+        ({**CLAIM, "superseded_by": "cl_x"}, "assigned-field"),
         ({**CLAIM, "scope": "work"}, "scope-mismatch"),
         ({**CLAIM, "entities": ["pg_nobody"]}, "invalid-record"),
     ]
@@ -162,7 +162,7 @@ def test_the_replacement_is_validated_like_a_create(tea: VaultKit) -> None:
         assert caught.value.code == code, fields
     with pytest.raises(WriteRejected) as caught:
         plan_correct(write_context(vault), read_fence(vault, "cl_tea"), b"no frontmatter\n", "x")
-    assert caught.value.code == "draft-invalid"
+    assert caught.value.code == "invalid-record"
 
 
 def test_the_replacement_cannot_depend_on_the_original_or_its_dependents(tea: VaultKit) -> None:

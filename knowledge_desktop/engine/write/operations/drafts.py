@@ -1,10 +1,11 @@
-"""A record file someone wrote without the fields the store owns, made into a new record.
+"""A correction's replacement: a record file without the fields the store owns, made a new record.
 
-`correct --with FILE.md` (and `new --from`) take frontmatter and body
-without `id`, `revision`, `lifecycle`, `recorded_at` or `updated_at`: the
-operation assigns those. Lifecycle and merge metadata are never accepted as
-arbitrary metadata either (spec: records-and-ontology, Lifecycle and merge
-metadata). The author's own keys, comments and body are kept as written.
+`correct --with FILE.md` takes frontmatter and body like `new --from`
+(`create.py`, whose rules and rejection codes it shares): no `id`,
+`revision`, `lifecycle`, `recorded_at` or `updated_at`, and none of the
+lifecycle metadata only lifecycle operations write. The operation assigns
+those, and `supersedes`. The author's own keys, comments and body are kept
+as written; the store's keys go where the envelope's order puts them.
 """
 
 from __future__ import annotations
@@ -12,23 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge_desktop.engine.records import frontmatter, yaml12
-from knowledge_desktop.engine.records.roundtrip import START, update_frontmatter
-from knowledge_desktop.engine.write.plan import WriteRejected
-
-OWNED = (
-    "id",
-    "revision",
-    "lifecycle",
-    "recorded_at",
-    "updated_at",
-    "supersedes",
-    "superseded_by",
-    "lifecycle_change",
-    "merged_into",
-    "merged_from",
+from knowledge_desktop.engine.records.models import FORMAT
+from knowledge_desktop.engine.records.roundtrip import update_frontmatter
+from knowledge_desktop.engine.write.operations.common import (
+    ASSIGNED,
+    CANONICAL,
+    LIFECYCLE_METADATA,
+    anchors,
+    submitted_frontmatter,
 )
-"""Keys the store assigns; a draft that sets them is refused."""
+from knowledge_desktop.engine.write.plan import WriteRejected
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,46 +41,43 @@ class Draft:
         return value if isinstance(value, str) else ""
 
 
-def read_draft(data: bytes, what: str = "the replacement") -> Draft:
-    """The draft's text and frontmatter; WriteRejected (`draft-invalid`) when it has none
-    or sets a key the store owns."""
+def read_draft(data: bytes) -> Draft:
+    """The replacement's text and frontmatter; WriteRejected (`invalid-record`) when it has
+    none, (`assigned-field`) when it sets what the store assigns."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise WriteRejected("draft-invalid", f"{what} is not UTF-8 text", {}) from None
-    try:
-        split = frontmatter.split(text.removeprefix("\ufeff"))
-        loaded = yaml12.load(split.yaml_text).data if split is not None else None
-    except frontmatter.FrontmatterError as exc:
-        raise WriteRejected("draft-invalid", f"{what}: {exc.message}", {"line": exc.line}) from None
-    except yaml12.YamlError as exc:
-        raise WriteRejected("draft-invalid", f"{what}: {exc.message}", {"line": exc.line}) from None
-    if not isinstance(loaded, dict):
-        raise WriteRejected("draft-invalid", f"{what} needs a YAML frontmatter block of keys and values", {})
-    owned = [key for key in OWNED if key in loaded]
-    if owned:
+        raise WriteRejected("invalid-record", "the replacement is not UTF-8 text", {}) from None
+    fields = submitted_frontmatter(text)
+    given = [k for k in (*ASSIGNED, *LIFECYCLE_METADATA) if k in fields]
+    if given:
         raise WriteRejected(
-            "draft-owned-field",
-            f"{what} sets {', '.join(owned)}, which the operation assigns; leave them out",
-            {"fields": owned},
+            "assigned-field",
+            f"a replacement must not carry {', '.join(given)}: the correction assigns "
+            + ("them" if len(given) > 1 else "it"),
+            {"fields": given},
         )
-    return Draft(text, loaded)
+    return Draft(text, fields)
 
 
-def complete(draft: Draft, *, record_id: str, kind: str, scope: str, now: str, **extra: Any) -> str:
-    """The draft as a new record at revision 1: the owned envelope keys first (after
-    `format`), any `extra` keys (such as `supersedes`) after `updated_at`."""
+def complete(draft: Draft, *, record_id: str, kind: str, scope: str, now: str, supersedes: str) -> str:
+    """The draft as a new record at revision 1 that supersedes `supersedes`."""
     changes: dict[str, Any] = {}
-    if "format" not in draft.data:
-        changes["format"] = "knowledge-record-v1"
-    changes.update({"id": record_id, "revision": 1})
+    if draft.data.get("format") is None:
+        changes["format"] = FORMAT
+    changes.update(
+        {"id": record_id, "revision": 1, "lifecycle": "active", "recorded_at": now, "updated_at": now}
+    )
     if "kind" not in draft.data:
         changes["kind"] = kind
     if "scope" not in draft.data:
         changes["scope"] = scope
-    changes.update({"lifecycle": "active", "recorded_at": now, "updated_at": now, **extra})
-    order = list(changes)
-    after = {key: (order[i - 1] if i else START) for i, key in enumerate(order)}
-    after["format"] = START
-    after["id"] = "format"
-    return update_frontmatter(draft.text, changes, after=after)
+    order = [k for k in CANONICAL if k in changes]
+    changes["supersedes"] = supersedes
+    order.append("supersedes")
+    try:
+        return update_frontmatter(
+            draft.text, {k: changes[k] for k in order}, after=anchors(order, set(draft.data))
+        )
+    except ValueError as exc:
+        raise WriteRejected("invalid-record", str(exc), {}) from None
