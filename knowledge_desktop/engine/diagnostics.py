@@ -109,6 +109,12 @@ CODES: dict[str, tuple[Severity, str]] = {
     "link-missing": (W, "A link names no record in its partition."),
     "link-ambiguous": (W, "A link names several records; it stays unlinked."),
     "link-outside-partition": (W, "A link's path leaves the partition."),
+    # merges
+    "merge-candidate": (
+        I_,
+        "Pages of one type may be one entity (a shared identity alias, or the same title); "
+        "confirm before merging.",
+    ),
     # vault
     "state-missing": (E, "The vault's state.sqlite disappeared; durable guards were lost."),
     "state-outside-vault": (W, "The .knowledge folder is a link out of the vault; state is kept elsewhere."),

@@ -19,6 +19,7 @@ import re
 import sqlite3
 from typing import Any
 
+from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.graph.keys import normalise_name
 
 IDENTITY = re.compile(r"^([a-z][a-z0-9_.+-]*):(\S.*)$")
@@ -77,3 +78,22 @@ def as_text(candidates: list[dict[str, Any]]) -> str:
         pages = ", ".join(f"{p['title']} ({p['id']})" for p in group["pages"])
         lines.append(f"{group['strength']:<7} {group['type']:<12} {pages} — {group['reason']}")
     return "\n".join(lines)
+
+
+def as_diagnostics(candidates: list[dict[str, Any]]) -> list[dg.Diagnostic]:
+    """One `merge-candidate` finding per group, on its first page: how the diagnostics
+    pane lists them beside the other findings (its "Possible duplicates" filter)."""
+    out = []
+    for group in candidates:
+        first, *others = group["pages"]
+        names = ", ".join(f"{p['title']} ({p['id']})" for p in others)
+        out.append(
+            dg.make(
+                "merge-candidate",
+                first["path"],
+                f"{group['strength']} candidate: {first['title']} may be the same {group['type']} as "
+                f"{names}; {group['reason']}",
+                record_id=first["id"],
+            )
+        )
+    return out
