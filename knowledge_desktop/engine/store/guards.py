@@ -53,13 +53,14 @@ def record_reflected(tx: Tx, guard_version: int) -> None:
 
 
 def current(conn: sqlite3.Connection) -> tuple[int, GuardMap, int | None]:
-    """(version, every guard, the version the projections follow), read in one
-    transaction so the map is the one of that version."""
-    conn.execute("BEGIN")
-    try:
-        return version(conn), read(conn), reflected(conn)
-    finally:
-        conn.execute("COMMIT")
+    """(version, every guard, the version the projections follow), the map being the one of
+    that version: read again when a writer moved the version meanwhile (no explicit
+    transaction, so a caller's open statement on this connection is no obstacle)."""
+    while True:
+        before = version(conn)
+        found = read(conn)
+        if version(conn) == before:
+            return before, found, reflected(conn)
 
 
 def read(conn: sqlite3.Connection | Tx) -> GuardMap:
