@@ -13,7 +13,7 @@ from knowledge_desktop.engine.write.operations.unmerge import plan_unmerge
 from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.engine.write.requests import make_request
-from tests.vaultkit import VaultKit, frontmatter_of, read_fence
+from tests.vaultkit import VaultKit, changed_lines, frontmatter_of, read_fence
 
 ADA, LOVELACE = "private/people/ada.md", "private/people/lovelace.md"
 
@@ -193,3 +193,40 @@ def test_a_page_merged_by_hand_is_restored_without_guessing(people: VaultKit) ->
     assert receipt["addedUnknown"] is True
     assert "merged_from" not in data(people, ADA)
     assert data(people, LOVELACE)["lifecycle"] == "active"
+
+
+HAND_WRITTEN = """---
+format: knowledge-record-v1
+id: pg_ada
+revision: 1
+kind: page
+title: Ada Lovelace   # as she signed
+recorded_at: 2026-09-28T18:30:00.000Z
+updated_at: 2026-09-28T18:30:00.000Z
+scope: private
+lifecycle: active
+type: person
+aliases: [Ada]
+x-obsidian:
+  cssclass: wide
+# fields the ontology declares
+fields:
+  role: mathematician
+---
+Wrote the first program.
+"""
+
+
+def test_a_merge_changes_only_the_survivors_keys_it_gains_byte_for_byte(people: VaultKit) -> None:
+    """Records: the survivor's unknown keys, comments, flow style and body are kept; only
+    revision, updated_at and the keys the merge adds to differ."""
+    people.write(ADA, HAND_WRITTEN)
+    vault = people.scan()
+    merge(vault)
+    gone, added = changed_lines(HAND_WRITTEN.encode(), (people.root / ADA).read_bytes())
+    assert gone == ["revision: 1", "updated_at: 2026-09-28T18:30:00.000Z", "aliases: [Ada]"]
+    assert "aliases: [Ada, Augusta Ada King, Countess of Lovelace, email:ada@example.org]" in added
+    assert "x-obsidian:" in (people.root / ADA).read_text()
+    assert "# fields the ontology declares" in (people.root / ADA).read_text()
+    assert "title: Ada Lovelace   # as she signed" in (people.root / ADA).read_text()
+    assert any(line.startswith("merged_from") for line in added)
