@@ -9,8 +9,11 @@ and never write over `other` bytes.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -97,6 +100,16 @@ class Disk:
     def sha(self, rel: str) -> str | None:
         data = self.read(rel)
         return sha256_hex(data) if data is not None else None
+
+    def sweep_temp(self, rel: str) -> None:
+        """Remove the temp files a killed `write_atomic` of `rel` left: `.<name>.` and the
+        eight characters `mkstemp` picks, then `.tmp` (an editor's own temp files differ)."""
+        full = self.root / rel
+        shape = re.compile(rf"^\.{re.escape(full.name)}\.[a-z0-9_]{{8}}\.tmp$")
+        for leftover in full.parent.glob(f".{glob.escape(full.name)}.*.tmp"):
+            if shape.match(leftover.name):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
 
     def state(self, f: JournalFile) -> FileState:
         now = self.sha(f.path)

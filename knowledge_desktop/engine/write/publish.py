@@ -133,7 +133,7 @@ class Publisher:
                     now=ctx.now,
                 )
             _step("journaled")
-            return self._carry_out(seq)
+            return self._carry_out(seq, recovering=False)
 
     def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
         """Finish (or roll back) an interrupted request, or answer for a finished one.
@@ -249,13 +249,16 @@ class Publisher:
                 raise WriteRejected("guard-permanent", "a withdrawal is never lifted", {})
         return self.disk.rows(plan.writes)
 
-    def _carry_out(self, seq: int) -> dict[str, Any]:
-        """Roll an entry forward — or back, when an outside edit got in — and publish it."""
+    def _carry_out(self, seq: int, *, recovering: bool = True) -> dict[str, Any]:
+        """Roll an entry forward — or back, when an outside edit got in — and publish it.
+        `recovering`: the entry's own process died (its temp files are swept)."""
         entry = journal.entry(self.store.reader(), seq)
         assert entry is not None
         files = journal.files(self.store.reader(), seq)
         try:
             for f in files:
+                if recovering:
+                    self.disk.sweep_temp(f.path)
                 state = self.disk.state(f)
                 if state == "other":
                     return self._roll_back(entry, files, conflict=f)
