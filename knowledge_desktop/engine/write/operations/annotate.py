@@ -5,7 +5,7 @@ The pages are added to the claim's `entities` (those it names already stay,
 in their order); nothing else of the claim changes but its revision and
 `updated_at`. Each page must be a page of the claim's partition that is not
 withdrawn; a merged page is refused with its survivor's id, as every new
-reference to one is. A claim's entities make it depend on those pages, so
+reference to one is (`WriteContext.validate`). A claim's entities make it depend on those pages, so
 this is an assertion write, fenced by the ontology fingerprint.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.operations.lifecycle import lifecycle_of, revise, shown
 from knowledge_desktop.engine.write.plan import Fence, Plan, WriteRejected
-from knowledge_desktop.engine.write.references import reject_merged
 
 MAX_ENTITIES = 100
 
@@ -33,7 +32,6 @@ def plan_annotate(ctx: WriteContext, fence: Fence, entity_ids: list[str]) -> Pla
     if state == "withdrawn":
         raise WriteRejected("not-active", f"{claim.record_id} is withdrawn", shown(claim, state))
     graph = ctx.reconciler.graph()
-    reject_merged(graph, claim.scope, entity_ids, "entities")
     for entity in entity_ids:
         paths = graph.ids.get(claim.scope, entity)
         node = graph.nodes[next(iter(paths))] if len(paths) == 1 else None
