@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +42,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line, exit 2, no usage dump
         sys.stderr.write(f"knowledge: {message}\n")
         raise SystemExit(EXIT_USAGE)
+
+
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _safe(text: object) -> str:
+    """Text for a terminal line: control characters (a newline in a file name) and
+    bidirectional controls (which reorder what follows them) are shown as escapes,
+    so each printed path is one unambiguous line. JSON output needs none of this."""
+    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def _emit(args: argparse.Namespace, payload: Any, human: Callable[[], str]) -> None:
@@ -110,7 +121,7 @@ def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
     def human() -> str:
         lines = [
             f"{i['id'] or '-':<28} {i['kind'] or '-':<12} {i['type'] or '-':<14} "
-            f"{'' if i['valid'] else '[invalid] '}{i['title']}  ({i['path']})"
+            f"{'' if i['valid'] else '[invalid] '}{_safe(i['title'])}  ({_safe(i['path'])})"
             for i in result["items"]
         ]
         more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
@@ -125,8 +136,8 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
 
     def human() -> str:
         out = [
-            f"{record['title']}  [{record['kind']}/{record['type']}]  {record['lifecycle']}",
-            f"id {record['id']}  revision {record['revision']}  {record['path']}",
+            f"{_safe(record['title'])}  [{record['kind']}/{record['type']}]  {record['lifecycle']}",
+            f"id {record['id']}  revision {record['revision']}  {_safe(record['path'])}",
         ]
         if not record["valid"]:
             out.append("INVALID")
@@ -139,7 +150,8 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
         if record["backlinks"]:
             out.append("Backlinks:")
             out += [
-                f"  {b['title']} ({b['path']}{':' + str(b['line']) if b['line'] else ''}, {b['via']})"
+                f"  {_safe(b['title'])} ({_safe(b['path'])}"
+                f"{':' + str(b['line']) if b['line'] else ''}, {b['via']})"
                 for b in record["backlinks"]
             ]
         if record["diagnostics"]:
@@ -160,7 +172,8 @@ def cmd_diagnostics(vault: Vault, args: argparse.Namespace) -> int:
     fmt = args.format or ("json" if args.json else None)
     if fmt is None:
         text = "\n".join(
-            f"{d.severity.value:<7} {d.code:<26} {d.path}{':' + str(d.line) if d.line else ''}  {d.message}"
+            f"{d.severity.value:<7} {d.code:<26} {_safe(d.path)}"
+            f"{':' + str(d.line) if d.line else ''}  {_safe(d.message)}"
             for d in items
         )
         c = diagnostics_report.counts(items)["bySeverity"]
@@ -210,7 +223,7 @@ def cmd_ontology(vault: Vault, args: argparse.Namespace) -> int:
                 out.append(f"  {len(rels)} relationships: {', '.join(rels)}")
             for issue in v["issues"]:
                 out.append(
-                    f"  {'error' if issue['fatal'] else 'warning'}: {issue['path']}"
+                    f"  {'error' if issue['fatal'] else 'warning'}: {_safe(issue['path'])}"
                     f"{':' + str(issue['line']) if issue['line'] else ''} "
                     f"{issue['message']}"
                 )
@@ -240,7 +253,7 @@ def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
         out = []
         for hit in result["hits"]:
             score = f"{hit['score']:.2f}" if hit["score"] is not None else "via " + hit["via"]["id"]
-            out.append(f"{score:>8}  {hit['title']}  [{hit['type']}]  {hit['path']}")
+            out.append(f"{score:>8}  {_safe(hit['title'])}  [{hit['type']}]  {_safe(hit['path'])}")
             snippet = " ".join(hit["snippet"]["text"].split())[:160]
             out.append(f"          {snippet}")
         more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
@@ -256,10 +269,10 @@ def cmd_lookup(vault: Vault, args: argparse.Namespace) -> int:
     def human() -> str:
         if result["status"] == "found":
             r = result["record"]
-            return f"found: {r['id']}  {r['title']}  ({r['path']})"
+            return f"found: {r['id']}  {_safe(r['title'])}  ({_safe(r['path'])})"
         if result["status"] == "ambiguous":
             return "ambiguous:\n" + "\n".join(
-                f"  {c['id']}  {c['title']}  ({c['path']})" for c in result["candidates"]
+                f"  {c['id']}  {_safe(c['title'])}  ({_safe(c['path'])})" for c in result["candidates"]
             )
         return "missing"
 
@@ -272,13 +285,13 @@ def _timeline_human(result: dict[str, Any]) -> str:
     for item in result["items"]:
         if "source" in item:
             lines.append(
-                f"{item['value']:<26} {item['source']['title']} — {item['claims']} claims"
+                f"{item['value']:<26} {_safe(item['source']['title'])} — {item['claims']} claims"
                 f"{': ' + ' '.join((item['summary'] or '').split())[:100] if item['summary'] else ''}"
             )
         else:
             shown = item.get("local") or item["value"]
             lines.append(
-                f"{shown:<26} {item['type'] or item['kind']:<12} {item.get('title') or item['path']}"
+                f"{shown:<26} {item['type'] or item['kind']:<12} {_safe(item.get('title') or item['path'])}"
             )
     return "\n".join(lines) or "(nothing dated)"
 
@@ -529,6 +542,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the environment's: a folder that cannot be listed, a full disk
+        where = f" ({_safe(exc.filename)})" if exc.filename else ""
+        sys.stderr.write(f"knowledge: {exc.strerror or exc}{where}\n")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
 

@@ -139,6 +139,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], vault: Path, tm
     (tmp_path / "latin1.md").write_bytes(b"---\ntitle: caf\xe9\n---\n")
     assert exit_code("new", str(vault), "--from", str(tmp_path / "latin1.md")) == 2
     assert exit_code("new", str(vault)) == 2
+    assert exit_code("journal", str(vault), "--limit", "0") == 2
     assert "FENCE" in capsys.readouterr().err
 
 

@@ -63,6 +63,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "file-binary": (E, "The file contains NUL bytes; it is not text."),
     "file-not-utf8": (E, "The file is not valid UTF-8; the line of the first bad byte is given."),
     "symlink-outside-vault": (E, "A symbolic link points outside the vault; it is not followed."),
+    "symlink-broken": (E, "A symbolic link loops or points at nothing; it is not followed."),
+    "folder-unreadable": (E, "A folder could not be listed (permissions, I/O error); nothing in it is read."),
+    "file-name-not-utf8": (E, "A file or folder name is not UTF-8; it is shown with \\x escapes, not read."),
+    "file-changing": (W, "The file was being written each time it was read; it is read again next scan."),
+    "line-ends-cr": (E, "The frontmatter ends lines with a lone carriage return (classic Mac OS)."),
     "outside-partition": (W, "A Markdown file lies at the vault root, outside every partition."),
     "not-a-record": (W, "A Markdown file has no knowledge-record-v1 frontmatter."),
     # frontmatter and YAML
@@ -104,11 +109,13 @@ CODES: dict[str, tuple[Severity, str]] = {
     "reference-wrong-kind": (E, "A reference points at a record of a kind the field does not allow."),
     "endpoint-type-not-permitted": (E, "A relationship endpoint's page type is not allowed by the label."),
     "merge-chain-invalid": (E, "A merged_into chain has a cycle, a dead end or more than 8 hops."),
+    "supersede-chain-invalid": (W, "A superseded_by chain loops or runs past 32 records; it ends nowhere."),
     "evidence-unverified": (W, "An evidence locator's target is missing or its hash differs."),
     # links
     "link-missing": (W, "A link names no record in its partition."),
     "link-ambiguous": (W, "A link names several records; it stays unlinked."),
     "link-outside-partition": (W, "A link's path leaves the partition."),
+    "links-truncated": (W, "The body has more links than are followed, or is too long to search in full."),
     # merges
     "merge-candidate": (
         I_,

@@ -22,3 +22,7 @@ one (retrieval-and-dates, "Superseded wording"); a longer chain finds nothing.""
 MAX_EVIDENCE_FILE_BYTES = 64 * 1024 * 1024
 """The largest vault file whose bytes an evidence `sha256` is checked against; a larger
 one counts as unverifiable rather than being read whole."""
+
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""The largest ontology manifest that is read; a larger one fails activation with a
+message saying so (the shipped default is under 10 KiB)."""

@@ -17,29 +17,39 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.errors import Cancelled
-from knowledge_desktop.engine.fs.inside import read_inside
-from knowledge_desktop.engine.fs.walk import FileEntry, classify_path, stat_one, walk
+from knowledge_desktop.engine.fs.walk import (
+    FileEntry,
+    classify_path,
+    folder_entry,
+    is_utf8,
+    shown_path,
+    stat_one,
+    walk,
+)
 from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import release_caches
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.heap import full_collections_paused, return_freed_memory
-from knowledge_desktop.engine.limits import MAX_EVIDENCE_FILE_BYTES
 from knowledge_desktop.engine.ontology.compose import (
-    ACTIVE_FILE,
-    SHIPPED_PATH,
     Activation,
-    ManifestSource,
-    activate,
-    shipped_default_path,
 )
-from knowledge_desktop.engine.reading import ReadResult, file_rows, read_batch, read_batch_encoded, settle
+from knowledge_desktop.engine.reading import (
+    ReadResult,
+    activate_partition,
+    file_rows,
+    probe_evidence,
+    read_batch,
+    read_batch_encoded,
+    settle,
+)
 from knowledge_desktop.engine.store import codec, freshness, guards
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
@@ -79,9 +89,11 @@ class Reconciler:
         self._graph: VaultGraph | None = None
         self._ontologies: dict[str, Activation] | None = None
         self._known_files: dict[str, _Known] | None = None
+        self._scope_set: set[str] | None = None
+        """The partitions some known file is in (`_scopes`), kept between runs: at 100k
+        files, working it out again cost every single-file reconcile 6 ms."""
         self._known_lock = threading.Lock()
-        self._guards_version: int | None = None
-        """The durable guard version the graph and the projections follow (None: unknown)."""
+        self._guards_version: int | None = None  # what the graph follows (`store/guards.py`)
         self._graph_lock = threading.Lock()
         """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
         holds no vault lock): whoever comes second waits for the one load."""
@@ -156,6 +168,10 @@ class Reconciler:
         stale = [e for e in entries.values() if self._stale(e)]
         results = self._read(stale, progress, cancel)
         change.read = len(results)
+        if digest is not None and any(r.entry.stat_key != entries[r.entry.path].stat_key for r in results):
+            # A file kept with another stat than the walk's (unreadable, or changing
+            # while read) must be read again next time: no digest may vouch for it.
+            digest = None
         # Files whose bytes really changed, appeared, or went away.
         parsed: dict[str, RecordNode | None] = {}
         manifest_scopes: set[str] = set()
@@ -172,7 +188,7 @@ class Reconciler:
             elif result.node is not None:
                 parsed[result.entry.path] = result.node
         change.parsed = len(parsed)
-        requeue = [(n.scope, p) for p, n in guard_nodes.items() if p not in parsed]
+        requeue = [(n.scope, p, "markdown") for p, n in guard_nodes.items() if p not in parsed]
         parsed = {**guard_nodes, **parsed}
         for path in gone:
             known = self._known[path]
@@ -184,11 +200,7 @@ class Reconciler:
         manifest_scopes |= new_scopes
         if stat_rows:
             self._write_stats(stat_rows)
-        if not parsed and not manifest_scopes and not content_rows and not gone:
-            if guard_version is not None:
-                with self.store.write() as tx:
-                    guards.record_reflected(tx, guard_version)
-                self._guards_version = guard_version
+        if not parsed and not manifest_scopes and not content_rows and not gone and guard_version is None:
             if digest is not None:
                 freshness.remember(self.store, digest)
             change.elapsed_ms = (time.perf_counter() - started) * 1000
@@ -199,7 +211,7 @@ class Reconciler:
         if cancel is not None and cancel.is_set():
             raise Cancelled
         before_ids = {p: graph.nodes[p].id for p in parsed if p in graph.nodes}
-        activations = {s: self._activate(s) for s in manifest_scopes}
+        activations = {s: activate_partition(self.root, s) for s in manifest_scopes}
         current = self.ontologies()
         # Against what the projections were derived with, not `current`: loaded
         # lazily, that may already have read the changed manifest.
@@ -212,16 +224,13 @@ class Reconciler:
         try:
             current.update(activations)
             recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            reflected = guard_version if guard_version is not None else self._guards_version
-            change.touched = self._write(
-                content_rows, gone, recomputed, activations, digest, requeue, reflected
-            )
-            self._guards_version = reflected
+            held = self._guards_version if guard_version is None else guard_version
+            change.touched = self._write(content_rows, gone, recomputed, activations, digest, requeue, held)
+            self._guards_version = held
         except BaseException:
             # The graph may be ahead of the store now: read both afresh next time.
             self._graph = None
             self._ontologies = None
-            self._guards_version = None
             raise
         graph.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
@@ -235,34 +244,16 @@ class Reconciler:
         """Each partition's activation; cheap (manifests only), so readers use this
         rather than loading the whole graph."""
         if self._ontologies is None:
-            self._ontologies = {s: self._activate(s) for s in self._scopes()}
+            self._ontologies = {s: activate_partition(self.root, s) for s in self._scopes()}
         return self._ontologies
 
     def _guard_nodes(self) -> tuple[dict[str, RecordNode], int | None]:
-        """Fresh nodes (from the parse cache) of the records whose durable guard changed
-        since the graph and the projections applied the guards, and the guard version
-        to record once they are written; ({}, None) when nothing changed (one row read).
-
-        A guard is written by a publish, maybe by another process; the record's
-        file need not change with it (a stale copy, an undo), so the record is
-        entered again as the parse cache holds it and the graph applies the new map."""
+        """Records whose guard changed, fresh from the parse cache, and the version to follow."""
         reader = self.store.reader()
-        on_disk = guards.version(reader)
-        if self._graph is None:
-            if guards.reflected(reader) == on_disk:
-                return {}, None
-        elif self._guards_version == on_disk:
+        if not guards.moved(reader, self._guards_version, loaded=self._graph is not None):
             return {}, None
-        graph = self.graph()
-        on_disk, fresh, _ = guards.current(reader)
-        if self._guards_version is None:  # loaded since: what the rows followed is unknown
-            keys = set(fresh) | set(graph.guards)
-            keys |= {(graph.nodes[p].scope or "", graph.nodes[p].id or "") for p in graph.guarded}
-        else:
-            keys = {k for k in set(fresh) | set(graph.guards) if fresh.get(k) != graph.guards.get(k)}
-        graph.guards = fresh
-        wanted = sorted({p for scope, record_id in keys for p in graph.ids.get(scope, record_id)})
-        return {node.path: node for node in self._stored_nodes(wanted)}, on_disk
+        paths, on_disk = guards.changed_paths(self.graph(), reader, self._guards_version)  # after a load
+        return {node.path: node for node in self._stored_nodes(paths)}, on_disk
 
     def graph(self) -> VaultGraph:
         """The in-memory graph, restored from its snapshot (else derived from the
@@ -278,11 +269,10 @@ class Reconciler:
 
     def _load_graph(self) -> VaultGraph:
         graph = VaultGraph()
-        graph.probe = self._probe
+        graph.probe = partial(probe_evidence, self.root)
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
-        on_disk, graph.guards, reflected = guards.current(self.store.reader())
-        self._guards_version = on_disk if reflected == on_disk else None
+        self._guards_version = guards.load(graph, self.store.reader())
         restored = self._restore_graph(graph)
         if not restored:
             graph = self._derive_graph(graph)
@@ -345,19 +335,11 @@ class Reconciler:
         release_caches()
         return_freed_memory()
 
-    def _probe(self, rel: str) -> bytes | str | None:
-        """Bytes of a vault file for evidence checks: None when it does not exist, else
-        why it is not read (a link out of the vault, not a regular file, too large)."""
-        try:
-            return read_inside(self.root, rel, MAX_EVIDENCE_FILE_BYTES)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return str(exc.strerror or exc)
-
     # -- steps ---------------------------------------------------------------
     def _scopes(self) -> set[str]:
-        return {k.scope for k in self._known.values() if k.scope}
+        if self._scope_set is None:
+            self._scope_set = {k.scope for k in self._known.values() if k.scope}
+        return self._scope_set
 
     def _candidates(
         self, paths: Iterable[str] | None, walked: list[FileEntry] | None = None
@@ -372,33 +354,34 @@ class Reconciler:
             if not rel:
                 continue
             full = self.root / rel
-            if full.is_dir() and not full.is_symlink():
-                for entry in walk(full):
-                    sub = FileEntry(
-                        f"{rel}/{entry.path}",
-                        *_scope_kind(f"{rel}/{entry.path}"),
-                        entry.size,
-                        entry.mtime_ns,
-                        entry.inode,
-                        entry.outside_link,
-                    )
-                    found[sub.path] = sub
+            if full.is_dir() and not full.is_symlink() and is_utf8(rel):
+                try:
+                    below = walk(full)
+                except OSError as exc:
+                    below = [folder_entry(str(full), "", exc)]
+                for entry in below:
+                    sub_path = f"{rel}/{entry.path}" if entry.path else rel
+                    scope, kind = _scope_kind(sub_path)
+                    found[sub_path] = entry._replace(path=sub_path, scope=scope, kind=kind)
                 prefix = rel + "/"
                 gone.extend(
                     p
                     for p in self._known
                     if p.startswith(prefix) and p not in found and not (self.root / p).exists()
                 )
+                if rel in self._known and rel not in found:
+                    gone.append(rel)  # it stood for the folder while it could not be listed
                 continue
             single = stat_one(self.root, rel)
             if single is not None:
-                found[rel] = single
+                found[single.path] = single
             else:
-                if rel in self._known:
-                    gone.append(rel)
-                prefix = rel + "/"
+                shown = shown_path(rel)
+                if shown in self._known:
+                    gone.append(shown)
+                prefix = shown + "/"
                 gone.extend(p for p in self._known if p.startswith(prefix))
-        return found, sorted(set(gone))
+        return found, sorted(set(gone) - set(found))
 
     def _stale(self, entry: FileEntry) -> bool:
         known = self._known.get(entry.path)
@@ -450,31 +433,6 @@ class Reconciler:
             return False
         return self.workers.warm or files >= self.offload_from
 
-    def _activate(self, scope: str) -> Activation:
-        partition = self.root / scope
-        shipped = ManifestSource(SHIPPED_PATH, shipped_default_path().read_text("utf-8"))
-        library = [shipped]
-        folder = partition / "ontologies"
-        # A linked folder is not followed (the walk skips it too): one pointing out of
-        # the vault would otherwise lend the partition manifests from anywhere.
-        if folder.is_dir() and not folder.is_symlink():
-            for item in sorted(folder.iterdir()):
-                if item.suffix in (".yaml", ".yml") and item.is_file() and not item.is_symlink():
-                    rel = f"{scope}/ontologies/{item.name}"
-                    library.append(ManifestSource(rel, self._read_text(rel)))
-        active_file = partition / ACTIVE_FILE
-        active = None
-        if active_file.is_file() and not active_file.is_symlink():
-            rel = f"{scope}/{ACTIVE_FILE}"
-            active = ManifestSource(rel, self._read_text(rel))
-        return activate(active, library)
-
-    def _read_text(self, rel: str) -> str:
-        try:
-            return read_inside(self.root, rel).decode("utf-8", errors="replace")
-        except OSError as exc:
-            return f"# unreadable: {exc.strerror or exc}\n"
-
     def _write_stats(self, rows: list[ReadResult]) -> None:
         with self.store.write() as tx:
             freshness.forget(tx)
@@ -492,21 +450,17 @@ class Reconciler:
         recomputed: set[str],
         activations: dict[str, Activation],
         walked: str | None,
-        requeue: list[tuple[str | None, str]],
+        requeue: list[tuple[str | None, str, str]],
         guard_version: int | None,
     ) -> set[Flag]:
         """The parse cache, then every projection, in one transaction; the flags of
         the projections whose rows changed. `walked`: the digest of the full walk
         these rows bring the `files` table in line with (None after a partial one).
-        `requeue`: files whose bytes did not change but whose guard did (their search
-        text moves between tables); `guard_version`: the guards these rows follow."""
+        `requeue`: unchanged files whose guard changed; `guard_version`: the guards followed."""
         update = Update(
             self.graph(),
             sorted(recomputed),
-            [
-                *((r.entry.scope, r.entry.path, str(r.entry.kind)) for r in rows),
-                *((scope, path, "markdown") for scope, path in requeue),
-            ],
+            [(r.entry.scope, r.entry.path, str(r.entry.kind)) for r in rows] + requeue,
             gone,
             activations,
         )
@@ -530,8 +484,7 @@ class Reconciler:
                 tx.execute(sql)
             if walked is not None:
                 freshness.record(tx, walked)
-            if guard_version is not None:
-                guards.record_reflected(tx, guard_version)
+            guards.record_reflected(tx, guard_version)
         for result in rows:
             e = result.entry
             sha = result.sha256
@@ -540,6 +493,10 @@ class Reconciler:
             self._known[e.path] = _Known(_stat_token(e.stat_key), sha, e.kind, _intern(e.scope))
         for path in gone:
             self._known.pop(path, None)
+        if gone:
+            self._scope_set = None  # a partition may have lost its last file
+        elif self._scope_set is not None:
+            self._scope_set.update(r.entry.scope for r in rows if r.entry.scope)
         return touched
 
     def _describe(

@@ -13,7 +13,7 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -96,10 +96,13 @@ class Vault:
             state_dir,
             store,
             lambda: self.reconciler,
-            lambda paths: self.reconcile(paths, "publish"),
+            self._reconcile_published,
             vault_id,
             read_only,
         )
+        self.on_publish: Callable[[ChangeSet], None] | None = None
+        """Called with the ChangeSet of each publish's reconcile, so a host (the window)
+        updates its panes from a write as from the watcher (which then finds nothing new)."""
         self.recovered: list[dict[str, Any]] = []
         """What `open` finished or rolled back of writes a dead process left pending."""
         """Set by a host that runs `index_keywords` on a worker after opening (the
@@ -241,6 +244,12 @@ class Vault:
         """Plan and publish one request through the one publish path; its receipt."""
         with self._lock:
             return self.publisher.run(request, planner)
+
+    def _reconcile_published(self, paths: list[str]) -> ChangeSet:
+        change = self.reconcile(paths, "publish")
+        if self.on_publish is not None and not change.empty:
+            self.on_publish(change)
+        return change
 
     def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
         with self._lock:

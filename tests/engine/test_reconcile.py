@@ -22,6 +22,7 @@ from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import db, schema
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.workers import WorkerPool
+from tests import hostile_cases
 from tests.vaultkit import VaultKit, snapshot
 
 
@@ -577,18 +578,17 @@ def test_hostile_files_are_diagnosed_and_the_scan_goes_on(
 
 
 def test_an_unreadable_file_is_diagnosed(kit: VaultKit) -> None:
-    """Bad input: a file the user cannot read is named, not fatal."""
-    if os.geteuid() == 0:
-        # root reads everything; simulate the I/O failure instead
-        small_vault(kit)
-        path = kit.write("private/notes/locked.md", "---\n---\n")
-        path.unlink()
-        os.mkfifo(path)  # not a regular file: ignored rather than read
-        assert "file-unreadable" not in kit.codes()
-        return
-    path = kit.write("private/notes/locked.md", "---\n---\n")
-    path.chmod(0)
-    assert "file-unreadable" in kit.codes()
+    """Bad input: a file the user cannot read is named, not fatal (for root, who reads
+    through any mode, the OS's refusal is stood in for by `hostile_cases.locked`)."""
+    small_vault(kit)
+    hostile_cases.locked_files(kit.root)
+    with hostile_cases.locked(kit.root):
+        vault = kit.scan()
+        found = {d.path: d for d in vault.diagnostics()}
+        assert vault.counts()["eligible"] == 5
+    assert found["private/notes/locked/secret.md"].code == "file-unreadable"
+    assert "permission denied" in found["private/notes/locked/secret.md"].message
+    assert kit.scan().counts()["eligible"] == 7  # both read once they can be
 
 
 def test_opening_bad_paths_raises_clear_errors(tmp_path: Path) -> None:
@@ -715,3 +715,19 @@ def test_each_thread_keeps_one_reader_connection_until_the_store_closes(kit: Vau
     for conn in (mine, theirs[0]):
         with pytest.raises(sqlite3.ProgrammingError):
             conn.execute("SELECT 1")
+
+
+def test_a_partition_that_empties_and_comes_back_is_activated_again(kit: VaultKit) -> None:
+    """Reconcile remembers which partitions hold files between runs; a partition whose last
+    file went away and that then gets a file again is activated afresh, with the ontology
+    it has by then (the remembered set must forget a partition that emptied)."""
+    kit.page("private/notes/a.md", "pg_a", "A", type="note")
+    kit.page("work/notes/b.md", "pg_b", "B", type="note")
+    vault = kit.scan()
+    (kit.root / "work/notes/b.md").unlink()
+    vault.reconcile(["work/notes/b.md"], "watcher")
+    kit.write("work/ontology.yaml", "format: knowledge-ontology-v1\nname: [broken\n")
+    kit.page("work/notes/c.md", "pg_c", "C", type="note")
+    vault.reconcile(["work/notes/c.md"], "watcher")
+    assert vault.reconciler.ontologies()["work"].ontology is None  # the broken manifest was read
+    assert_equals_a_fresh_scan(kit, vault)

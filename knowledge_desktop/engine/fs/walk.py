@@ -7,16 +7,23 @@ candidate records and `ontology.yaml` / `ontologies/*.yaml` are ontology
 manifests. Markdown at the vault root is outside every partition: listed and
 diagnosed. Links to outside the vault are never followed; linked folders
 inside it are skipped so nothing is read twice.
+
+What the walk cannot read it still lists, with the reason as the entry's
+`problem`, so that a person learns of it through a diagnostic rather than
+by a file silently missing: a link out of the vault, a link that loops or
+leads nowhere, a folder it may not list, a name that is not UTF-8.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_mod
 from pathlib import Path
 from typing import Literal, NamedTuple
 
 EntryKind = Literal["markdown", "manifest"]
+Problem = Literal["outside-link", "broken-link", "folder-unreadable", "name-not-utf8"]
 
 
 class FileEntry(NamedTuple):
@@ -31,7 +38,10 @@ class FileEntry(NamedTuple):
     size: int
     mtime_ns: int
     inode: int
-    outside_link: bool = False
+    problem: Problem | None = None
+    """Why this path is listed but not read (`reading` turns it into a diagnostic)."""
+    detail: str = ""
+    """The reason in the OS's words (a broken link, an unreadable folder)."""
 
     @property
     def stat_key(self) -> tuple[int, int, int]:
@@ -66,6 +76,9 @@ def walk(root: Path) -> list[FileEntry]:
     This is the freshness check's hot loop (one stat per file), so each file
     is classified from what the walk already knows — its partition and depth —
     rather than by re-reading its path; `classify_path` gives the same answer.
+    A folder below `root` that cannot be listed is an entry of its own
+    (`folder-unreadable`); `root` itself raises the `OSError`, since treating
+    every file under it as deleted would be wrong.
     """
     root_real = os.path.realpath(root)
     out: list[FileEntry] = []
@@ -75,7 +88,10 @@ def walk(root: Path) -> list[FileEntry]:
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            if not rel:
+                raise
+            out.append(folder_entry(folder, rel.rstrip("/"), exc))
             continue
         in_library = depth == 2 and rel.endswith("/ontologies/")
         for entry in entries:
@@ -84,11 +100,15 @@ def walk(root: Path) -> list[FileEntry]:
                 continue
             child_rel = rel + name
             try:
+                if not is_utf8(name):
+                    if name[-3:].lower() == ".md" or entry.is_dir(follow_symlinks=False):
+                        out.append(_bad_name_entry(entry, child_rel, scope))
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, child_rel + "/", scope or name, depth + 1))
                     continue
                 if entry.is_symlink():
-                    found = _link_entry(entry, child_rel, root_real)
+                    found = _link_entry(entry.path, child_rel, root_real)
                     if found is not None:
                         out.append(found)
                     continue
@@ -105,26 +125,76 @@ def walk(root: Path) -> list[FileEntry]:
                 st = entry.stat(follow_symlinks=False)
                 out.append(FileEntry(child_rel, scope, kind, st.st_size, st.st_mtime_ns, st.st_ino))
             except OSError:
-                continue
+                continue  # gone since the folder was listed
     return out
 
 
-def _link_entry(entry: os.DirEntry[str], rel: str, root_real: str) -> FileEntry | None:
-    target = os.path.realpath(entry.path)
+def is_utf8(name: str) -> bool:
+    """Whether a name from the OS is valid UTF-8 (Python decodes other bytes to
+    lone surrogates, which neither SQLite nor JSON output can hold)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_path(rel: str) -> str:
+    """A vault-relative path that can be stored and printed: bytes that are not
+    UTF-8 are written as `\\xNN` escapes."""
+    return rel if is_utf8(rel) else os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
+def folder_entry(full: str, rel: str, exc: OSError) -> FileEntry:
+    """The entry standing for a folder that cannot be listed."""
+    st = os.lstat(full)
+    scope = rel.split("/", 1)[0]
+    return FileEntry(rel, scope, "markdown", 0, st.st_mtime_ns, st.st_ino, "folder-unreadable", _reason(exc))
+
+
+def _bad_name_entry(entry: os.DirEntry[str], rel: str, scope: str | None) -> FileEntry:
+    st = entry.stat(follow_symlinks=False)
+    shown = shown_path(rel)
+    return FileEntry(shown, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "it leads back to itself in a loop"
+    if exc.errno == errno.ENOENT:
+        return "what it points to does not exist"
+    return (exc.strerror or str(exc)).lower()
+
+
+def _link_entry(full: str, rel: str, root_real: str) -> FileEntry | None:
+    """A symbolic link: what it points at when that is a file inside the vault, else
+    the problem (outside the vault, a loop, nothing); None for a linked folder inside
+    the vault (it would be read twice) and for names the engine ignores."""
+    target = os.path.realpath(full)
     inside = target == root_real or target.startswith(root_real + os.sep)
     where = classify_path(rel)
     if not inside:
         scope = rel.split("/", 1)[0] if "/" in rel else None
-        st = entry.stat(follow_symlinks=False)
-        return FileEntry(rel, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, True)
-    if where is None or os.path.isdir(target):
-        return None  # linked folders inside the vault would be read twice
-    st = entry.stat(follow_symlinks=True)
+        st = os.lstat(full)
+        return FileEntry(rel, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "outside-link")
+    if where is None:
+        return None
+    try:
+        st = os.stat(full)
+    except OSError as exc:
+        lst = os.lstat(full)
+        return FileEntry(
+            rel, where[0], where[1], lst.st_size, lst.st_mtime_ns, lst.st_ino, "broken-link", _reason(exc)
+        )
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None  # a linked folder would be read twice; a pipe or device is not a file
     return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def stat_one(root: Path, rel: str) -> FileEntry | None:
     """The entry for one vault-relative path, None when it is gone or ignored."""
+    if not is_utf8(rel):
+        return _bad_name_at(root, rel)
     where = classify_path(rel)
     if where is None:
         return None
@@ -133,18 +203,29 @@ def stat_one(root: Path, rel: str) -> FileEntry | None:
         st = full.lstat()
     except OSError:
         return None
-    if stat_mod.S_ISLNK(st.st_mode):
-        target = os.path.realpath(full)
-        root_real = os.path.realpath(root)
-        if not (target.startswith(root_real + os.sep)):
-            return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino, True)
-        try:
-            st = full.stat()
-        except OSError:
-            return None
-    if not stat_mod.S_ISREG(st.st_mode):
-        return None
     for parent in Path(rel).parents:
         if str(parent) != "." and (root / parent).is_symlink():
             return None
+    if stat_mod.S_ISLNK(st.st_mode):
+        return _link_entry(str(full), rel, os.path.realpath(root))
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None
     return FileEntry(rel, where[0], where[1], st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _bad_name_at(root: Path, rel: str) -> FileEntry | None:
+    """As the walk does: the first name that is not UTF-8 stands for all below it."""
+    parts = rel.split("/")
+    if any(is_hidden(part) or not part for part in parts):
+        return None
+    bad = next(i for i, part in enumerate(parts) if not is_utf8(part))
+    named = "/".join(parts[: bad + 1])
+    try:
+        st = (root / named).lstat()
+    except OSError:
+        return None
+    if bad == len(parts) - 1 and not stat_mod.S_ISDIR(st.st_mode) and parts[-1][-3:].lower() != ".md":
+        return None  # neither Markdown nor a folder: the walk ignores it too
+    scope = parts[0] if bad else None
+    shown = shown_path(named)
+    return FileEntry(shown, scope, "markdown", st.st_size, st.st_mtime_ns, st.st_ino, "name-not-utf8")

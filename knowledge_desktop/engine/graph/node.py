@@ -194,6 +194,11 @@ class RecordNode:
             return self.merged_into
         return self.detail.value(key)
 
+    @property
+    def superseded_by(self) -> str | None:
+        """The first `superseded_by` id (kept among `refs`, so no detail is read)."""
+        return next((target for name, target in self.refs if name == "superseded_by"), None)
+
     def identity_signature(self) -> tuple[object, ...]:
         """What records referring to this id by id may read of it."""
         return (
@@ -201,6 +206,7 @@ class RecordNode:
             self.kind,
             self.lifecycle,
             self.value("merged_into"),
+            self.superseded_by,
             self.value("type"),
             self.structurally_valid,
         )

@@ -86,6 +86,35 @@ class Resolver:
             current = following
         return None, None, "broken-merge"
 
+    def chain_problem(
+        self, scope: str, start: str, field: str, through: str, hops: int, watch: set[Key]
+    ) -> tuple[str, str] | None:
+        """Why following `field` (`merged_into`, `superseded_by`) from record `start`, on
+        through records whose lifecycle is `through`, ends nowhere within `hops` hops:
+        ("loop" | "too-long" | "dead-end", the chain in words); None when it ends.
+        Every id passed is watched, so a change along the chain is noticed."""
+        chain = [start]
+        current = start
+        for _ in range(hops + 1):
+            watch.add(("i", scope, current))
+            paths = self.ids.get(scope, current)
+            if len(paths) != 1:
+                if len(chain) == 1:
+                    return None
+                reason = "matches no record" if not paths else "is used by several records"
+                return "dead-end", f"{' → '.join(chain)}, and {current!r} {reason}"
+            node = self.nodes[next(iter(paths))]
+            if node.lifecycle != through:
+                return None
+            following = node.merged_into if field == "merged_into" else node.superseded_by
+            if not isinstance(following, str):
+                return "dead-end", f"{' → '.join(chain)}, and {current!r} names no {field}"
+            if following in chain:
+                return "loop", f"it loops: {' → '.join([*chain, following])}"
+            chain.append(following)
+            current = following
+        return "too-long", f"it passes more than {hops} records: {chain[0]} → {chain[1]} → … → {chain[-1]}"
+
     def resolve_ref(
         self, scope: str, field: str, target: str, watch: set[Key]
     ) -> tuple[ResolvedRef, str | None]:

@@ -19,7 +19,7 @@ from knowledge_desktop.engine.graph.detail import HISTORY_FIELDS, REFERENCE_FIEL
 from knowledge_desktop.engine.graph.fields import check_fields
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.resolve import Resolver
-from knowledge_desktop.engine.limits import MAX_MERGE_HOPS
+from knowledge_desktop.engine.limits import MAX_MERGE_HOPS, MAX_SUPERSEDED_HOPS
 from knowledge_desktop.engine.ontology.compose import Ontology
 
 
@@ -234,17 +234,34 @@ def _check_refs(resolver: Resolver, node: RecordNode, derived: Derived) -> bool:
     if node.lifecycle == "merged":
         _, _, status = resolver.follow_merges(scope, node.id or "", derived.watch)
         if status != "resolved":
+            found = resolver.chain_problem(
+                scope, node.id or "", "merged_into", "merged", MAX_MERGE_HOPS, derived.watch
+            )
+            why = found[1] if found else f"a cycle, a dead end or more than {MAX_MERGE_HOPS} hops"
             derived.diagnostics.append(
                 dg.make(
                     "merge-chain-invalid",
                     node.path,
-                    "merged_into does not reach an active page within "
-                    f"{MAX_MERGE_HOPS} hops (cycle, dead end or too long)",
+                    f"merged_into does not reach an active page: {why}",
                     line=lines.get("merged_into"),
                     record_id=node.id,
                 )
             )
             ok = False
+    if node.lifecycle == "superseded" and node.id:
+        found = resolver.chain_problem(
+            scope, node.id, "superseded_by", "superseded", MAX_SUPERSEDED_HOPS, derived.watch
+        )
+        if found is not None and found[0] != "dead-end":  # a dead end is reference-missing already
+            derived.diagnostics.append(
+                dg.make(
+                    "supersede-chain-invalid",
+                    node.path,
+                    f"superseded_by never reaches a current record: {found[1]}",
+                    line=lines.get("superseded_by"),
+                    record_id=node.id,
+                )
+            )
     return ok
 
 

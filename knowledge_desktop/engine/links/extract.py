@@ -25,6 +25,14 @@ from markdown_it.rules_inline.link import link as _markdown_link
 from markdown_it.token import Token
 
 MAX_LINKS = 5_000
+"""Links followed per body; `parse` reports a body with more (`links-truncated`)."""
+MAX_LINK_SCAN_CHARS = 1024 * 1024
+"""How much of a body is searched for links (cut at a line end); `parse` reports a
+longer body (`links-truncated`). Markdown parsing costs about 5 µs a character on
+bracket-heavy text, so this keeps one file's link search within seconds."""
+MAX_BRACKET_DEPTH = 32
+"""Deeper `[` nesting in one paragraph is not given to the Markdown parser (see
+`_inline_links`)."""
 
 LinkKind = Literal["wiki", "markdown"]
 
@@ -55,7 +63,7 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         token.meta = {
             "target": target.split("#", 1)[0].strip(),
             "label": label.strip() or None,
-            "line": src.count("\n", 0, pos),
+            "line": _line_at(state, pos),
             "embed": embed,
         }
         token.content = inner
@@ -70,9 +78,22 @@ def _link_with_line(state: StateInline, silent: bool) -> bool:
     if matched and not silent:
         for token in state.tokens[first_new:]:
             if token.type == "link_open":
-                token.meta = {"line": state.src.count("\n", 0, start)}
+                token.meta = {"line": _line_at(state, start)}
                 break
     return matched
+
+
+def _line_at(state: StateInline, pos: int) -> int:
+    """The 0-based line of `pos` in the inline source, counted on from the last
+    answer, so that a paragraph with many links is not rescanned from its start
+    for each (which made a long single line take minutes)."""
+    memo: tuple[str, int, int] | None = state.env.get("_line_at")
+    if memo is not None and memo[0] is state.src and memo[1] <= pos:
+        line: int = memo[2] + state.src.count("\n", memo[1], pos)
+    else:
+        line = state.src.count("\n", 0, pos)
+    state.env["_line_at"] = (state.src, pos, line)
+    return line
 
 
 def _build() -> MarkdownIt:
@@ -96,16 +117,25 @@ _CHUNK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|#{1,6}(?:\s|$)|[-=*_
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 
 
-def extract(body: str) -> list[RawLink]:
-    """Every link in `body`, in order, with its 0-based body line."""
+def scanned_part(body: str) -> str:
+    """The part of `body` searched for links: all of it, or its first
+    `MAX_LINK_SCAN_CHARS` characters up to the last line end among them."""
+    if len(body) <= MAX_LINK_SCAN_CHARS:
+        return body
+    cut = body.rfind("\n", 0, MAX_LINK_SCAN_CHARS)
+    return body[: cut + 1] if cut >= 0 else ""
+
+
+def extract(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
+    """The first `limit` links in `body`, in order, with their 0-based body line."""
     if "[" not in body:
         return []
     if _FAST_BLOCKERS.search(body) is None:
-        return _extract_fast(body)
-    return _extract_full(body)
+        return _extract_fast(body, limit)
+    return _extract_full(body, limit)
 
 
-def _extract_full(body: str) -> list[RawLink]:
+def _extract_full(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
     env: dict[str, Any] = {}
     links: list[RawLink] = []
     in_generated = False
@@ -119,15 +149,13 @@ def _extract_full(body: str) -> list[RawLink]:
         if in_generated or block.type != "inline" or "[" not in block.content:
             continue
         first_line = block.map[0] if block.map else 0
-        children: list[Token] = []
-        _MD.inline.parse(block.content, _MD, env, children)
-        _collect(children, first_line, links)
-        if len(links) >= MAX_LINKS:
-            return links[:MAX_LINKS]
+        _inline_links(block.content, first_line, env, links, limit)
+        if len(links) >= limit:
+            return links[:limit]
     return links
 
 
-def _extract_fast(body: str) -> list[RawLink]:
+def _extract_fast(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
     links: list[RawLink] = []
     env: dict[str, Any] = {}
     lines = body.split("\n")
@@ -138,7 +166,7 @@ def _extract_fast(body: str) -> list[RawLink]:
         # Without code or HTML (the fast path's precondition) a link needs "[[" or
         # "](" in its chunk; text before the word holding the first "[" and after
         # the last "]" or ")" cannot take part in one, so the parser never sees it.
-        if not chunk:
+        if not chunk or len(links) >= limit:
             return
         text = "\n".join(line.strip() for line in chunk)
         if "[[" not in text and "](" not in text:
@@ -150,13 +178,11 @@ def _extract_fast(body: str) -> list[RawLink]:
         end = max(text.rfind("]"), text.rfind(")")) + 1
         first_line = chunk_start + text.count("\n", 0, start)
         text = text[start:end]
-        simple = _simple_links(text, first_line)
+        simple = _simple_links(text, first_line, limit - len(links))
         if simple is not None:
             links.extend(simple)
             return
-        children: list[Token] = []
-        _MD.inline.parse(text, _MD, env, children)
-        _collect(children, first_line, links)
+        _inline_links(text, first_line, env, links, limit)
 
     for number, line in enumerate(lines):
         if not line.strip():
@@ -176,27 +202,82 @@ def _extract_fast(body: str) -> list[RawLink]:
             chunk = []
             chunk_start = number + 1
     flush()
-    return links[:MAX_LINKS]
+    return links[:limit]
 
 
+def _inline_links(text: str, first_line: int, env: dict[str, Any], out: list[RawLink], limit: int) -> None:
+    """The links of one paragraph's text, by markdown-it's inline parser, unless its
+    brackets nest deeper than `MAX_BRACKET_DEPTH`: the parser's link rule scans ahead
+    from every `[` to its `]`, so such text costs it quadratic time (100,000 nested
+    brackets took minutes); there, links are taken by their plain form instead."""
+    if bracket_depth(text) > MAX_BRACKET_DEPTH:
+        out.extend(_pattern_links(text, first_line, limit - len(out)))
+        return
+    children: list[Token] = []
+    _MD.inline.parse(text, _MD, env, children)
+    _collect(children, first_line, out)
+
+
+def bracket_depth(text: str) -> int:
+    """How deep `[` brackets nest in `text`, counted up to just past `MAX_BRACKET_DEPTH`."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(text):
+        if match.group() == "[":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_BRACKET_DEPTH:
+                    break
+        elif depth:
+            depth -= 1
+    return deepest
+
+
+def _pattern_links(text: str, first_line: int, limit: int) -> list[RawLink]:
+    """The first `limit` one-line links of `text` found by their plain form alone."""
+    out: list[RawLink] = []
+    pos, line = 0, first_line
+    for match in _SIMPLE_LINK.finditer(text):
+        if len(out) >= limit:
+            break
+        line += text.count("\n", pos, match.start())
+        pos = match.start()
+        wiki = match.group(1)
+        if wiki is not None:
+            target, _, label = wiki.partition("|")
+            target = target.split("#", 1)[0].strip()
+            if target:
+                out.append(RawLink("wiki", target, label.strip() or None, line))
+        elif (path := _relative_md_target(_MD.normalizeLink(match.group(3)))) is not None:
+            out.append(RawLink("markdown", path, match.group(2) or None, line))
+    return out
+
+
+_BRACKET = re.compile(r"[\[\]]")
 _SIMPLE_LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]|\[([^\[\]\n\\]*)\]\(([^()\s\\]+)\)")
 _SPECIAL = re.compile(r"[\[\]\\]")
 
 
-def _simple_links(text: str, first_line: int) -> list[RawLink] | None:
-    """Links of a chunk made only of plain text and one-line links, else None.
+def _simple_links(text: str, first_line: int, limit: int) -> list[RawLink] | None:
+    """The first `limit` links of a chunk made only of plain text and one-line links,
+    else None.
 
     When no bracket or backslash stands outside `[[…]]` and `[label](dest)`
     matches, markdown-it's inline parser would find exactly these links, so
-    they are read off directly; anything less plain goes to the parser.
+    they are read off directly; anything less plain goes to the parser. Text
+    after the last link wanted does not change the links before it, so it is
+    not looked at.
     """
     out: list[RawLink] = []
     pos = 0
+    line = first_line
     for match in _SIMPLE_LINK.finditer(text):
+        if len(out) >= limit:
+            return out
         begin = match.start()
         if _SPECIAL.search(text, pos, begin) or (begin and text[begin - 1] == "!"):
             return None
-        line = first_line + text.count("\n", 0, begin)
+        line += text.count("\n", pos, begin)
         inner = match.group(1)
         if inner is not None:
             if not inner.strip():

@@ -40,6 +40,8 @@ class ManifestSource:
     path: str
     """Vault-relative path, or SHIPPED_PATH for the built-in default."""
     text: str
+    problem: str | None = None
+    """Why the file could not be read as text (then `text` is empty)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,8 @@ class _Fail(Exception):
 
 
 def load_manifest(source: ManifestSource) -> Manifest:
+    if source.problem is not None:
+        raise _Fail(ManifestProblem(source.path, None, source.problem))
     try:
         loaded = yaml12.load(source.text)
     except yaml12.YamlError as exc:

@@ -26,10 +26,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
+
 CONTEXT_CHARS = 200
 """A context line longer than this is cut around the marked text."""
 LEAD_CHARS = 60
 """How much of a long line to keep before the marked text."""
+AROUND_CHARS = 4 * CONTEXT_CHARS
+"""How much of a very long line either side of the marked text is cleaned for a context."""
 MENTION_LIMIT = 30
 RELATIONSHIP_FIELDS = ("from", "to")
 
@@ -121,7 +126,7 @@ def _linked(conn: sqlite3.Connection, lines: _LineCache, scope: str | None, reco
             continue  # several links on one line: the line is shown once
         text = lines.get(path, line)
         span = _link_span(text, link_kind, target, label)
-        context, mark = _trim(*plain_line(text, span))
+        context, mark = _trim(*plain_line(*_around(text, span)))
         entry["lines"].append({"line": line, "context": context, "mark": mark, "linkKind": link_kind})
     return list(by_source.values())
 
@@ -141,6 +146,17 @@ def _link_span(text: str, link_kind: str, target: str, label: str | None) -> tup
                 if found is not None:
                     break
     return found.span() if found is not None else None
+
+
+def _around(text: str, span: tuple[int, int] | None) -> tuple[str, tuple[int, int] | None]:
+    """A long line cut to the stretch around `span` that a context can show: cleaning a
+    line costs time and memory with its length, and a line may be megabytes long."""
+    if len(text) <= AROUND_CHARS * 2:
+        return text, span
+    if span is None:
+        return text[: AROUND_CHARS * 2], None
+    start = max(0, span[0] - AROUND_CHARS)
+    return text[start : span[1] + AROUND_CHARS], (span[0] - start, span[1] - start)
 
 
 def _trim(text: str, span: tuple[int, int] | None) -> tuple[str, list[int] | None]:
@@ -276,9 +292,10 @@ class _LineCache:
         lines = self._files.get(path)
         if lines is None:
             try:
-                text = (self.root / path).read_bytes().decode("utf-8", errors="replace")
+                data = read_file(str(self.root / path), MAX_FILE_BYTES).data or b""
             except OSError:
-                text = ""
+                data = b""
+            text = data.decode("utf-8", errors="replace")
             lines = text.removeprefix("\ufeff").splitlines()
             self._files[path] = lines
         return lines[line - 1] if 1 <= line <= len(lines) else ""
@@ -423,7 +440,7 @@ def _mention_context(
             text = lines.get(path, number)
             match = pattern.search(text)
             if match is not None:
-                context, mark = _trim(*plain_line(text, match.span()))
+                context, mark = _trim(*plain_line(*_around(text, match.span())))
                 return number, context, mark
     title = str(hit.get("title") or "")
     match = pattern.search(title)

@@ -19,7 +19,9 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.fs.inside import read_inside
+from knowledge_desktop.engine.fs.inside import real_path
+from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
@@ -116,8 +118,11 @@ def inventory_item(row: dict[str, Any]) -> dict[str, Any]:
 
 def find(conn: sqlite3.Connection, id_or_path: str) -> list[dict[str, Any]]:
     """Catalog rows for a vault-relative path, else for an id (any partition)."""
-    path = id_or_path.replace("\\", "/").strip("/")
-    rows = conn.execute(catalog_projection.select_sql("path=?"), (path,)).fetchall()
+    rows: list[Any] = []
+    for path in dict.fromkeys((id_or_path.strip("/"), id_or_path.replace("\\", "/").strip("/"))):
+        # As given first: a name may hold a backslash (and a name that is not UTF-8 is
+        # shown with `\\x` escapes); then with Windows separators turned round.
+        rows = rows or conn.execute(catalog_projection.select_sql("path=?"), (path,)).fetchall()
     if not rows:
         rows = conn.execute(catalog_projection.select_sql("id=?"), (id_or_path,)).fetchall()
     return [catalog_projection.row_dict(r) for r in rows]
@@ -203,12 +208,16 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
 
 
 def read_body(root: Path, path: str, body_line: int) -> str | None:
-    """The text of a listed file from `body_line` on; None when it cannot be read, or
-    leads outside the vault (a listed link to outside is never read)."""
+    """The text of a listed file from `body_line` on; None when it cannot be read, is
+    over the size the engine reads, or leads outside the vault (a listed link to
+    outside is never read)."""
     try:
-        text = read_inside(root, path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        data = read_file(real_path(root, path), MAX_FILE_BYTES).data
     except OSError:
         return None
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if body_line <= 1:
         return text
     parts = text.split("\n", body_line - 1)

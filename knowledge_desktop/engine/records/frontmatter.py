@@ -8,9 +8,13 @@ at the line an editor shows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MAX_FRONTMATTER_BYTES = 256 * 1024
+"""The largest frontmatter block that is parsed (`frontmatter-too-large` beyond)."""
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 @dataclass(slots=True)
@@ -29,6 +33,17 @@ class FrontmatterError(Exception):
         self.code = code
         self.message = message
         self.line = line
+
+
+def lone_cr_line(text: str, first_line: int = 1) -> int | None:
+    """The line (counting LF line ends from `first_line`) of the first carriage return
+    that is not part of a CRLF, None when there is none.
+
+    The frontmatter's delimiters are lines, and a file saved with classic Mac OS
+    line endings has no LF at all: read as LF lines its `---` would never close,
+    and YAML would count lines differently from every other reader here."""
+    match = _LONE_CR.search(text)
+    return None if match is None else first_line + text.count("\n", 0, match.start())
 
 
 def has_frontmatter(text: str) -> bool:
@@ -59,7 +74,8 @@ def split(text: str) -> Split | None:
             if len(yaml_text) > MAX_FRONTMATTER_BYTES:
                 raise FrontmatterError(
                     "frontmatter-too-large",
-                    f"frontmatter is {len(yaml_text)} characters; the limit is {MAX_FRONTMATTER_BYTES}",
+                    f"the frontmatter is {len(yaml_text):,} characters; the limit is"
+                    f" {MAX_FRONTMATTER_BYTES // 1024} KiB",
                     1,
                 )
             body = "" if end < 0 else text[end + 1 :]
@@ -68,10 +84,11 @@ def split(text: str) -> Split | None:
             break
         pos = end + 1
         line += 1
-        if pos - first_nl > MAX_FRONTMATTER_BYTES * 2:
+        if pos - first_nl > MAX_FRONTMATTER_BYTES:
             raise FrontmatterError(
-                "frontmatter-unclosed",
-                "no closing --- within the frontmatter size limit",
+                "frontmatter-too-large",
+                f"no closing --- within the first {MAX_FRONTMATTER_BYTES // 1024} KiB of frontmatter;"
+                " the limit is that size",
                 1,
             )
     raise FrontmatterError("frontmatter-unclosed", "the opening --- is never closed", 1)

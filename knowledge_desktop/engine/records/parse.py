@@ -16,10 +16,18 @@ from pydantic import ValidationError
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.diagnostics import Diagnostic
-from knowledge_desktop.engine.links.extract import RawLink, extract
+from knowledge_desktop.engine.links.extract import (
+    MAX_LINK_SCAN_CHARS,
+    MAX_LINKS,
+    RawLink,
+    extract,
+    scanned_part,
+)
 from knowledge_desktop.engine.records import dates, frontmatter, models, yaml12
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
+"""The largest file that is read: a larger one is listed, diagnosed (`file-too-large`)
+and never read, so no file costs more memory or parse time than this."""
 
 FileStatus = Literal["record", "unrecognized"]
 
@@ -67,22 +75,34 @@ def parse_bytes(path: str, scope: str | None, data: bytes) -> ParsedFile:
     return parsed
 
 
+def too_large_message(size: int) -> str:
+    return f"the file is {_mib(size)}; files over {_mib(MAX_FILE_BYTES)} are listed but not read"
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB" if size % (1024 * 1024) else f"{size // (1024 * 1024)} MiB"
+
+
 def _parse_into(parsed: ParsedFile, data: bytes) -> None:
     path = parsed.path
     diags = parsed.diagnostics
     if len(data) > MAX_FILE_BYTES:
-        diags.append(
-            dg.make(
-                "file-too-large", path, f"{len(data)} bytes; files over {MAX_FILE_BYTES} bytes are not read"
-            )
-        )
+        diags.append(dg.make("file-too-large", path, too_large_message(len(data))))
+        return
+    if not data.strip():
+        if parsed.scope is not None:
+            what = "empty" if not data else "blank (only white space)"
+            diags.append(dg.make("not-a-record", path, f"the file is {what}: not a knowledge record"))
+        return
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        diags.append(dg.make("file-not-utf8", path, "the file is UTF-16 text; save it as UTF-8", line=1))
         return
     if b"\x00" in data:
         diags.append(
             dg.make(
                 "file-binary",
                 path,
-                "the file contains NUL bytes",
+                "the file contains NUL bytes, so it is binary data rather than text",
                 line=data.count(b"\n", 0, data.index(b"\x00")) + 1,
             )
         )
@@ -95,16 +115,32 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
             dg.make(
                 "file-not-utf8",
                 path,
-                f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not UTF-8",
+                f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} (at offset {exc.start}) is not"
+                " UTF-8; save the file as UTF-8",
                 line=line,
             )
         )
         return
     text = text.removeprefix("\ufeff")
+    opening = text[: text.find("\n") + 1] or text  # the first line with its line end
+    lone_cr = frontmatter.lone_cr_line(opening) if opening.startswith("---") else None
     try:
-        split = frontmatter.split(text)
+        split = frontmatter.split(text) if lone_cr is None else None
     except frontmatter.FrontmatterError as exc:
         diags.append(dg.make(exc.code, path, exc.message, line=exc.line))
+        return
+    if split is not None:
+        lone_cr = frontmatter.lone_cr_line(split.yaml_text, split.yaml_first_line)
+    if lone_cr is not None:
+        diags.append(
+            dg.make(
+                "line-ends-cr",
+                path,
+                "a line ends with a lone carriage return (classic Mac OS line endings), which the"
+                " frontmatter cannot hold; save the file with LF or CRLF line endings",
+                line=lone_cr,
+            )
+        )
         return
     if split is None:
         if parsed.scope is not None:
@@ -115,7 +151,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
     parsed.body_blank = not split.body.strip()
     offset = split.yaml_first_line
     try:
-        loaded = yaml12.load(split.yaml_text)
+        loaded = yaml12.load(split.yaml_text, offset)
     except yaml12.YamlError as exc:
         line = exc.line + offset if exc.line is not None else 1
         diags.append(dg.make(exc.code, path, exc.message, line=line))
@@ -148,7 +184,29 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         return
     validate_record(parsed, fm)
     if parsed.status == "record":
-        parsed.links = extract(split.body)
+        parsed.links = _links(parsed, split)
+
+
+def _links(parsed: ParsedFile, split: frontmatter.Split) -> list[RawLink]:
+    """The body's links within the bounds, with a diagnostic when it holds more."""
+    scanned = scanned_part(split.body)
+    links = extract(scanned, MAX_LINKS + 1)
+    if len(links) > MAX_LINKS:
+        message = f"the body has more than {MAX_LINKS:,} links; those from this line on are not followed"
+        line = split.body_first_line + links[MAX_LINKS].line
+        del links[MAX_LINKS:]
+    elif len(scanned) < len(split.body):
+        message = (
+            f"the body is longer than {MAX_LINK_SCAN_CHARS // (1024 * 1024)} MiB; links from this"
+            " line on are not looked for"
+        )
+        line = split.body_first_line + scanned.count("\n")
+    else:
+        return links
+    parsed.diagnostics.append(
+        dg.make("links-truncated", parsed.path, message, line=line, record_id=parsed.record_id)
+    )
+    return links
 
 
 def validate_record(parsed: ParsedFile, fm: dict[str, Any]) -> None:

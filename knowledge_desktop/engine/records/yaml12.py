@@ -25,7 +25,10 @@ import yaml
 from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
 MAX_NODES = 20_000
+"""Values (scalars, lists, mappings) one YAML text may hold, an alias counted at the
+size of what it repeats: an alias bomb is refused before anything is expanded."""
 MAX_DEPTH = 40
+"""How deep lists and mappings may nest."""
 
 
 class YamlError(Exception):
@@ -96,7 +99,12 @@ def _tagged_scalar(event: Any) -> Any:
         resolved = _plain_scalar(event.value)
         if isinstance(resolved, int | float) and not isinstance(resolved, bool):
             return float(resolved) if tag.endswith("float") else resolved
-    raise YamlError("yaml-syntax", f"unsupported tag {tag} on {event.value!r}", event.start_mark.line)
+    raise YamlError("yaml-syntax", _tag_message(tag), event.start_mark.line)
+
+
+def _tag_message(tag: str) -> str:
+    shown = tag.replace("tag:yaml.org,2002:", "!!")
+    return f"the tag {shown} is not allowed: frontmatter holds plain text, numbers, lists and mappings"
 
 
 class _Frame:
@@ -114,23 +122,59 @@ class _Frame:
 _NO_KEY = object()
 
 
-def load(text: str) -> LoadedYaml:
-    """Parse one YAML document as plain JSON-like data, or raise `YamlError`."""
+def load(text: str, first_line: int = 1) -> LoadedYaml:
+    """Parse one YAML document as plain JSON-like data, or raise `YamlError`.
+
+    `first_line` is the file line of the text's first line, for messages that
+    name another line than the one the error is reported at."""
     parser = CParser(text)
     try:
-        return _build(parser)
+        return _build(parser, first_line)
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise YamlError("yaml-syntax", exc.problem or "invalid YAML", mark.line if mark else None) from None
+        message = _explain(exc, text, first_line)
+        raise YamlError("yaml-syntax", message, mark.line if mark else None) from None
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         raise YamlError("yaml-syntax", str(exc).splitlines()[0] or "invalid YAML", None) from None
     finally:
         parser.dispose()
 
 
-def _build(parser: Any) -> LoadedYaml:
+def _explain(exc: yaml.MarkedYAMLError, text: str, first_line: int) -> str:
+    """libyaml's complaint in words a person writing frontmatter understands."""
+    problem = exc.problem or "invalid YAML"
+    context = exc.context or ""
+    opened = exc.context_mark.line + first_line if exc.context_mark is not None else None
+    mark = exc.problem_mark
+    if "flow sequence" in context and "expected ',' or ']'" in problem:
+        return f"the [ list opened on line {opened} is not closed with ]"
+    if "flow mapping" in context and "expected ',' or '}'" in problem:
+        return f"the {{ mapping opened on line {opened} is not closed with }}"
+    if "quoted scalar" in context and "end of stream" in problem:
+        return f"the quoted text opened on line {opened} is never closed"
+    if problem == "found character that cannot start any token" and mark is not None:
+        lines = text.split("\n")
+        line = lines[mark.line] if mark.line < len(lines) else ""
+        char = line[mark.column : mark.column + 1]
+        if char == "\t":
+            return "a tab character here: YAML indents with spaces, never tabs"
+        return f"{char!r} cannot start a value here; put the value in quotes"
+    if problem == "mapping values are not allowed in this context":
+        return "a ': ' inside a value that is not quoted; put the value in quotes"
+    if problem.startswith(("did not find expected key", "expected <block end>")):
+        return "this line's indentation does not match the keys above it"
+    if "expected '-' indicator" in problem:
+        return "a list item ('- ') was expected here; check the indentation"
+    if problem == "found unknown escape character":
+        return "an unknown \\ escape in double-quoted text; use single quotes or write \\\\"
+    if context and opened is not None:
+        return f"{problem} ({context} on line {opened})"
+    return problem
+
+
+def _build(parser: Any, first_line: int) -> LoadedYaml:
     key_lines: dict[str, int] = {}
     anchors: dict[str, tuple[Any, int]] = {}
     stack: list[_Frame] = []
@@ -143,7 +187,12 @@ def _build(parser: Any) -> LoadedYaml:
         nonlocal root, total
         total += size
         if total > MAX_NODES:
-            raise YamlError("yaml-too-complex", "frontmatter expands past the size limit", line)
+            raise YamlError(
+                "yaml-too-complex",
+                f"the YAML expands to more than {MAX_NODES:,} values (aliases count at the size of"
+                " what they repeat); it is not read",
+                line,
+            )
         if not stack:
             root = value
             return
@@ -157,7 +206,10 @@ def _build(parser: Any) -> LoadedYaml:
                 raise YamlError("yaml-syntax", "a mapping or list cannot be a key", line)
             key = _key_text(value)
             if key in frame.container:
-                raise YamlError("yaml-duplicate-key", f"duplicate key {key!r}", line)
+                first = key_lines.get(f"{frame.path}{key}", frame.key_line) + first_line
+                raise YamlError(
+                    "yaml-duplicate-key", f"the key {key!r} is given twice (first on line {first})", line
+                )
             frame.key = key
             frame.key_line = line
             key_lines.setdefault(f"{frame.path}{key}", line)
@@ -196,9 +248,13 @@ def _build(parser: Any) -> LoadedYaml:
             place(value, 1, line)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if event.tag not in _CONTAINER_TAGS:
-                raise YamlError("yaml-syntax", f"unsupported tag {event.tag}", event.start_mark.line)
+                raise YamlError("yaml-syntax", _tag_message(event.tag), event.start_mark.line)
             if len(stack) >= MAX_DEPTH:
-                raise YamlError("yaml-too-complex", "frontmatter nests too deeply", event.start_mark.line)
+                raise YamlError(
+                    "yaml-too-complex",
+                    f"lists and mappings nest more than {MAX_DEPTH} levels deep here; it is not read",
+                    event.start_mark.line,
+                )
             if stack and not stack[-1].is_map:
                 key_lines.setdefault(f"{stack[-1].path}{len(stack[-1].container)}", event.start_mark.line)
             if stack and stack[-1].is_map and stack[-1].key is _NO_KEY:
@@ -222,7 +278,11 @@ def _build(parser: Any) -> LoadedYaml:
                 stack[-1].size += frame.size - 1
         elif kind is yaml.AliasEvent:
             if event.anchor not in anchors:
-                raise YamlError("yaml-syntax", f"unknown alias *{event.anchor}", event.start_mark.line)
+                raise YamlError(
+                    "yaml-syntax",
+                    f"the alias *{event.anchor} names no anchor &{event.anchor} before it",
+                    event.start_mark.line,
+                )
             value, size = anchors[event.anchor]
             if stack and not stack[-1].is_map:
                 key_lines.setdefault(f"{stack[-1].path}{len(stack[-1].container)}", event.start_mark.line)

@@ -25,7 +25,7 @@ KEY = "walk_digest"
 
 def digest(entries: Iterable[FileEntry]) -> str:
     """Every entry's path and stat identity, order-independent (sorted), hashed."""
-    lines = sorted(f"{e.path}\0{e.size}\0{e.mtime_ns}\0{e.inode}\0{int(e.outside_link)}" for e in entries)
+    lines = sorted(f"{e.path}\0{e.size}\0{e.mtime_ns}\0{e.inode}\0{e.problem}" for e in entries)
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sqlite3
 
 from knowledge_desktop.engine.graph.guards import Guard, GuardMap, stronger
+from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
 
 VERSION_KEY = "guards_version"
@@ -44,12 +45,43 @@ def reflected(conn: sqlite3.Connection | Tx) -> int | None:
     return int(row[0]) if row else None
 
 
-def record_reflected(tx: Tx, guard_version: int) -> None:
-    """In a reconcile's write: these projections follow the guards of `guard_version`."""
-    tx.execute(
-        "INSERT OR REPLACE INTO projection_meta(key, value) VALUES (?, ?)",
-        (REFLECTED_KEY, str(guard_version)),
-    )
+def record_reflected(tx: Tx, guard_version: int | None) -> None:
+    """In a reconcile's write: these projections follow the guards of `guard_version`
+    (None: unknown, nothing recorded)."""
+    if guard_version is not None:
+        tx.execute(
+            "INSERT OR REPLACE INTO projection_meta(key, value) VALUES (?, ?)",
+            (REFLECTED_KEY, str(guard_version)),
+        )
+
+
+def moved(conn: sqlite3.Connection, followed: int | None, *, loaded: bool) -> bool:
+    """Whether the guards on disk differ from the version a loaded graph follows
+    (`followed`, None: unknown) or, before the graph is loaded, the projections do.
+    One row read (two before the graph is loaded): every reconcile asks."""
+    known = followed if loaded else reflected(conn)
+    return known is None or known != version(conn)
+
+
+def load(graph: VaultGraph, conn: sqlite3.Connection) -> int | None:
+    """Give a graph being loaded the guards on disk; the version it and the projections
+    follow (None when the projections followed another: `changed_paths` then redoes all)."""
+    on_disk, graph.guards, followed = current(conn)
+    return on_disk if followed == on_disk else None
+
+
+def changed_paths(graph: VaultGraph, conn: sqlite3.Connection, followed: int | None) -> tuple[list[str], int]:
+    """The files of records whose guard changed since `followed` (None: of every guarded
+    record), the new map now the graph's; and its version. The reconciler enters those
+    records again: their files need not change (a stale copy, an undo)."""
+    on_disk, fresh, _ = current(conn)
+    if followed is None:
+        keys = set(fresh) | set(graph.guards)
+        keys |= {(graph.nodes[p].scope or "", graph.nodes[p].id or "") for p in graph.guarded}
+    else:
+        keys = {k for k in set(fresh) | set(graph.guards) if fresh.get(k) != graph.guards.get(k)}
+    graph.guards = fresh
+    return sorted({p for scope, record_id in keys for p in graph.ids.get(scope, record_id)}), on_disk
 
 
 def current(conn: sqlite3.Connection) -> tuple[int, GuardMap, int | None]:

@@ -20,6 +20,9 @@ _SCHEMA_GENERATION = "catalog-7"
 # upgrade, a fix in a validator), every projection is rebuilt from the
 # Markdown instead of trusting rows the old code wrote.
 _PROJECTION_SOURCES = (
+    "reading.py",
+    "fs/walk.py",
+    "fs/read.py",
     "records",
     "links",
     "ontology",

@@ -160,7 +160,7 @@ class WriteContext:
     def ontology(self, scope: str, *, fence: bool) -> Ontology:
         """The partition's active ontology; `fence`: record (and check against the request's
         expected fingerprint) for an assertion write (spec: records-and-ontology, Fingerprints)."""
-        self.reconcile([f"{scope}/ontology.yaml", f"{scope}/ontologies"])
+        self._refresh_manifests(scope)
         activation = self.reconciler.ontologies().get(scope)
         ontology = activation.ontology if activation is not None else None
         if ontology is None:
@@ -177,6 +177,22 @@ class WriteContext:
                 )
             self.ontology_fences[scope] = ontology.fingerprint
         return ontology
+
+    def _refresh_manifests(self, scope: str) -> None:
+        """Reconcile the partition's manifests that exist or existed (a path that is neither
+        would make the reconciler look through every known file for what it held)."""
+        manifest, folder = f"{scope}/ontology.yaml", f"{scope}/ontologies"
+        known = (
+            self.store.reader()
+            .execute(
+                "SELECT path FROM files WHERE path=? OR (path>? AND path<?) LIMIT 1",
+                (manifest, folder + "/", folder + "0"),
+            )
+            .fetchone()
+        )
+        paths = [manifest, folder] if known else [p for p in (manifest, folder) if (self.root / p).exists()]
+        if paths:
+            self.reconcile(paths)
 
     def validate(
         self, path: str, scope: str, data: bytes, *, old: dict[str, Any] | None = None

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from knowledge_desktop.engine.changes import ChangeSet
-from knowledge_desktop.engine.errors import KnownError
+from knowledge_desktop.engine.errors import KnownError, QueryError
 from knowledge_desktop.engine.fs.lock import LockBusy, exclusive
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
@@ -179,7 +179,7 @@ class Publisher:
     def listing(self, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         """The journal, newest first, each entry with its receipt or outcome."""
         if not 1 <= limit <= 1000 or offset < 0:
-            raise WriteRejected("bad-page", "limit is 1-1000 and offset is not negative", {})
+            raise QueryError("limit must be between 1 and 1000 and offset must not be negative")
         conn = self.store.reader()
         entries, total = journal.listing(conn, limit, offset)
         items = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import posixpath
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import open_inside
+from knowledge_desktop.engine.links.extract import MAX_BRACKET_DEPTH, bracket_depth
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
@@ -52,6 +54,12 @@ RENDER_LIMIT = 1024 * 1024
 """Bodies larger than this (bytes) are not rendered; the source view shows them."""
 SOURCE_LIMIT = 4 * 1024 * 1024
 """The source view shows at most this many bytes of a file."""
+LINE_LIMIT = 10_000
+"""The source view cuts lines longer than this, and a body with a longer run of text
+without a space is not rendered: Qt lays out a whole line to draw any of it, in time
+that grows with the square of its length (a 4 MiB line held the window for seconds)."""
+_LONG_LINE = re.compile(f"[^\n]{{{LINE_LIMIT + 1},}}")
+_UNBROKEN = re.compile(f"\\S{{{LINE_LIMIT + 1}}}")
 EMPTY_TEXT = "Select a record in the catalog, or press Ctrl+K to search."
 RENDERED_TAB, SOURCE_TAB = 0, 1
 
@@ -71,6 +79,11 @@ class Loaded:
     document: str
     gone: bool = False
     moved_to: dict[str, Any] | None = None
+
+
+def _cut_line(match: re.Match[str]) -> str:
+    line = match.group()
+    return f"{line[:LINE_LIMIT]} … [{len(line) - LINE_LIMIT:,} more characters]"
 
 
 def read_source(vault: Vault, path: str) -> tuple[str, str | None, bool]:
@@ -97,6 +110,16 @@ def read_source(vault: Vault, path: str) -> tuple[str, str | None, bool]:
         if renderable:
             notes.append("This file holds NUL bytes, so it is not text; only its source is shown.")
         renderable = False
+    if renderable and bracket_depth(text) > MAX_BRACKET_DEPTH:
+        # Markdown's link rule scans ahead from every `[`: deep nesting costs it minutes.
+        notes.append("Its [ brackets nest too deeply to render; see the Source tab.")
+        renderable = False
+    if renderable and _UNBROKEN.search(text):
+        notes.append(f"It has a run of over {LINE_LIMIT:,} characters without a space, too long to render.")
+        renderable = False
+    if _LONG_LINE.search(text):
+        text = _LONG_LINE.sub(_cut_line, text)
+        notes.append(f"The Source tab cuts lines after {LINE_LIMIT:,} characters.")
     if size > RENDER_LIMIT:
         megabytes = size / (1024 * 1024)
         notes.append(f"This file is {megabytes:.1f} MiB, too large to render; see the Source tab.")

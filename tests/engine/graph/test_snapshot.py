@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
+from knowledge_desktop.engine.reading import probe_evidence
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
@@ -37,7 +39,7 @@ def indexes(graph: VaultGraph) -> tuple[object, ...]:
 
 def derived_afresh(reconciler: Reconciler) -> VaultGraph:
     graph = VaultGraph()
-    graph.probe = reconciler._probe
+    graph.probe = partial(probe_evidence, reconciler.root)
     graph.details = DetailSource(reconciler._stored_nodes)
     graph.ontologies = reconciler.ontologies()
     return reconciler._derive_graph(graph)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from knowledge_desktop.engine.store import freshness
+from tests.hostile_cases import locked, locked_files
 from tests.vaultkit import VaultKit
 
 
@@ -73,3 +74,18 @@ def test_the_digest_goes_with_the_projections(kit: VaultKit) -> None:
     assert stored(kit) is None
     assert kit.open().reconcile().read == 2
     assert kit.scan().rebuild().read == 2
+
+
+def test_an_unreadable_file_keeps_being_retried_after_a_fresh_open(kit: VaultKit) -> None:
+    """A file that could not be read is kept with a stat that matches no walk, so it is
+    read again; the walk digest must never vouch for it (making a file readable again
+    moves no mtime)."""
+    people(kit)
+    locked_files(kit.root)
+    with locked(kit.root):
+        kit.scan()
+        assert "file-unreadable" in kit.codes("private/notes/locked/secret.md")
+        assert stored(kit) is None
+    vault = kit.open()
+    assert vault.reconcile().read >= 1
+    assert "file-unreadable" not in kit.codes("private/notes/locked/secret.md")

@@ -350,3 +350,13 @@ def test_a_read_only_vault_refuses_writes(kit: VaultKit) -> None:
     with pytest.raises(WriteRejected) as caught:
         vault.write(make_request("save", {}), rewrite(kit.root, {A: "x\n"}))
     assert caught.value.code == "read-only"
+
+
+def test_a_host_hears_each_publish_as_a_changeset(vault: Vault, kit: VaultKit) -> None:
+    """The window updates its panes from the publish's own ChangeSet (the watcher, reconciling
+    after it, finds nothing new)."""
+    heard: list[tuple[str, list[str], list[str]]] = []
+    vault.on_publish = lambda change: heard.append((change.source, change.paths, change.changed))
+    vault.write(make_request("save", {}), rewrite(kit.root, {A: "Heard.\n"}))
+    assert heard == [("publish", [A], ["pg_a"])]
+    assert vault.reconcile([A], "watcher").empty

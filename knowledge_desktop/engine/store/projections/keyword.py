@@ -37,10 +37,12 @@ from typing import Any
 
 from knowledge_desktop.engine.changes import TEXT
 from knowledge_desktop.engine.changes import Projection as Flag
+from knowledge_desktop.engine.fs.read import read_file
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates, frontmatter
 from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store import codec, guards
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms, weights
@@ -252,10 +254,10 @@ def _index_one(
     than its file says (`graph/guards.py`), and then names its replacement."""
     remove(tx, scope, path, changes)
     try:
-        data = (root / path).read_bytes()
+        data = read_file(str(root / path), MAX_FILE_BYTES).data
     except OSError:
         return None
-    if hashlib.sha256(data).hexdigest() != sha:
+    if data is None or hashlib.sha256(data).hexdigest() != sha:
         return None  # changed again since the scan: the next reconcile catches up
     row = tx.execute(
         "SELECT f.node, c.type, c.valid AND NOT c.duplicate AND c.deps_ok, c.active_from,"
