@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.write.plan import Plan, WriteRejected
 
 PENDING, PUBLISHED, ROLLED_BACK = "pending", "published", "rolled-back"
 
@@ -182,3 +183,44 @@ def _entry(row: tuple[Any, ...]) -> Entry:
         finished,
         reviewed,
     )
+
+
+def plan_json(plan: Plan, now: str, affected: list[dict[str, Any]]) -> dict[str, Any]:
+    """What an entry keeps of its plan besides the files: the receipt's fields and the guards."""
+    return {
+        "reason": plan.reason,
+        "replacementId": plan.replacement_id,
+        "guards": [
+            {"scope": g.scope, "recordId": g.record_id, "guard": g.guard, "byId": g.by_id, "lift": g.lift}
+            for g in plan.guards
+        ],
+        "impact": affected,
+        "extra": plan.extra,
+        "at": now,
+    }
+
+
+def outcome_error(entry: Entry) -> WriteRejected:
+    """A rolled-back entry's outcome, raised again for whoever asks after it."""
+    outcome = entry.outcome or {}
+    code = str(outcome.get("code", "rolled-back"))
+    current = {k: v for k, v in outcome.items() if k not in ("code", "message")}
+    current.update({"journalId": entry.seq, "state": entry.state, "reviewedAt": entry.reviewed_at})
+    return WriteRejected(code, str(outcome.get("message", "the request was rolled back")), current)
+
+
+def entry_json(entry: Entry, receipt: dict[str, Any] | None) -> dict[str, Any]:
+    """One journal entry as `knowledge journal` lists it."""
+    return {
+        "journalId": entry.seq,
+        "requestId": entry.request_id,
+        "operation": entry.operation,
+        "targetId": entry.target_id,
+        "state": entry.state,
+        "actor": entry.actor,
+        "at": entry.created_at,
+        "finishedAt": entry.finished_at,
+        "receipt": receipt,
+        "outcome": entry.outcome,
+        "reviewedAt": entry.reviewed_at,
+    }

@@ -46,7 +46,7 @@ from knowledge_desktop.engine.write import journal, receipts
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.disk import Disk
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
-from knowledge_desktop.engine.write.plan import GuardChange, Plan, Request, WriteRejected
+from knowledge_desktop.engine.write.plan import Plan, Request, WriteRejected
 
 Planner = Callable[[WriteContext], Plan]
 STEP: Callable[[str], None] | None = None
@@ -128,7 +128,7 @@ class Publisher:
                     target_id=plan.target_id,
                     scope=files[0].path.split("/", 1)[0] if files else None,
                     payload=request.payload,
-                    plan=_plan_json(plan, ctx.now, affected),
+                    plan=journal.plan_json(plan, ctx.now, affected),
                     files=files,
                     now=ctx.now,
                 )
@@ -155,8 +155,8 @@ class Publisher:
             if reviewed and entry.conflict:
                 with self.store.write(durable=True) as tx:
                     journal.mark_reviewed(tx, entry.seq, utc_now_text())
-                return entry_json(journal.entry(self.store.reader(), entry.seq) or entry, None)
-            raise _outcome_error(entry)
+                return journal.entry_json(journal.entry(self.store.reader(), entry.seq) or entry, None)
+            raise journal.outcome_error(entry)
 
     def recover(self) -> list[dict[str, Any]]:
         """Carry out every entry a dead process left pending (on open). Skipped while another
@@ -185,7 +185,7 @@ class Publisher:
         items = []
         for entry in entries:
             found = receipts.find(conn, entry.request_id) if entry.state == journal.PUBLISHED else None
-            items.append(entry_json(entry, found[1] if found else None))
+            items.append(journal.entry_json(entry, found[1] if found else None))
         next_offset = offset + len(items) if offset + len(items) < total else None
         return {"items": items, "total": total, "nextOffset": next_offset}
 
@@ -225,7 +225,7 @@ class Publisher:
             return None
         if entry.state == journal.PENDING:
             return self._carry_out(entry.seq)
-        raise _outcome_error(entry)
+        raise journal.outcome_error(entry)
 
     def _verify(self, ctx: WriteContext, plan: Plan) -> list[JournalFile]:
         """Every fence once more, right before the intent is journaled; the files' rows."""
@@ -338,7 +338,7 @@ class Publisher:
         with self.store.write(durable=True) as tx:
             journal.finish(tx, entry.seq, journal.ROLLED_BACK, utc_now_text(), outcome)
         _step("rolled-back")
-        raise _outcome_error(journal.entry(self.store.reader(), entry.seq) or entry)
+        raise journal.outcome_error(journal.entry(self.store.reader(), entry.seq) or entry)
 
     def _index(self, paths: list[str]) -> bool:
         """Reconcile the written paths; False when that failed (the next reconcile catches up)."""
@@ -372,21 +372,6 @@ class Publisher:
                 )
 
 
-def _plan_json(plan: Plan, now: str, affected: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "reason": plan.reason,
-        "replacementId": plan.replacement_id,
-        "guards": [_guard_json(g) for g in plan.guards],
-        "impact": affected,
-        "extra": plan.extra,
-        "at": now,
-    }
-
-
-def _guard_json(g: GuardChange) -> dict[str, Any]:
-    return {"scope": g.scope, "recordId": g.record_id, "guard": g.guard, "byId": g.by_id, "lift": g.lift}
-
-
 def _provenance(tx: Tx, entry: Entry, f: JournalFile) -> None:
     """Who saved this revision ("Saved by"), and the history event."""
     scope = f.path.split("/", 1)[0]
@@ -404,28 +389,3 @@ def _provenance(tx: Tx, entry: Entry, f: JournalFile) -> None:
         " VALUES (?,?,?,?,?,?,?)",
         (scope, f.record_id, f.revision, f.new_sha256, entry.operation, entry.seq, at),
     )
-
-
-def _outcome_error(entry: Entry) -> WriteRejected:
-    outcome = entry.outcome or {}
-    code = str(outcome.get("code", "rolled-back"))
-    current = {k: v for k, v in outcome.items() if k not in ("code", "message")}
-    current.update({"journalId": entry.seq, "state": entry.state, "reviewedAt": entry.reviewed_at})
-    return WriteRejected(code, str(outcome.get("message", "the request was rolled back")), current)
-
-
-def entry_json(entry: Entry, receipt: dict[str, Any] | None) -> dict[str, Any]:
-    """One journal entry as `knowledge journal` lists it."""
-    return {
-        "journalId": entry.seq,
-        "requestId": entry.request_id,
-        "operation": entry.operation,
-        "targetId": entry.target_id,
-        "state": entry.state,
-        "actor": entry.actor,
-        "at": entry.created_at,
-        "finishedAt": entry.finished_at,
-        "receipt": receipt,
-        "outcome": entry.outcome,
-        "reviewedAt": entry.reviewed_at,
-    }
