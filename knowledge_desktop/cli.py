@@ -25,10 +25,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop import cli_lifecycle
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import LIFECYCLE_FILTERS, RecordFilter
+from knowledge_desktop.engine.query.merge_candidates import as_text as merge_candidates_text
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
@@ -169,6 +171,7 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
 
 def cmd_diagnostics(vault: Vault, args: argparse.Namespace) -> int:
     items = vault.diagnostics()
+    candidates = vault.merge_candidates()
     fmt = args.format or ("json" if args.json else None)
     if fmt is None:
         text = "\n".join(
@@ -178,9 +181,13 @@ def cmd_diagnostics(vault: Vault, args: argparse.Namespace) -> int:
         )
         c = diagnostics_report.counts(items)["bySeverity"]
         text += ("\n" if text else "") + (f"{c['error']} errors, {c['warning']} warnings, {c['info']} info")
+        if candidates:
+            text += f"\n\nPossible duplicates ({len(candidates)}):\n" + merge_candidates_text(candidates)
         text += "\n"
     else:
-        text = diagnostics_report.render(items, fmt, vault=str(vault.root), generated_at=utc_now_text())
+        text = diagnostics_report.render(
+            items, fmt, vault=str(vault.root), generated_at=utc_now_text(), merge_candidates=candidates
+        )
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -510,6 +517,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("journal", "The write journal, newest first, with receipts.", cmd_journal)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
+    cli_lifecycle.register(
+        command,
+        cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from),
+    )
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

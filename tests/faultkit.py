@@ -445,7 +445,9 @@ def _projection(conn: sqlite3.Connection, name: str, block: int, decode: Any) ->
         columns = [r[1] for r in conn.execute(f"PRAGMA table_info({name})")]
         skip = set(IGNORED_COLUMNS.get(name, ())) | (set(STAT_COLUMNS) if name == "files" else set())
         keep = ", ".join(c for c in columns if c not in skip)
-        where = " WHERE key != 'walk_digest'" if name == "projection_meta" else ""
+        # The walk digest is checked against the disk (`check_stats`); the guards version
+        # counts guard changes (the seed's too), so it depends on history, not the Markdown.
+        where = " WHERE key NOT IN ('walk_digest', 'guards_version')" if name == "projection_meta" else ""
         return _rows(conn, f"SELECT {keep} FROM {name}{where}")
     kind, suffix = m.groups()
     rows = f"keyword_rows_v1_{suffix}"

@@ -4,6 +4,7 @@ Test modules import helpers from here, never from one another."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import struct
@@ -22,7 +23,10 @@ from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.ontology.compose import ManifestSource, activate
 from knowledge_desktop.engine.records.parse import parse_bytes
+from knowledge_desktop.engine.store import guards
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.plan import Fence, Plan, Request
 
 if TYPE_CHECKING:  # the engine's tests must not need Qt
     from pytestqt.qtbot import QtBot
@@ -475,3 +479,79 @@ def hostile_vault(kit: VaultKit, outside: Path) -> Hostile:
         "format: knowledge-ontology-v1\nname: team\nversion: 1.0.0\nextends: ../../outside/lib/borrowed\n",
     )
     return hostile
+
+
+# -- lifecycle operations as pure planners -----------------------------------------------
+
+NOW = "2026-10-01T09:00:00.000Z"
+
+
+def write_context(
+    vault: Vault, operation: str = "test", *, request_id: str = "req-1", actor: str = "ada"
+) -> WriteContext:
+    """The `WriteContext` the publish path would hand a planner, at the fixed time `NOW`."""
+    request = Request(request_id, operation, {}, actor)
+    return WriteContext(
+        vault.root,
+        vault.store,
+        vault.reconciler,
+        vault.reconcile,
+        request,
+        vault.vault_id,
+        NOW,
+    )
+
+
+def read_fence(vault: Vault, record_id: str) -> Fence:
+    """What a writer holds after reading `record_id` now (reconciled first)."""
+    vault.reconcile()
+    return Fence.parse(fence_of(vault, record_id))
+
+
+def changed_lines(old: bytes, new: bytes) -> tuple[list[str], list[str]]:
+    """(lines only in old, lines only in new), in order: what a write changed."""
+    a, b = old.decode().splitlines(), new.decode().splitlines()
+    gone: list[str] = []
+    added: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            gone += a[i1:i2]
+            added += b[j1:j2]
+    return gone, added
+
+
+def apply_plan(vault: Vault, plan: Plan, request_id: str = "req-1") -> None:
+    """Carry out a plan the simplest way (each file written whole after checking its
+    expected hash, guards set, the paths reconciled): planner tests that chain operations
+    use it where the publish path's journal and receipts are not what they check."""
+    for write in plan.writes:
+        path = vault.root / write.path
+        old = path.read_bytes() if path.exists() else None
+        assert (hashlib.sha256(old).hexdigest() if old is not None else None) == write.expected_sha256
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(write.data)
+    with vault.store.write() as tx:
+        for g in plan.guards:
+            guards.set_guard(
+                tx,
+                scope=g.scope,
+                record_id=g.record_id,
+                guard=g.guard,
+                by_id=g.by_id,
+                request_id=request_id,
+                reason=plan.reason or "",
+                at=NOW,
+                lift=g.lift,
+            )
+    vault.reconcile([w.path for w in plan.writes])
+
+
+def frontmatter_of(data: bytes) -> dict[str, Any]:
+    """A file's frontmatter as the reader sees it (YAML 1.2: timestamps stay text)."""
+    from knowledge_desktop.engine.records import frontmatter as fm
+    from knowledge_desktop.engine.records import yaml12
+
+    split = fm.split(data.decode("utf-8").removeprefix("\ufeff"))
+    assert split is not None
+    loaded: dict[str, Any] = yaml12.load(split.yaml_text).data
+    return loaded

@@ -86,6 +86,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "empty-value": (E, "A field holds an empty or null value; unknown values must be omitted."),
     "field-not-applicable": (W, "A field is set on a kind of record it does not apply to."),
     "lifecycle-metadata-invalid": (E, "Lifecycle or merge fields disagree with each other."),
+    "lifecycle-guarded": (
+        W,
+        "The file says a lifecycle its durable guard overrides (a withdrawn or superseded "
+        "record restored from a stale copy); reads follow the guard.",
+    ),
     "invalid-recall": (E, "The recall block breaks its bounds; it is never injected."),
     "scope-mismatch": (E, "The record's scope differs from the partition folder it is in."),
     "duplicate-id": (E, "Several files share one id; exact lookup finds none of them."),
@@ -111,6 +116,12 @@ CODES: dict[str, tuple[Severity, str]] = {
     "link-ambiguous": (W, "A link names several records; it stays unlinked."),
     "link-outside-partition": (W, "A link's path leaves the partition."),
     "links-truncated": (W, "The body has more links than are followed, or is too long to search in full."),
+    # merges
+    "merge-candidate": (
+        I_,
+        "Pages of one type may be one entity (a shared identity alias, or the same title); "
+        "confirm before merging.",
+    ),
     # vault
     "state-missing": (E, "The vault's state.sqlite or .knowledge/ disappeared; durable guards were lost."),
     "state-damaged": (E, "state.sqlite was unreadable and set aside; some durable tables were lost."),

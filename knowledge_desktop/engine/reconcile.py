@@ -50,7 +50,7 @@ from knowledge_desktop.engine.reading import (
     read_batch_encoded,
     settle,
 )
-from knowledge_desktop.engine.store import codec, freshness
+from knowledge_desktop.engine.store import codec, freshness, guards
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
@@ -93,6 +93,7 @@ class Reconciler:
         """The partitions some known file is in (`_scopes`), kept between runs: at 100k
         files, working it out again cost every single-file reconcile 6 ms."""
         self._known_lock = threading.Lock()
+        self._guards_version: int | None = None  # what the graph follows (`store/guards.py`)
         self._graph_lock = threading.Lock()
         """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
         holds no vault lock): whoever comes second waits for the one load."""
@@ -155,9 +156,10 @@ class Reconciler:
     ) -> ChangeSet:
         started = time.perf_counter()
         change = ChangeSet(source)
+        guard_nodes, guard_version = self._guard_nodes()
         walked = walk(self.root) if paths is None else None
         digest = freshness.digest(walked) if walked is not None else None
-        if digest is not None and freshness.matches(self.store, digest):
+        if guard_version is None and digest is not None and freshness.matches(self.store, digest):
             change.stat_checked = len(walked or ())
             change.elapsed_ms = (time.perf_counter() - started) * 1000
             return change
@@ -186,6 +188,8 @@ class Reconciler:
             elif result.node is not None:
                 parsed[result.entry.path] = result.node
         change.parsed = len(parsed)
+        requeue = [(n.scope, p, "markdown") for p, n in guard_nodes.items() if p not in parsed]
+        parsed = {**guard_nodes, **parsed}
         for path in gone:
             known = self._known[path]
             if known.entry_kind == "manifest":
@@ -196,7 +200,7 @@ class Reconciler:
         manifest_scopes |= new_scopes
         if stat_rows:
             self._write_stats(stat_rows)
-        if not parsed and not manifest_scopes and not content_rows and not gone:
+        if not parsed and not manifest_scopes and not content_rows and not gone and guard_version is None:
             if digest is not None:
                 freshness.remember(self.store, digest)
             change.elapsed_ms = (time.perf_counter() - started) * 1000
@@ -220,7 +224,9 @@ class Reconciler:
         try:
             current.update(activations)
             recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            change.touched = self._write(content_rows, gone, recomputed, activations, digest)
+            held = self._guards_version if guard_version is None else guard_version
+            change.touched = self._write(content_rows, gone, recomputed, activations, digest, requeue, held)
+            self._guards_version = held
         except BaseException:
             # The graph may be ahead of the store now: read both afresh next time.
             self._graph = None
@@ -241,6 +247,14 @@ class Reconciler:
             self._ontologies = {s: activate_partition(self.root, s) for s in self._scopes()}
         return self._ontologies
 
+    def _guard_nodes(self) -> tuple[dict[str, RecordNode], int | None]:
+        """Records whose guard changed, fresh from the parse cache, and the version to follow."""
+        reader = self.store.reader()
+        if not guards.moved(reader, self._guards_version, loaded=self._graph is not None):
+            return {}, None
+        paths, on_disk = guards.changed_paths(self.graph(), reader, self._guards_version)  # after a load
+        return {node.path: node for node in self._stored_nodes(paths)}, on_disk
+
     def graph(self) -> VaultGraph:
         """The in-memory graph, restored from its snapshot (else derived from the
         parse cache) on first need; one load, whichever thread asks first."""
@@ -258,6 +272,7 @@ class Reconciler:
         graph.probe = partial(probe_evidence, self.root)
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
+        self._guards_version = guards.load(graph, self.store.reader())
         restored = self._restore_graph(graph)
         if not restored:
             graph = self._derive_graph(graph)
@@ -435,14 +450,17 @@ class Reconciler:
         recomputed: set[str],
         activations: dict[str, Activation],
         walked: str | None,
+        requeue: list[tuple[str | None, str, str]],
+        guard_version: int | None,
     ) -> set[Flag]:
         """The parse cache, then every projection, in one transaction; the flags of
         the projections whose rows changed. `walked`: the digest of the full walk
-        these rows bring the `files` table in line with (None after a partial one)."""
+        these rows bring the `files` table in line with (None after a partial one).
+        `requeue`: unchanged files whose guard changed; `guard_version`: the guards followed."""
         update = Update(
             self.graph(),
             sorted(recomputed),
-            [(r.entry.scope, r.entry.path, r.entry.kind) for r in rows],
+            [(r.entry.scope, r.entry.path, str(r.entry.kind)) for r in rows] + requeue,
             gone,
             activations,
         )
@@ -466,6 +484,7 @@ class Reconciler:
                 tx.execute(sql)
             if walked is not None:
                 freshness.record(tx, walked)
+            guards.record_reflected(tx, guard_version)
         for result in rows:
             e = result.entry
             sha = result.sha256
@@ -545,7 +564,7 @@ def _write_snapshot(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     tx.executemany(
         "INSERT OR REPLACE INTO graph_snapshot_v1(path, state) VALUES (?, ?)",
         (
-            (p, snapshot.encode(graph.nodes[p], graph.derived[p]))
+            (p, snapshot.encode(graph.nodes[p], graph.derived[p], graph.guarded.get(p)))
             for p in paths
             if p in graph.nodes and p in graph.derived
         ),

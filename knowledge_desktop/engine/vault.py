@@ -37,6 +37,7 @@ from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
+from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -193,8 +194,8 @@ class Vault:
             raise StateMissing(self.detached)
         if not self._root_present():
             raise VaultGone(
-                f"the vault folder {self.root} was moved, deleted or unmounted; the window shows it as "
-                "it was — open it again from where it is now"
+                f"the vault folder {self.root} was moved, deleted or unmounted while open; "
+                "open it again from where it is now"
             )
         db_path = self.state_dir / STATE_DB
         if not db_path.exists():
@@ -202,12 +203,16 @@ class Vault:
             raise StateMissing(self.detached)
 
     def _root_present(self) -> bool:
-        """The vault folder is there and holds something (an unmounted one is an empty folder)."""
+        """The vault folder is there and holds something (an unmounted one is an empty folder).
+        A folder that is there but cannot be listed is not gone: that is the OS's own
+        refusal, raised as it is (a permission a person can fix)."""
         try:
             with os.scandir(self.root) as entries:
                 return next(entries, None) is not None
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
             return False
+        except OSError as exc:
+            raise VaultError(f"{exc.strerror or exc} ({self.root})") from None
 
     def _write_state_back(self, db_path: Path) -> str:
         """The state folder was deleted while open: the open database still holds all of it,
@@ -315,6 +320,11 @@ class Vault:
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
+
+    def merge_candidates(self, scope: str | None = None) -> list[dict[str, Any]]:
+        """Pages that may be one entity: a shared identity alias (strong) or the same title
+        (weak); see `query.merge_candidates`."""
+        return merge_candidates_module.merge_candidates(self.store.reader(), scope)
 
     def counts(self) -> dict[str, Any]:
         return inventory.counts(self.store.reader(), self.vault_diagnostics())

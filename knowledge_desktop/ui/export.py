@@ -64,7 +64,13 @@ def choose_format(file_name: str, selected_filter: str) -> tuple[str, Path]:
 def report_text(vault: Vault, fmt: str) -> tuple[str, int]:
     """The report exactly as the CLI renders it, and how many diagnostics it lists."""
     items = vault.diagnostics()
-    text = diagnostics_report.render(items, fmt, vault=str(vault.root), generated_at=utc_now_text())
+    text = diagnostics_report.render(
+        items,
+        fmt,
+        vault=str(vault.root),
+        generated_at=utc_now_text(),
+        merge_candidates=vault.merge_candidates(),
+    )
     return text, len(items)
 
 

@@ -26,7 +26,7 @@ ADA = "private/people/ada.md"
 FOLLOWS: dict[str, frozenset[Projection]] = {
     "backlinks": frozenset({"links", "catalog", "text"}),
     "timeline": frozenset({"dates", "catalog"}),
-    "diagnostics": frozenset({"diagnostics"}),
+    "diagnostics": frozenset({"diagnostics", "catalog"}),  # catalog: titles and aliases make merge candidates
     "catalog": frozenset({"catalog"}),
     "search": frozenset({"text", "catalog"}),
     "record": frozenset({"catalog", "links", "dates", "diagnostics", "text"}),

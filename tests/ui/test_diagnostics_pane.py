@@ -410,3 +410,24 @@ def test_format_follows_the_extension_then_the_filter() -> None:
     assert choose_format("/x/r.markdown", "") == ("md", Path("/x/r.markdown"))
     assert choose_format("/x/r", "CSV spreadsheet (*.csv)") == ("csv", Path("/x/r.csv"))
     assert choose_format("/x/r.txt", "Markdown (*.md *.markdown)") == ("md", Path("/x/r.txt.md"))
+
+
+def test_possible_duplicates_are_a_filter_of_the_pane(
+    open_window: OpenWindow, kit: VaultKit, qtbot: QtBot
+) -> None:
+    """Merge candidates (spec: corrections-and-merges, mergeCandidates) are listed as
+    "Possible duplicates", a choice of the code picker; a new shared alias adds one."""
+    kit.page("private/people/a.md", "pg_a", "Ada", type="person", aliases=["email:ada@example.org"])
+    kit.page("private/people/b.md", "pg_b", "A. Lovelace", type="person", aliases=["email:ada@example.org"])
+    kit.page("private/people/c.md", "pg_c", "Grace", type="person", fields={"shoe_size": 3})
+    window = open_window(kit.root)
+    pane = window.diagnostics
+    labels = [pane.code_box.itemText(i) for i in range(pane.code_box.count())]
+    assert labels[:2] == ["All codes", "Possible duplicates (1)"]
+    pane.code_box.setCurrentIndex(1)
+    (row,) = rows(pane)
+    assert (row.code, row.path, row.record_id) == ("merge-candidate", "private/people/a.md", "pg_a")
+    assert "A. Lovelace (pg_b)" in row.message
+    assert "email:ada@example.org" in row.message
+    kit.page("private/people/c.md", "pg_c", "Grace", type="person", aliases=["email:ada@example.org"])
+    qtbot.waitUntil(lambda: len(rows(pane)) == 1 and "Grace (pg_c)" in rows(pane)[0].message, timeout=20_000)

@@ -40,7 +40,7 @@ projections (catalog, temporal, keyword) read besides ids, kinds, names,
 references and evidence, which are kept in their own compact form."""
 _SLOT = {key: index for index, key in enumerate(RETAINED)}
 
-LINE_KEYS = frozenset(("id", "type", "label", "fields", *REFERENCE_FIELDS, *HISTORY_FIELDS))
+LINE_KEYS = frozenset(("id", "type", "label", "fields", "lifecycle", *REFERENCE_FIELDS, *HISTORY_FIELDS))
 """Frontmatter keys whose line a derived diagnostic may cite (with fields.* and evidence.N)."""
 
 EvidenceLocator = tuple[str | None, str | None, str | None, tuple[int, int] | None, str | None]

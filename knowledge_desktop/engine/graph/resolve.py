@@ -14,6 +14,7 @@ from functools import lru_cache
 from knowledge_desktop.engine.graph.derived import ResolvedLink, ResolvedRef
 from knowledge_desktop.engine.graph.detail import HISTORY_FIELDS
 from knowledge_desktop.engine.graph.evidence import FileProbe
+from knowledge_desktop.engine.graph.guards import GuardMap
 from knowledge_desktop.engine.graph.indexes import Index, PathIndex
 from knowledge_desktop.engine.graph.keys import Key, normalise_name, partition_path
 from knowledge_desktop.engine.graph.node import RecordNode
@@ -38,6 +39,10 @@ class Resolver:
         self.paths = PathIndex(self.nodes)
         self.probe: FileProbe | None = None
         """Reads vault files for evidence hashes; set by the reconciler."""
+        self.guards: GuardMap = {}
+        """The durable lifecycle guards, set by the reconciler (`graph/guards.py`)."""
+        self.guarded: dict[str, str] = {}
+        """Path -> the lifecycle its file says, for nodes a guard overrides."""
 
     def kind_at(self, path: str) -> str | None:
         """The record kind of the file at a vault path."""

@@ -61,6 +61,9 @@ def derive(resolver: Resolver, node: RecordNode) -> Derived:
     elif kind == "relationship":
         valid &= _check_relationship_label(node, ontology, derived)
     valid &= _check_refs(resolver, node, derived)
+    own = resolver.guarded.get(node.path)
+    if own is not None:
+        diags.append(_guarded(resolver, node, own))
     derived.evidence = tuple(evidence.check(resolver, node, derived.watch, diags))
     results: list[str | None] = []
     for raw in node.links:
@@ -296,6 +299,19 @@ def _check_endpoints(resolver: Resolver, node: RecordNode, derived: Derived) -> 
                 )
             )
     return ok
+
+
+def _guarded(resolver: Resolver, node: RecordNode, own: str) -> Diagnostic:
+    held = resolver.guards.get((node.scope or "", node.id or ""))
+    by = f" by {held.by_id}" if held is not None and held.by_id else ""
+    return dg.make(
+        "lifecycle-guarded",
+        node.path,
+        f"this file says lifecycle {own!r}, but {node.id} was {node.lifecycle}{by} by a published "
+        f"request: it stays {node.lifecycle} (a restored or stale copy cannot bring it back)",
+        line=node.key_lines.get("lifecycle"),
+        record_id=node.id,
+    )
 
 
 def _link_diagnostic(node: RecordNode, link: ResolvedLink) -> Diagnostic:

@@ -26,8 +26,9 @@ from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window
 _intern = sys.intern
 
 
-def encode(node: RecordNode, derived: Derived) -> str:
-    """One file's compact node and kept derived state."""
+def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> str:
+    """One file's compact node and kept derived state. `lifecycle`: what the file
+    says, when a guard overrides it (restoring applies the guards again)."""
     return json.dumps(
         [
             node.scope,
@@ -41,7 +42,7 @@ def encode(node: RecordNode, derived: Derived) -> str:
             node.merged_into,
             node.id,
             node.kind,
-            node.lifecycle,
+            lifecycle or node.lifecycle,
             node.names,
             [part for ref in node.refs for part in ref],
             node.window,

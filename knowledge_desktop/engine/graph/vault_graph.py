@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from knowledge_desktop.engine.graph import eligibility, rules
 from knowledge_desktop.engine.graph.derived import Derived
+from knowledge_desktop.engine.graph.guards import outranks
 from knowledge_desktop.engine.graph.indexes import Index, Staged, stage
 from knowledge_desktop.engine.graph.keys import Key
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
@@ -110,6 +111,23 @@ class VaultGraph(Resolver):
         self.names.fill(names)
         self.watchers.fill(watched)
         self.dependents.fill(depends)
+        for scope, record_id in self.guards:  # the snapshot keeps what files say
+            for path in self.ids.get(scope, record_id):
+                self._guard(self.nodes[path])
+
+    def _guard(self, node: RecordNode) -> None:
+        """Give a node entering the graph the lifecycle its durable guard holds,
+        when its file says less (a restored or stale copy)."""
+        if not node.is_record or not node.id:
+            return
+        held = self.guards.get((node.scope or "", node.id))
+        if held is not None and outranks(held.guard, node.lifecycle):
+            self.guarded[node.path] = node.lifecycle
+            node.lifecycle = sys.intern(held.guard)
+
+    def own_lifecycle(self, path: str) -> str:
+        """The lifecycle a file says, whatever a guard makes of it."""
+        return self.guarded.get(path) or self.nodes[path].lifecycle
 
     # -- the incremental step ----------------------------------------------
     def apply(
@@ -134,8 +152,11 @@ class VaultGraph(Resolver):
         for path, given in changed.items():
             old = self.nodes.get(path)
             new = RecordNode(given) if isinstance(given, ParsedFile) else given
-            if new is not None and details is not None:
-                details.adopt(new)
+            self.guarded.pop(path, None)
+            if new is not None:
+                self._guard(new)
+                if details is not None:
+                    details.adopt(new)
             touched |= _touched_keys(old, new)
             if old is not None:
                 self._index(old, False)

@@ -35,9 +35,18 @@ def counts(items: Sequence[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def render(items: Sequence[Diagnostic], fmt: str, *, vault: str = "", generated_at: str = "") -> str:
+def render(
+    items: Sequence[Diagnostic],
+    fmt: str,
+    *,
+    vault: str = "",
+    generated_at: str = "",
+    merge_candidates: Sequence[dict[str, Any]] | None = None,
+) -> str:
+    """`merge_candidates` (spec: corrections-and-merges, Merge duplicate pages) go into the
+    JSON report under `mergeCandidates`."""
     if fmt == "json":
-        return as_json(items, vault=vault, generated_at=generated_at)
+        return as_json(items, vault=vault, generated_at=generated_at, merge_candidates=merge_candidates)
     if fmt == "csv":
         return as_csv(items)
     if fmt == "md":
@@ -47,8 +56,16 @@ def render(items: Sequence[Diagnostic], fmt: str, *, vault: str = "", generated_
     raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-def as_json(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
+def as_json(
+    items: Sequence[Diagnostic],
+    *,
+    vault: str = "",
+    generated_at: str = "",
+    merge_candidates: Sequence[dict[str, Any]] | None = None,
+) -> str:
     payload: dict[str, Any] = {"items": [d.as_json() for d in items], "counts": counts(items)}
+    if merge_candidates is not None:
+        payload["mergeCandidates"] = list(merge_candidates)
     if vault:
         payload["vault"] = vault
     if generated_at:

@@ -312,6 +312,34 @@ CREATE TABLE IF NOT EXISTS lifecycle_guards_v1 (
     PRIMARY KEY (scope, record_id, guard)
 );
 
+-- every change to a guard bumps store_identity.guards_version, whoever writes it, so a
+-- reconciler tells with one row whether the guards it applied still hold (store/guards.py)
+CREATE TRIGGER IF NOT EXISTS lifecycle_guards_v1_ins AFTER INSERT ON lifecycle_guards_v1
+BEGIN
+    INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS lifecycle_guards_v1_del AFTER DELETE ON lifecycle_guards_v1
+BEGIN
+    INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS lifecycle_guards_v1_upd AFTER UPDATE ON lifecycle_guards_v1
+BEGIN
+    INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_withdrawals_v1_ins AFTER INSERT ON keyword_withdrawals_v1
+BEGIN
+    INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_withdrawals_v1_del AFTER DELETE ON keyword_withdrawals_v1
+BEGIN
+    INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+END;
+
 CREATE TABLE IF NOT EXISTS git_outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     journal_seq INTEGER NOT NULL,

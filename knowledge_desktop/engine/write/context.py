@@ -88,14 +88,14 @@ class WriteContext:
     """scope -> the ontology fingerprint an assertion write was planned against."""
 
     # -- reading records ---------------------------------------------------------
-    def record(self, fence: Fence) -> Current:
+    def record(self, fence: Fence, *, allow_merged: bool = False) -> Current:
         """The record `fence` names, if it is still what the writer saw (else WriteRejected:
         `not-found`, `duplicate-id`, `merged-target` with the survivor, `fence-revision`,
-        `fence-hash`)."""
+        `fence-hash`). `allow_merged`: a merged page is what the operation works on (unmerge)."""
         current = self.lookup(fence.record_id)
         shown = {"id": current.record_id, "revision": current.revision, "hash": current.sha256}
         shown["path"] = current.path
-        if current.lifecycle == "merged":
+        if current.lifecycle == "merged" and not allow_merged:
             survivor = survivor_of(self.reconciler.graph(), current.scope, current.record_id)
             raise WriteRejected(
                 "merged-target",

@@ -10,8 +10,9 @@
          in one durable transaction;
       5. replaces each file atomically (`fs/atomic.py`), checking just before each
          that it still holds the bytes the plan expects;
-      6. reconciles the written paths (the one reconcile path: `Vault.reconcile`);
-      7. in one durable transaction applies the plan's guards, records provenance
+      6. records the plan's durable guards, then reconciles the written paths (the one
+         reconcile path: `Vault.reconcile`, which reads through the guards);
+      7. in one durable transaction records provenance
          (who saved which revision) and history, marks the entry published and
          stores the receipt.
 
@@ -267,12 +268,25 @@ class Publisher:
                     _step(f"replaced:{f.idx}")
         except OSError as exc:
             return self._roll_back(entry, files, failure=exc)
+        try:
+            if entry.plan.get("guards"):
+                # Before the reconcile, so that it already reads through them: a lifted
+                # supersession reads active at once, not at the next reconcile. Applying
+                # them again on resume changes nothing (INSERT OR IGNORE, DELETE).
+                with self.store.write(durable=True) as tx:
+                    self._apply_guards(tx, entry)
+        except sqlite3.Error as exc:
+            raise WriteFailed(
+                "write-failed",
+                f"the files are written but their guards could not be recorded ({exc}); "
+                f"run `knowledge resume` with request id {entry.request_id}",
+                {"journalId": seq, "state": journal.PENDING},
+            ) from None
         indexed = self._index([f.path for f in files])
         _step("reconciled")
         receipt = receipts.build(entry, files, indexed)
         try:
             with self.store.write(durable=True) as tx:
-                self._apply_guards(tx, entry)
                 for f in files:
                     _provenance(tx, entry, f)
                 journal.finish(tx, seq, journal.PUBLISHED, utc_now_text())

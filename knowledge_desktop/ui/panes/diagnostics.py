@@ -45,8 +45,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.changes import DIAGNOSTICS
+from knowledge_desktop.engine.changes import CATALOG, DIAGNOSTICS
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
+from knowledge_desktop.engine.query.merge_candidates import as_diagnostics as merge_candidate_rows
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.export import export_diagnostics
 from knowledge_desktop.ui.models.diagnostics_model import (
@@ -77,6 +78,9 @@ TOGGLE_NOUNS = {
 EMPTY_NO_VAULT = "Open a vault to see its diagnostics."
 EMPTY_CLEAN = "No problems found in this vault"
 EMPTY_FILTERED = "No diagnostics match the filter"
+DUPLICATES = "merge-candidate"
+"""The code of the "Possible duplicates" rows: pages that may be one entity (spec:
+corrections-and-merges, mergeCandidates), listed with the findings and picked like a code."""
 
 
 class _ProblemTable(QTableView):
@@ -113,7 +117,8 @@ class _MiddleElide(QStyledItemDelegate):
 
 class DiagnosticsPane(Pane):
     title = "Diagnostics"
-    reads = frozenset((DIAGNOSTICS,))
+    reads = frozenset((DIAGNOSTICS, CATALOG))
+    """CATALOG too: a title or alias edit can make or end a possible duplicate."""
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
@@ -229,7 +234,7 @@ class DiagnosticsPane(Pane):
         sort_column = self.model.sort_column
 
         def work() -> Prepared | None:
-            items = vault.diagnostics()
+            items = vault.diagnostics() + merge_candidate_rows(vault.merge_candidates())
             # Most edits leave the findings as they were; comparing here, on the worker,
             # spares the window re-sorting and diffing thousands of rows for nothing.
             return None if items == shown else prepare(items, sort_column)
@@ -272,8 +277,9 @@ class DiagnosticsPane(Pane):
         self.code_box.blockSignals(True)
         self.code_box.clear()
         self.code_box.addItem("All codes", "")
-        for code in sorted(counts):
-            self.code_box.addItem(f"{code} ({counts[code]})", code)
+        for code in sorted(counts, key=lambda c: (c != DUPLICATES, c)):
+            label = "Possible duplicates" if code == DUPLICATES else code
+            self.code_box.addItem(f"{label} ({counts[code]})", code)
             self.code_box.setItemData(
                 self.code_box.count() - 1, code_description(code), Qt.ItemDataRole.ToolTipRole
             )

@@ -43,7 +43,7 @@ from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates, frontmatter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
-from knowledge_desktop.engine.store import codec
+from knowledge_desktop.engine.store import codec, guards
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms, weights
 from knowledge_desktop.engine.store.projections.base import Update
@@ -233,7 +233,7 @@ def sync(
         if known is not None and known[0] == row[0]:
             done.append((path,))
             continue
-        rowid = _index_one(tx, root, scope, path, row[0], changes)
+        rowid = _index_one(tx, root, scope, path, row[0], row[1], changes)
         if rowid is None:
             lag = True
             continue
@@ -245,8 +245,13 @@ def sync(
     return len(done), lag, queued[-1] if queued else after
 
 
-def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: weights.Changes) -> int | None:
-    """Index one file; its new rowid, or None when it could not be read as scanned."""
+def _index_one(
+    tx: Tx, root: Path, scope: str, path: str, sha: str, lifecycle: str, changes: weights.Changes
+) -> int | None:
+    """Index one file; its new rowid, or None when it could not be read as scanned.
+
+    `lifecycle` is the catalog's: a durable guard may hold the record at less
+    than its file says (`graph/guards.py`), and then names its replacement."""
     remove(tx, scope, path, changes)
     try:
         data = read_file(str(root / path), MAX_FILE_BYTES).data
@@ -264,7 +269,11 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
     node = RecordNode(codec.decode(path, scope, sha, int(row[5]), row[0]))
     split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
     body = split.body if split is not None else ""
-    fts, rows = tables(scope, node.lifecycle == "superseded")
+    fts, rows = tables(scope, lifecycle == "superseded")
+    superseded_by = _text(node.value("superseded_by"))
+    if lifecycle != node.lifecycle:
+        held = guards.of_record(tx, scope, node.id or "")
+        superseded_by = held.by_id if held is not None else superseded_by
     aliases = [a for a in node.value("aliases") or [] if isinstance(a, str)]
     spans = record_times(node)
     tags = [t for t in node.value("tags") or [] if isinstance(t, str)]
@@ -281,11 +290,11 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
             _text(node.value("title")),
             node.value("revision") if isinstance(node.value("revision"), int) else None,
             sha,
-            node.lifecycle,
+            lifecycle,
             json.dumps(tags),
             node.body_line,
             node.body_chars,
-            _text(node.value("superseded_by")),
+            superseded_by,
             int(bool(row[2])),
             row[3],
             row[4],
@@ -299,7 +308,7 @@ def _index_one(tx: Tx, root: Path, scope: str, path: str, sha: str, changes: wei
         f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
         (cursor.lastrowid, _text(node.value("title")) or "", "\n".join(aliases), body),
     )
-    if node.lifecycle != "superseded":
+    if lifecycle != "superseded":
         tx.executemany(
             f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
             [(t, cursor.lastrowid) for t in set(tags)],
