@@ -142,7 +142,7 @@ def test_killed_writes_leave_each_record_wholly_old_or_wholly_new(
     assert session.kills == len(POINTS) + RANDOM_KILLS
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_many_random_kills_of_mixed_writes(kit: VaultKit, tmp_path: Path, killer: Killer) -> None:
     """The soak variant: 200 random kills across the three operations."""
     session = Session(kit, tmp_path, killer, seed=20261202)
