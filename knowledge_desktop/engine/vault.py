@@ -48,8 +48,8 @@ from knowledge_desktop.engine.store.projections import keyword as keyword_projec
 from knowledge_desktop.engine.vault_state import (
     STATE_DB,
     STATE_DIR,
-    damage_incidents,
     open_state,
+    state_findings,
     write_manifest,
 )
 from knowledge_desktop.engine.write.findings import findings as write_findings
@@ -542,57 +542,11 @@ class Vault:
 
     # -- vault-level findings ----------------------------------------------------
     def vault_diagnostics(self) -> list[dg.Diagnostic]:
-        """What happened to the vault's state (`vault_state.py`): standing errors, so a loss
-        of durable guards is never hidden behind a silently rebuilt index."""
-        out = write_findings(self.publisher)
-        where = f"{STATE_DIR}/{STATE_DB}"
-        lost = self.store.identity("state_lost_at")
-        if lost:
-            why = self.store.identity("state_lost_reason") or "state.sqlite was missing"
-            out.append(
-                dg.make(
-                    "state-missing",
-                    where,
-                    f"{why}, and a new one was made at {lost}; withdrawal and supersession guards, "
-                    "receipts and history from before are lost — restore it from a backup if you "
-                    "have one",
-                )
-            )
-        if self.state_outside:
-            out.append(
-                dg.make(
-                    "state-outside-vault",
-                    STATE_DIR,
-                    f"{STATE_DIR} is a symbolic link to outside the vault and is not followed; "
-                    f"the index is kept in {self.state_dir} instead",
-                )
-            )
-        for incident in damage_incidents(self.store):
-            head = (
-                f"state.sqlite could not be used ({incident.get('problem')}) and was set aside as "
-                f"{STATE_DIR}/{incident.get('movedTo')} at {incident.get('at')}; the index was rebuilt "
-                "from the Markdown"
-            )
-            lost_tables = incident.get("lost") or []
-            if lost_tables:
-                out.append(
-                    dg.make(
-                        "state-damaged",
-                        where,
-                        f"{head}, but these durable tables could not be read from it: "
-                        f"{', '.join(map(str, lost_tables))} — their withdrawal and supersession guards, "
-                        "receipts or history are lost unless you restore a backup",
-                    )
-                )
-            else:
-                out.append(
-                    dg.make(
-                        "state-repaired",
-                        where,
-                        f"{head}, and every durable table was copied from it, so nothing was lost",
-                    )
-                )
-        return out
+        """Standing findings about the vault itself: interrupted or conflicting writes, and
+        what happened to its state (`vault_state.state_findings`)."""
+        found = write_findings(self.publisher)
+        found.extend(state_findings(self.store, self.state_dir, self.state_outside))
+        return found
 
     def info(self) -> dict[str, Any]:
         return {

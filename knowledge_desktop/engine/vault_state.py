@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import StateDamaged
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.inside import inside
@@ -218,3 +219,57 @@ def leaves_vault(root: Path, path: Path) -> bool:
     if not path.is_symlink():
         return False
     return not inside(os.path.realpath(root), os.path.realpath(path))
+
+
+def state_findings(store: Store, state_dir: Path, outside: bool) -> list[dg.Diagnostic]:
+    """What happened to the vault's state: standing errors, so a loss of durable guards
+    is never hidden behind a silently rebuilt index."""
+    out: list[dg.Diagnostic] = []
+    where = f"{STATE_DIR}/{STATE_DB}"
+    lost = store.identity("state_lost_at")
+    if lost:
+        why = store.identity("state_lost_reason") or "state.sqlite was missing"
+        out.append(
+            dg.make(
+                "state-missing",
+                where,
+                f"{why}, and a new one was made at {lost}; withdrawal and supersession guards, "
+                "receipts and history from before are lost — restore it from a backup if you "
+                "have one",
+            )
+        )
+    if outside:
+        out.append(
+            dg.make(
+                "state-outside-vault",
+                STATE_DIR,
+                f"{STATE_DIR} is a symbolic link to outside the vault and is not followed; "
+                f"the index is kept in {state_dir} instead",
+            )
+        )
+    for incident in damage_incidents(store):
+        head = (
+            f"state.sqlite could not be used ({incident.get('problem')}) and was set aside as "
+            f"{STATE_DIR}/{incident.get('movedTo')} at {incident.get('at')}; the index was rebuilt "
+            "from the Markdown"
+        )
+        lost_tables = incident.get("lost") or []
+        if lost_tables:
+            out.append(
+                dg.make(
+                    "state-damaged",
+                    where,
+                    f"{head}, but these durable tables could not be read from it: "
+                    f"{', '.join(map(str, lost_tables))} — their withdrawal and supersession guards, "
+                    "receipts or history are lost unless you restore a backup",
+                )
+            )
+        else:
+            out.append(
+                dg.make(
+                    "state-repaired",
+                    where,
+                    f"{head}, and every durable table was copied from it, so nothing was lost",
+                )
+            )
+    return out
