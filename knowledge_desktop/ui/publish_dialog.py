@@ -65,7 +65,7 @@ class PublishDialog(QDialog):
         self.setWindowTitle(f"{op.verb} — Knowledge Desktop")
         self.resize(720, 620)
 
-        heading = QLabel(f"<b>{html.escape(op.verb)}</b> {html.escape(op.summary)}")
+        self.heading = heading = QLabel(f"<b>{html.escape(op.verb)}</b> {html.escape(op.summary)}")
         heading.setWordWrap(True)
         self.fence_label = QLabel("Planning…")
         self.fence_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
