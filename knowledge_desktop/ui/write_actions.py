@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -45,6 +45,8 @@ class WriteActions:
         self.form: CorrectionForm | RecordPicker | None = None
         """The form or picker open before the dialog (Correct…, Supersede By…, Merge Into…)."""
         self._rules: dict[QAction, Applies] = {}
+        self.shown: Subject | None = None
+        """The record the actions' enabled states were last judged for."""
         self.withdraw = self._action("&Withdraw…", self.start_withdraw, lambda s: s.lifecycle != "withdrawn")
         self.correct = self._action(
             "&Correct…",
@@ -103,7 +105,9 @@ class WriteActions:
         tree.customContextMenuRequested.connect(self._catalog_menu)
         window.loaded.connect(self._vault_opened)
         window.change_applied.connect(lambda _change: self._changed())
-        window.current_changed.connect(lambda _path: self.refresh())
+        # The record pane loads on a worker: after every answer of the runner (once its
+        # callback ran, hence the zero timer) the record shown may have changed. Cheap.
+        window.runner.busy_changed.connect(lambda _running: QTimer.singleShot(0, self.refresh))
 
     def _action(self, text: str, slot: Callable[[Subject], None], applies: Applies) -> QAction:
         action = QAction(text, self.window)
@@ -123,6 +127,7 @@ class WriteActions:
     def refresh(self) -> None:
         """Enable each action only where it applies to the record shown."""
         subject, vault = self.subject(), self.window.vault
+        self.shown = subject
         writable = vault is not None and not vault.read_only
         for action, applies in self._rules.items():
             action.setEnabled(writable and subject is not None and applies(subject))
