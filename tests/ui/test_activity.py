@@ -69,7 +69,8 @@ def test_the_journal_is_listed_newest_first_with_receipts_and_conflicts(
     qtbot.waitUntil(lambda: len(rows(window)) == 2, timeout=20_000)
     newest, older = rows(window)
     assert newest[1:4] == ["withdraw", "cl_tea", "rolled-back"]
-    assert newest[5].startswith("conflict (not reviewed yet)") and TEA in newest[5]
+    assert newest[5].startswith("conflict (not reviewed yet)")
+    assert TEA in newest[5]
     assert older[1:4] == ["withdraw", "pg_bob", "published"]
     assert older[5] == "receipt: 1 file(s) written — “not a real person”"
     assert pane.status.text() == "2 write(s) · 1 conflict(s) to review"
@@ -86,9 +87,11 @@ def test_a_conflict_is_reviewed_and_marked_reviewed(
     pane = window.writes.activity
     qtbot.waitUntil(lambda: len(rows(window)) == 2, timeout=20_000)
     pane.tree.setCurrentItem(pane.tree.topLevelItem(1))
-    assert not pane.review_button.isEnabled() and not pane.reviewed_button.isEnabled()
+    assert not pane.review_button.isEnabled()
+    assert not pane.reviewed_button.isEnabled()
     pane.tree.setCurrentItem(pane.tree.topLevelItem(0))
-    assert pane.review_button.isEnabled() and pane.reviewed_button.isEnabled()
+    assert pane.review_button.isEnabled()
+    assert pane.reviewed_button.isEnabled()
     pane.review_button.click()
     (url,) = opened
     assert (journaled.root / ".knowledge" / "conflicts") in Path(url.toLocalFile()).parents

@@ -46,7 +46,9 @@ def planned(qtbot: QtBot, window: MainWindow) -> PublishDialog:
     """The dialog the action opened, once its preview (or its refusal) is shown."""
     dialog = window.writes.dialog
     assert dialog is not None
-    qtbot.waitUntil(lambda: not dialog.busy and (dialog.preview is not None or dialog.stale.isVisibleTo(dialog)))
+    qtbot.waitUntil(
+        lambda: not dialog.busy and (dialog.preview is not None or dialog.stale.isVisibleTo(dialog))
+    )
     return dialog
 
 
@@ -75,12 +77,18 @@ def test_actions_are_enabled_by_the_records_kind_and_lifecycle(
     writes = window.writes
     show(qtbot, window, ADA)
     enabled = {a.text(): a.isEnabled() for a in writes.actions}
-    assert enabled["&Withdraw…"] and enabled["&Merge Into…"]
-    assert not enabled["&Correct…"] and not enabled["&Supersede By…"] and not enabled["U&nmerge…"]
+    assert enabled["&Withdraw…"]
+    assert enabled["&Merge Into…"]
+    assert not enabled["&Correct…"]
+    assert not enabled["&Supersede By…"]
+    assert not enabled["U&nmerge…"]
     show(qtbot, window, TEA)
     enabled = {a.text(): a.isEnabled() for a in writes.actions}
-    assert enabled["&Correct…"] and enabled["&Supersede By…"] and enabled["&Withdraw…"]
-    assert not enabled["&Merge Into…"] and not enabled["&Undo Supersession…"]
+    assert enabled["&Correct…"]
+    assert enabled["&Supersede By…"]
+    assert enabled["&Withdraw…"]
+    assert not enabled["&Merge Into…"]
+    assert not enabled["&Undo Supersession…"]
 
 
 def test_withdraw_from_the_record_menu_shows_diff_fence_impact_and_updates_the_panes(
@@ -95,16 +103,20 @@ def test_withdraw_from_the_record_menu_shows_diff_fence_impact_and_updates_the_p
     window.writes.withdraw.trigger()
     dialog = planned(qtbot, window)
     text = diff_text(dialog)
-    assert "-lifecycle: active" in text and "+lifecycle: withdrawn" in text
+    assert "-lifecycle: active" in text
+    assert "+lifecycle: withdrawn" in text
     assert "+revision: 2" in text
     assert f"pg_ada · revision 1 · hash {shown_hash[:10]}" in dialog.fence_label.text()
     impact = [dialog.impact.item(i).text() for i in range(dialog.impact.count())]
-    assert len(impact) == 1 and "Ada likes tea" in impact[0] and TEA in impact[0]
+    assert len(impact) == 1
+    assert "Ada likes tea" in impact[0]
+    assert TEA in impact[0]
     assert not dialog.publish_button.isEnabled()
     dialog.reason.setText("   ")
     assert not dialog.publish_button.isEnabled()
     receipt = publish(qtbot, dialog, "a test record")
-    assert isinstance(receipt, dict) and receipt["operation"] == "withdraw"
+    assert isinstance(receipt, dict)
+    assert receipt["operation"] == "withdraw"
     assert frontmatter_of((people.root / ADA).read_bytes())["lifecycle"] == "withdrawn"
     qtbot.waitUntil(lambda: window.record.loaded.view["lifecycle"] == "withdrawn")  # type: ignore[union-attr]
     wait_idle(qtbot, window)
@@ -128,17 +140,20 @@ def test_a_stale_fence_is_explained_offers_reload_and_writes_nothing(
     path.write_bytes(path.read_bytes() + b"Edited elsewhere.\n")
     edited = digest(path)
     result = publish(qtbot, dialog, "wrong")
-    assert isinstance(result, WriteRejected) and result.code == "fence-hash"
+    assert isinstance(result, WriteRejected)
+    assert result.code == "fence-hash"
     assert dialog.stale.isVisibleTo(dialog)
     assert "changed since it was shown" in dialog.stale_label.text()
     assert "Nothing was written" in dialog.stale_label.text()
     assert not dialog.publish_button.isEnabled()
     assert digest(path) == edited
-    assert window.vault is not None and window.vault.journal()["items"] == []
+    assert window.vault is not None
+    assert window.vault.journal()["items"] == []
     dialog.reload()
     qtbot.waitUntil(lambda: dialog.preview is not None and not dialog.busy, timeout=20_000)
     assert not dialog.stale.isVisibleTo(dialog)
-    assert "revision 1" in dialog.fence_label.text() and edited[:10] in dialog.fence_label.text()
+    assert "revision 1" in dialog.fence_label.text()
+    assert edited[:10] in dialog.fence_label.text()
     dialog.reject()
 
 
@@ -157,10 +172,12 @@ def test_merge_from_a_possible_duplicates_row(
     dialog = planned(qtbot, window)
     assert "“A. Lovelace” (pg_lovelace) into page “Ada Lovelace” (pg_ada)" in dialog.heading.text()
     text = diff_text(dialog)
-    assert "+lifecycle: merged" in text and "+merged_into: pg_ada" in text
+    assert "+lifecycle: merged" in text
+    assert "+merged_into: pg_ada" in text
     assert "merged_from" in text
     receipt = publish(qtbot, dialog, "same person")
-    assert isinstance(receipt, dict) and receipt["survivorId"] == "pg_ada"
+    assert isinstance(receipt, dict)
+    assert receipt["survivorId"] == "pg_ada"
     assert frontmatter_of((people.root / LOVELACE).read_bytes())["merged_into"] == "pg_ada"
     qtbot.waitUntil(lambda: pane.code_box.itemText(1) != "Possible duplicates (1)", timeout=20_000)
 
@@ -180,7 +197,8 @@ def test_supersede_by_a_picked_claim_then_undo(
     picker.accept()
     qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     receipt = publish(qtbot, planned(qtbot, window), "she switched")
-    assert isinstance(receipt, dict) and receipt["operation"] == "supersede"
+    assert isinstance(receipt, dict)
+    assert receipt["operation"] == "supersede"
     qtbot.waitUntil(lambda: window.record.loaded.view["lifecycle"] == "superseded")  # type: ignore[union-attr]
     window.writes.refresh()
     assert window.writes.undo.isEnabled()
@@ -188,5 +206,6 @@ def test_supersede_by_a_picked_claim_then_undo(
     window.writes.undo.trigger()
     qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     receipt = publish(qtbot, planned(qtbot, window), "too early")
-    assert isinstance(receipt, dict) and receipt["operation"] == "unsupersede"
+    assert isinstance(receipt, dict)
+    assert receipt["operation"] == "unsupersede"
     assert frontmatter_of((people.root / TEA).read_bytes())["lifecycle"] == "active"
