@@ -81,6 +81,8 @@ class PublishDialog(QDialog):
         self.impact.setMaximumHeight(110)
         self.impact_box = QGroupBox("Impact")
         QVBoxLayout(self.impact_box).addWidget(self.impact)
+        self.impact_note = QLabel("Impact: no other record depends on it.")
+        self.impact_note.hide()
 
         self.stale = QFrame()
         self.stale.setFrameShape(QFrame.Shape.StyledPanel)
@@ -108,6 +110,8 @@ class PublishDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.publish_button = self.buttons.addButton(op.verb, QDialogButtonBox.ButtonRole.AcceptRole)
         self.publish_button.setDefault(True)
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setAutoDefault(False)
         self.buttons.accepted.connect(self.publish)
         self.buttons.rejected.connect(self.reject)
 
@@ -117,6 +121,7 @@ class PublishDialog(QDialog):
         layout.addWidget(self.stale)
         layout.addWidget(changes, 1)
         layout.addWidget(self.impact_box)
+        layout.addWidget(self.impact_note)
         layout.addLayout(reason_row)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
@@ -166,11 +171,9 @@ class PublishDialog(QDialog):
                 f"— {item.get('via')} of {item.get('through')} · {item.get('path')}"
             )
         count = len(shown.impact)
-        self.impact_box.setTitle(
-            f"Impact: {count} record(s) depend on it (nothing is changed in them)"
-            if count
-            else "Impact: no other record depends on it"
-        )
+        self.impact_box.setTitle(f"Impact: {count} record(s) depend on it (nothing is changed in them)")
+        self.impact_box.setVisible(bool(count))  # an empty list box would only take room
+        self.impact_note.setVisible(not count)
 
     def reload(self) -> None:
         """Fence the records as they are now and plan again (nothing was written)."""

@@ -49,6 +49,12 @@ def entry_details(entry: dict[str, Any]) -> str:
     return f"failed: {outcome.get('message', outcome.get('code', 'rolled back'))}"
 
 
+def _when(at: object) -> str:
+    """`2026-12-02T06:44:10.923Z` as `2026-12-02 06:44:10 UTC`: the journal's times are UTC."""
+    text = str(at or "")
+    return f"{text[:10]} {text[11:19]} UTC" if len(text) >= 19 else text
+
+
 def needs_review(entry: dict[str, Any]) -> bool:
     outcome = entry.get("outcome") or {}
     return outcome.get("code") == "write-conflict" and not entry.get("reviewedAt")
@@ -110,7 +116,7 @@ class ActivityPane(QWidget):
         for entry in entries:
             row = QTreeWidgetItem(
                 [
-                    str(entry.get("at") or ""),
+                    _when(entry.get("at")),
                     str(entry.get("operation") or ""),
                     str(entry.get("targetId") or ""),
                     str(entry.get("state") or ""),
