@@ -209,3 +209,30 @@ def test_supersede_by_a_picked_claim_then_undo(
     assert isinstance(receipt, dict)
     assert receipt["operation"] == "unsupersede"
     assert frontmatter_of((people.root / TEA).read_bytes())["lifecycle"] == "active"
+
+
+def test_correct_is_a_form_prefilled_from_the_original(
+    qtbot: QtBot, open_window: OpenWindow, people: VaultKit
+) -> None:
+    """Correct… opens the original's file without the fields the store assigns; the
+    edited text is published as the replacement, the original superseded by it (spec:
+    corrections-and-merges, Correct a claim)."""
+    window = open_window(people.root, watch=False)
+    show(qtbot, window, TEA)
+    window.writes.correct.trigger()
+    form: Any = window.writes.form
+    draft = form.editor.toPlainText()
+    assert "title: Ada likes tea" in draft
+    assert "attribution: Ada in the stand-up" in draft
+    for assigned in ("id:", "revision:", "lifecycle:", "recorded_at:", "updated_at:"):
+        assert f"\n{assigned}" not in draft
+    form.editor.setPlainText(draft.replace("Ada likes tea", "Ada likes green tea"))
+    form.accept()
+    dialog = planned(qtbot, window)
+    text = diff_text(dialog)
+    assert "(new file)" in text or "+title: Ada likes green tea" in text
+    assert "+lifecycle: superseded" in text
+    receipt = publish(qtbot, dialog, "it was green tea")
+    assert isinstance(receipt, dict)
+    replacement = receipt["replacementId"]
+    assert frontmatter_of((people.root / TEA).read_bytes())["superseded_by"] == replacement
