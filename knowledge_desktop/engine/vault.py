@@ -54,7 +54,7 @@ from knowledge_desktop.engine.vault_state import (
 )
 from knowledge_desktop.engine.write.findings import findings as write_findings
 from knowledge_desktop.engine.write.operations import create, pages
-from knowledge_desktop.engine.write.plan import Fence, Request
+from knowledge_desktop.engine.write.plan import Fence, Plan, Request
 from knowledge_desktop.engine.write.publish import Planner, Publisher
 from knowledge_desktop.engine.write.requests import make_request
 
@@ -286,6 +286,11 @@ class Vault:
         """Plan and publish one request through the one publish path; its receipt."""
         with self._lock:
             return self.publisher.run(request, planner)
+
+    def preview(self, request: Request, planner: Planner) -> Plan:
+        """The plan `write` would publish, made now and not published (`Publisher.preview`)."""
+        with self._lock:
+            return self.publisher.preview(request, planner)
 
     def _reconcile_published(self, paths: list[str]) -> ChangeSet:
         change = self.reconcile(paths, "publish")

@@ -53,6 +53,7 @@ from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.write_actions import WriteActions
 
 HEAP_QUIET_MS = 10_000
 CHANGE_PANES_MS = 500
@@ -75,8 +76,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         tune_for_window()
-        # ChangeSets for the panes other than the record wait here during a burst
-        # (see apply_change).
+        # ChangeSets for the panes other than the record wait here during a burst (see apply_change).
         self._held_changes: list[ChangeSet] = []
         self._pane_cooldown = QTimer(self)
         self._pane_cooldown.setSingleShot(True)
@@ -153,12 +153,11 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
         self.commands = WindowActions(self)
+        self.writes = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
         self._update_actions()
         self._restore_settings()
-        # Mouse back/forward buttons are caught on this window's QWindow, which sees
-        # each input event once before any widget does. (An application-wide filter
-        # would run Python — and wait for the interpreter lock — on every event of
-        # every object, which stalls the window whenever a worker is busy.)
+        # Mouse back/forward buttons are caught on this window's QWindow, which sees each event
+        # once before any widget: an application-wide filter would run Python on every event.
         self.winId()
         handle = self.windowHandle()
         if handle is not None:

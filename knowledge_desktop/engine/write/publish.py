@@ -106,15 +106,7 @@ class Publisher:
                     "the request is for another vault (its expected vault id differs)",
                     {"vaultId": self.vault_id},
                 )
-            ctx = WriteContext(
-                self.root,
-                self.store,
-                self._reconciler(),
-                self._reconcile,
-                request,
-                self.vault_id,
-                utc_now_text(),
-            )
+            ctx = self._context(request)
             plan = planner(ctx)
             files = self._verify(ctx, plan)
             affected = impact(self.store.reader(), plan.impact_of) if plan.impact_of else []
@@ -134,6 +126,27 @@ class Publisher:
                 )
             _step("journaled")
             return self._carry_out(seq, recovering=False)
+
+    def preview(self, request: Request, planner: Planner) -> Plan:
+        """Plan `request` without publishing: what a confirmation dialog shows.
+
+        The planner runs against a context as `run` builds it (its fences are checked
+        against the files as they are now, so a stale one is rejected here too), but
+        nothing is journaled or written and the write lock is not taken: the plan is
+        made again, under the lock, when the request is published.
+        """
+        return planner(self._context(request))
+
+    def _context(self, request: Request) -> WriteContext:
+        return WriteContext(
+            self.root,
+            self.store,
+            self._reconciler(),
+            self._reconcile,
+            request,
+            self.vault_id,
+            utc_now_text(),
+        )
 
     def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
         """Finish (or roll back) an interrupted request, or answer for a finished one.
