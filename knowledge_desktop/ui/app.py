@@ -28,7 +28,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--select", metavar="ID", help="open this record (id or path) once loaded")
     parser.add_argument(
         "--pane",
-        choices=("catalog", "search", "backlinks", "timeline", "diagnostics"),
+        choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity"),
         help="bring this pane to the front once loaded (useful with --screenshot)",
     )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
