@@ -32,6 +32,7 @@ def dry_run(
         "partition": extra["partition"],
         "files": extra["adopted"],
         "skipped": extra["skipped"],
+        "ambiguousNames": extra["ambiguousNames"],
     }
 
 

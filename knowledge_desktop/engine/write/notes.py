@@ -4,8 +4,8 @@ Adopting a folder of notes (`operations/adopt.py`) has to keep every link
 working, so it first has to know what each link meant to the tool that wrote
 it. Obsidian resolves `[[target]]` (and `![[target]]`, `[[target#Heading]]`,
 `[[target|label]]`) by file name, ignoring case and the `.md` suffix: a target
-with a `/` is a path from the vault's root (or, failing that, the end of one);
-a bare name is a file name — when several files share it, the one in the
+is first a path from the vault's root; failing that, one with a `/` is the end
+of a path, and a bare name a file name — when several files share it, the one in the
 linking note's folder, else the one nearest the root — and, failing a file, a
 note's frontmatter alias. `ObsidianIndex` is that rule; what our resolver
 needs to reach the same note (an alias for the file name) follows from it.
@@ -140,10 +140,10 @@ class ObsidianIndex:
         key = target.strip().lstrip("/").lower()
         if not key:
             return None
+        exact = self.by_path.get(key)
+        if exact is not None:
+            return exact
         if "/" in key:
-            exact = self.by_path.get(key)
-            if exact is not None:
-                return exact
             ends = sorted(
                 (p for b, p in self.by_path.items() if b.endswith("/" + key)), key=lambda p: (len(p), p)
             )

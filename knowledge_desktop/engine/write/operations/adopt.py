@@ -165,15 +165,23 @@ def plan_adopt(
         candidates = listed
     needed: dict[str, list[str]] = {}
     claimed: dict[str, set[str]] = {}
+    by_name: dict[str, set[str]] = {}
+    """Link names that reach a note only by name (not by path), and the notes they reach:
+    one reaching two notes (Obsidian picked by the linking note's folder) cannot be an alias."""
     for note in found:
         for link in note.links:
             target = index.resolve(link.target, note.rel)
             if target is not None:
                 needed.setdefault(target, []).append(link.target)
                 claimed.setdefault(normalise_name(link.target), set()).add(target)
+                if not _path_reaches(link.target, target):
+                    by_name.setdefault(normalise_name(link.target), set()).add(target)
     for note in found:
+        claimed.setdefault(normalise_name(posixpath.basename(note.rel)[:-3]), set()).add(note.rel)
         for alias in note.aliases:
             claimed.setdefault(normalise_name(alias), set()).add(note.rel)
+    ambiguous = sorted(name for name, targets in by_name.items() if len(targets) > 1)
+    unreachable = set(ambiguous)
     graph = ctx.reconciler.graph()
     writes: list[FileWrite] = []
     adopted: list[dict[str, Any]] = []
@@ -203,7 +211,9 @@ def plan_adopt(
         link_names = [
             name
             for name in notes.unique(needed.get(note.rel, []))
-            if normalise_name(name) != normalise_name(title) and not _path_reaches(name, note.rel)
+            if normalise_name(name) != normalise_name(title)
+            and not _path_reaches(name, note.rel)
+            and normalise_name(name) not in unreachable
         ]
         aliases = notes.unique([*note.aliases, *link_names])
         aliases = [a for a in aliases if normalise_name(a) != normalise_name(title)]
@@ -256,7 +266,7 @@ def plan_adopt(
                 "tags": tags,
             }
         )
-    extra = {"partition": scope, "adopted": adopted, "skipped": skipped}
+    extra = {"partition": scope, "adopted": adopted, "skipped": skipped, "ambiguousNames": ambiguous}
     return Plan(OPERATION, None, None, writes, extra=extra)
 
 
@@ -298,14 +308,18 @@ def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> 
     if "title" in fm:
         value = fm["title"]
         return (value, "frontmatter") if isinstance(value, str) and value.strip() else (None, "")
-    stem = posixpath.basename(note.rel)[:-3]
+
+    def free(name: str) -> bool:
+        key = normalise_name(name)
+        return not (claimed.get(key, set()) - {note.rel}) and not graph.names.get(scope, key)
+
     heading = notes.first_heading(note.body)
-    if heading is not None:
-        key = normalise_name(heading)
-        others = claimed.get(key, set()) - {note.rel}
-        if not others and not graph.names.get(scope, key):
-            return heading, "heading"
-    return stem, "file name"
+    if heading is not None and free(heading):
+        return heading, "heading"
+    stem = posixpath.basename(note.rel)[:-3]
+    if free(stem) or "/" not in note.rel:
+        return stem, "file name"
+    return note.rel[:-3], "path"  # the file name is another note's (Obsidian: by path)
 
 
 def _path_reaches(target: str, rel: str) -> bool:
