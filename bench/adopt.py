@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from knowledge_desktop.engine import diagnostics as dg  # noqa: E402
-from knowledge_desktop.engine.records.dates import utc_now_text  # noqa: E402
-from knowledge_desktop.engine.vault import Vault  # noqa: E402
-from knowledge_desktop.engine.write import adoption  # noqa: E402
-from knowledge_desktop.engine.write.context import WriteContext  # noqa: E402
-from knowledge_desktop.engine.write.requests import make_request  # noqa: E402
-from tests.vaultkit import obsidian_notes  # noqa: E402
+from knowledge_desktop.engine import diagnostics as dg
+from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write import adoption
+from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.requests import make_request
+from tests.vaultkit import obsidian_notes
 
 
 def main() -> None:
