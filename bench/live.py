@@ -4,6 +4,7 @@
     python bench/live.py --vault bench/vaults/100000-1 --in-place   # an indexed vault, no copy
     python bench/live.py --vault PATH --cold-copy     # stall while the copy is first indexed
     python bench/live.py --vault PATH --burst 1000    # stall while 1,000 files change at once
+    python bench/live.py --vault PATH --publish       # each edit published (fenced edit-body)
 
 Runs the real window offscreen in this process, on a copy of the vault. For each edit it rewrites
 one record through a temp file and a rename (as editors save), then times:
@@ -14,6 +15,10 @@ one record through a temp file and a rename (as editors save), then times:
 - *edit → all panes settled*: until every pane's follow-up request (catalog,
   backlinks with their mention search, timeline, diagnostics, counts) has
   been answered.
+
+With `--publish` each edit is a fenced edit-body through the publish path on a
+worker thread (as the window's write dialogs publish), and the same three
+times run from the call.
 
 A heartbeat timer on the UI thread records the worst delay of the event loop
 throughout. Prints one JSON object.
@@ -30,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -71,6 +77,18 @@ def save_like_an_editor(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def publish_edit(vault, rel: str, marker: str, refused: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """An edit-body fenced on what the record is now: what the window's dialogs publish.
+    A refusal (an invalid or duplicate-id record cannot be fenced) goes to `refused`."""
+    try:
+        shown = vault.show(rel)
+        fence = f"{shown['id']}:{shown['revision']}:{shown['hash']}"
+        body = (shown.get("body") or "").rstrip("\n") + f"\n\n{marker}\n"
+        vault.edit_body(fence, body, actor="bench")
+    except Exception as exc:  # the bench reports it and skips the edit
+        refused.append(f"{rel}: {exc}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -81,6 +99,12 @@ def main() -> int:
         "--cold-copy", action="store_true", help="copy the vault without its index (else with it)"
     )
     parser.add_argument("--burst", type=int, default=0, help="then rewrite this many files at once")
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="make each edit a fenced edit-body through the publish path (on a worker thread, "
+        "as the window's dialogs do) instead of an outside save",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--in-place",
@@ -158,6 +182,8 @@ def main() -> int:
     to_applied: list[float] = []
     to_pane: list[float] = []
     to_settled: list[float] = []
+    refused: list[str] = []
+    skipped: list[str] = []
     heartbeat.reset()
     for n in range(args.edits):
         rel = rng.choice(records)
@@ -169,7 +195,17 @@ def main() -> int:
         text = path.read_text("utf-8").rstrip("\n") + f"\n\n{marker}\n"
         applied.pop(rel, None)
         t0 = time.perf_counter()
-        save_like_an_editor(path, text)
+        if args.publish:
+            assert window.vault is not None
+            worker = threading.Thread(target=publish_edit, args=(window.vault, rel, marker, refused))
+            worker.start()
+        else:
+            save_like_an_editor(path, text)
+        if not pump_until(lambda rel=rel: rel in applied or len(refused) > len(skipped), 30):
+            pass
+        if len(refused) > len(skipped):
+            skipped.append(rel)
+            continue
         if not pump_until(lambda rel=rel: rel in applied, 30):
             to_applied.append(30_000.0)
             continue
@@ -180,6 +216,8 @@ def main() -> int:
         to_settled.append((time.perf_counter() - t0) * 1000)
         pump_until(lambda: False, 0.05)
     result["edits"] = args.edits
+    result["editsPublished"] = args.publish
+    result["editsRefused"] = refused
     result["editToAppliedMs"] = summary(to_applied)
     result["editToPaneMs"] = summary(to_pane)
     result["editToAllPanesSettledMs"] = summary(to_settled)

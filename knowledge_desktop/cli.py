@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop import cli_lifecycle
+from knowledge_desktop import cli_adopt, cli_lifecycle
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -517,10 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("journal", "The write journal, newest first, with receipts.", cmd_journal)
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
-    cli_lifecycle.register(
-        command,
-        cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from),
-    )
+    helpers = cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from)
+    cli_lifecycle.register(command, helpers)
+    cli_adopt.register(command, helpers)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

@@ -555,3 +555,97 @@ def frontmatter_of(data: bytes) -> dict[str, Any]:
     assert split is not None
     loaded: dict[str, Any] = yaml12.load(split.yaml_text).data
     return loaded
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLink:
+    """One wikilink a generated note holds, and the note it means (partition-relative path)."""
+
+    source: str
+    target_text: str
+    """What stands in the brackets before `#` and `|`."""
+    embed: bool
+    meant: str
+
+
+_NOTE_FOLDERS = ("", "people/", "Projects/Sub Folder/", "daily/", "topics (misc)/")
+_NOTE_WORDS = ("Ada's plan", "Q&A", "Café notes", "v2.0 (draft)", "Meeting, Monday", "Idea!", "to-do")
+
+
+def obsidian_notes(base: Path, count: int, *, seed: int = 7) -> list[NoteLink]:
+    """Write an Obsidian-style folder of `count` plain notes under `base` and return every
+    wikilink written with the note it means. The link forms are Obsidian's: file name
+    (`[[Name]]`), path (`[[folder/Name]]`), frontmatter alias, heading fragment, embed
+    (`![[Name]]`), a label (`[[Name|label]]`); names hold spaces and punctuation. Some notes
+    have no frontmatter, some Obsidian/Foam frontmatter (aliases, alias, tags as a list or a
+    string, a title, unknown keys with comments), some a heading titled like another note's
+    file name; a few file names repeat in other folders (reached by path only)."""
+    import random
+
+    rng = random.Random(seed)
+    names: list[tuple[str, str]] = []  # (folder, stem)
+    for i in range(count):
+        folder = _NOTE_FOLDERS[i % len(_NOTE_FOLDERS)]
+        stem = f"{_NOTE_WORDS[i % len(_NOTE_WORDS)]} {i}"
+        if i % 97 == 5 and i > 10:
+            stem = names[i - 6][1]  # the same file name as an earlier note, in another folder
+            if folder == names[i - 6][0]:
+                folder = "daily/" if folder != "daily/" else "people/"
+        names.append((folder, stem))
+    stems: dict[str, int] = {}
+    for _folder, stem in names:
+        stems[stem.lower()] = stems.get(stem.lower(), 0) + 1
+    aliases = {i: f"Alias of {i}" for i in range(count) if i % 4 == 1}
+    links: list[NoteLink] = []
+    for i, (folder, stem) in enumerate(names):
+        rel = f"{folder}{stem}.md"
+        fm: list[str] = []
+        if i in aliases:
+            fm.append(f"aliases: [{aliases[i]!r}]" if i % 8 == 1 else f"aliases:\n- {aliases[i]}")
+        if i % 6 == 2:
+            fm.append("tags: [project, 'area/writing']   # from Obsidian")
+        if i % 6 == 3:
+            fm.append("tag: draft")
+            fm.append('tags: "one, two"')
+        if i % 10 == 7:
+            fm.append(f"title: Foam title {i}")
+        if i % 5 == 4:
+            fm.append("created: 2024-03-01\ncssclass: wide  # keep me\nratings: {stars: 4}")
+        body = []
+        if i % 9 == 4 and i + 1 < count:
+            body.append(f"# {names[i + 1][1]}\n")  # a heading named like the next note's file
+        elif i % 3 != 0:
+            body.append(f"# Heading for note {i}\n")
+        body.append(f"\nSome text about note {i}. #topic-{i % 13} and #status/open\n")
+        for _ in range(3):
+            j = rng.randrange(count)
+            jfolder, jstem = names[j]
+            meant = f"{jfolder}{jstem}.md"
+            unique = stems[jstem.lower()] == 1
+            form = rng.randrange(6)
+            if not unique or form == 1:
+                text = f"{jfolder}{jstem}" if jfolder else jstem
+                link = f"[[{text}]]"
+            elif form == 2 and j in aliases:
+                text = aliases[j]
+                link = f"[[{text}]]"
+            elif form == 3:
+                text = jstem
+                link = f"[[{text}#Some Heading]]"
+            elif form == 4:
+                text = jstem
+                link = f"![[{text}]]"
+            elif form == 5:
+                text = jstem
+                link = f"[[{text}|see this]]"
+            else:
+                text = jstem
+                link = f"[[{text}]]"
+            body.append(f"- {link}\n")
+            links.append(NoteLink(rel, text, link.startswith("!"), meant))
+        body.append("\n```\n[[Not A Link]] #not-a-tag\n```\n")
+        head = "---\n" + "\n".join(fm) + "\n---\n" if fm else ""
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(head + "".join(body), encoding="utf-8")
+    return links

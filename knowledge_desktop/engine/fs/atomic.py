@@ -17,7 +17,9 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
+    """`sync_folder` False: the caller fsyncs `path.parent` itself once after a batch of writes
+    (new folders are still synced here)."""
     folder = path.parent
     created = _make_folders(folder)
     mode = _mode_for(path)
@@ -34,7 +36,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_folder(folder)
+    if sync_folder:
+        fsync_folder(folder)
     for made in created:  # each new folder's entry lives in its parent
         fsync_folder(made.parent)
 

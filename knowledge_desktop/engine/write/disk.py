@@ -117,11 +117,16 @@ class Disk:
             return "new"
         return "old" if now == f.old_sha256 else "other"
 
-    def replace(self, f: JournalFile) -> bool:
-        """Write the new bytes if the file still holds the old ones; False (nothing written) if not."""
+    def replace(self, f: JournalFile, folders: set[Path] | None = None) -> bool:
+        """Write the new bytes if the file still holds the old ones; False (nothing written) if not.
+        `folders`: collect the folder to fsync once after the batch instead of after each file (a
+        rename lost to a power cut leaves the old bytes, which recovery replaces again)."""
         if self.sha(f.path) != f.old_sha256:
             return False
-        write_atomic(self.root / f.path, f.new_data)
+        target = self.root / f.path
+        write_atomic(target, f.new_data, sync_folder=folders is None)
+        if folders is not None:
+            folders.add(target.parent)
         return True
 
     def restore(self, f: JournalFile) -> bool:

@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import KnownError, QueryError
+from knowledge_desktop.engine.fs.atomic import fsync_folder
 from knowledge_desktop.engine.fs.lock import LockBusy, exclusive
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
@@ -268,6 +269,7 @@ class Publisher:
         entry = journal.entry(self.store.reader(), seq)
         assert entry is not None
         files = journal.files(self.store.reader(), seq)
+        folders: set[Path] = set()  # fsynced once each after the replacements
         try:
             for f in files:
                 if recovering:
@@ -276,9 +278,11 @@ class Publisher:
                 if state == "other":
                     return self._roll_back(entry, files, conflict=f)
                 if state == "old":
-                    if not self.disk.replace(f):
+                    if not self.disk.replace(f, folders):
                         return self._roll_back(entry, files, conflict=f)
                     _step(f"replaced:{f.idx}")
+            for folder in sorted(folders):
+                fsync_folder(folder)
         except OSError as exc:
             return self._roll_back(entry, files, failure=exc)
         try:

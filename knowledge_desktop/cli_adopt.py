@@ -1,0 +1,106 @@
+"""`knowledge adopt | undo`: plain notes become page records in place, and back (issue 14, §4;
+contract: docs/writing.md, "Adopting notes").
+
+    knowledge adopt VAULT [--partition P] [--type FOLDER=TYPE]... [--dry-run] [--expect DRY.json]
+                    [--request-id R] [--actor A] --json
+    knowledge undo VAULT JOURNAL_ID [--request-id R] [--actor A] --json
+
+Exit codes are the write commands': 0 published (or the same receipt again;
+a dry run), 4 rejected (`{"error": …}` on stdout with --json), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from knowledge_desktop.cli_lifecycle import Command, WriteHelpers
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write import adoption
+from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.requests import make_request
+
+
+def _type_pair(text: str) -> tuple[str, str]:
+    folder, sep, name = text.partition("=")
+    if not (sep and folder.strip("/") and name):
+        raise argparse.ArgumentTypeError(f"--type is FOLDER=TYPE, not {text!r}")
+    return folder.strip("/"), name
+
+
+def register(command: Command, helpers: WriteHelpers) -> None:
+    def cmd_adopt(vault: Vault, args: argparse.Namespace) -> int:
+        type_map = dict(args.types or []) or None
+        if args.dry_run:
+            request = make_request("adopt", {}, actor=args.actor)
+            ctx = WriteContext(
+                vault.root,
+                vault.store,
+                vault.reconciler,
+                vault.reconcile,
+                request,
+                vault.vault_id,
+                utc_now_text(),
+            )
+            result = adoption.dry_run(ctx, args.partition, type_map=type_map)
+            _print(args, result, _dry_human)
+            return 0
+        expect = None
+        if args.expect is not None:
+            try:
+                dry = json.loads(helpers.read(args.expect))
+            except json.JSONDecodeError as exc:
+                raise QueryError(f"{args.expect} is not JSON: {exc}") from None
+            expect = adoption.expected_from(dry if isinstance(dry, dict) else {})
+        result = adoption.adopt(
+            vault.write, args.partition, type_map=type_map, expect=expect, **helpers.request_options(args)
+        )
+        return helpers.receipt(args, result)
+
+    def cmd_undo(vault: Vault, args: argparse.Namespace) -> int:
+        return helpers.receipt(
+            args, adoption.undo(vault.write, args.journal_id, **helpers.request_options(args))
+        )
+
+    p = command("adopt", "Turn the plain Markdown notes of a partition into page records.", cmd_adopt)
+    p.add_argument("--partition", help="the partition folder (default: the only one)")
+    p.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        type=_type_pair,
+        metavar="FOLDER=TYPE",
+        help="the page type of notes under FOLDER (default: the ontology's directories, else note)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="list what would change; write nothing")
+    p.add_argument(
+        "--expect",
+        metavar="DRY.json|-",
+        help="a dry run's JSON: refuse if any of its files changed since, and write its ids",
+    )
+    helpers.write_options(p)
+    p = command("undo", "Undo an adopt run: put its files back as they were.", cmd_undo)
+    p.add_argument("journal_id", metavar="JOURNAL_ID", type=int)
+    helpers.write_options(p)
+
+
+def _dry_human(result: dict[str, Any]) -> str:
+    lines = [f"would adopt {len(result['files'])} note(s) in {result['partition']}:"]
+    for f in result["files"]:
+        added = f" (+aliases {', '.join(f['aliasesAdded'])})" if f["aliasesAdded"] else ""
+        lines.append(f"  {f['path']}  {f['id']}  {f['title']!r} [{f['type']}]{added}")
+    if result["skipped"]:
+        lines.append(f"skipped {len(result['skipped'])}:")
+        lines += [f"  {s['path']}: {s['reason']}" for s in result["skipped"]]
+    return "\n".join(lines)
+
+
+def _print(args: argparse.Namespace, payload: dict[str, Any], human: Any) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(human(payload) + "\n")

@@ -1,0 +1,398 @@
+"""Adopting plain notes: a folder of Obsidian, Foam or zk Markdown becomes page records in place.
+
+Beyond the spec (issue 14, §4; contract: docs/writing.md, "Adopting notes").
+Every `.md` file of a partition that is not yet a record — no frontmatter, or
+frontmatter without `format: knowledge-record-v1` — gets the envelope a page
+needs, spliced into its frontmatter (`records/roundtrip.py`) so that every
+other key keeps its bytes; the body is never touched. The title is the
+frontmatter's `title`, else the first `# heading`, else the file name; the
+aliases and tags are the note's own (`aliases`/`alias`, `tags`/`tag`, inline
+`#tags`); the type comes from the folder (`type_map`, else the ontology's
+directories), else `note`.
+
+Links keep their targets: every wikilink of the partition is resolved as
+Obsidian would (`write/notes.py`), and a note that a link reaches by a name
+our resolver would not find (its file name, a partial path) gets that name
+as an alias. A heading title that another note's link name or alias already
+claims would make such links ambiguous, so that note keeps its file name as
+title. A note that cannot be adopted (unreadable, binary, not UTF-8, too
+large, bad YAML, a key the envelope owns, or one the read side would judge
+invalid) is listed in `skipped` with the reason and left alone.
+
+One plan writes every adopted file (one journal entry, one receipt); each
+write is fenced by the sha256 read here. `expect` (a dry run's output) adds a
+fence across time: a file changed since the dry run refuses the whole run,
+and the dry run's ids are the ones written. `plan_undo` puts an adopt run's
+files back from the journal, fenced by the bytes the run wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.records import frontmatter, yaml12
+from knowledge_desktop.engine.records.emit import Style, emit_entry
+from knowledge_desktop.engine.records.models import FORMAT
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES, sha256_hex
+from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
+from knowledge_desktop.engine.write import journal, notes
+from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.operations.common import ASSIGNED, LIFECYCLE_METADATA, anchors
+from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
+
+OPERATION = "adopt"
+RESERVED = ("format", "kind", "scope", *ASSIGNED, *LIFECYCLE_METADATA)
+"""Keys the envelope owns: a note that already uses one for something else is left alone."""
+ORDER = ("format", "id", "revision", "kind", "title", "scope", "lifecycle", "recorded_at", "updated_at")
+
+
+@dataclass(slots=True)
+class Note:
+    path: str
+    rel: str
+    data: bytes
+    text: str
+    fm: dict[str, Any] | None
+    """None: no frontmatter at all."""
+    body: str
+    links: list[notes.WikiLink]
+    is_record: bool = False
+    aliases: list[str] = field(default_factory=list)
+
+
+def _skip(path: str, code: str, reason: str) -> dict[str, str]:
+    return {"path": path, "code": code, "reason": reason}
+
+
+def survey(root: str, scope: str) -> tuple[list[Note], list[dict[str, str]]]:
+    """Every `.md` file of the partition, read (hidden folders left out), and those that
+    cannot be read as a note, with the reason."""
+    found: list[Note] = []
+    skipped: list[dict[str, str]] = []
+    base = os.path.join(root, scope)
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or not name.lower().endswith(".md"):
+                continue
+            full = os.path.join(folder, name)
+            rel = os.path.relpath(full, base).replace(os.sep, "/")
+            path = f"{scope}/{rel}"
+            if os.path.islink(full):
+                skipped.append(_skip(path, "symlink", "a symbolic link; adopt the file it points to"))
+                continue
+            try:
+                with open(full, "rb") as fh:
+                    data = fh.read(MAX_FILE_BYTES + 1)
+            except OSError as exc:
+                skipped.append(_skip(path, "unreadable", f"cannot be read: {exc.strerror or exc}"))
+                continue
+            note = _read(path, rel, data, skipped)
+            if note is not None:
+                found.append(note)
+    return found, skipped
+
+
+def _read(path: str, rel: str, data: bytes, skipped: list[dict[str, str]]) -> Note | None:
+    if len(data) > MAX_FILE_BYTES:
+        skipped.append(_skip(path, "file-too-large", f"larger than {MAX_FILE_BYTES // 2**20} MiB"))
+        return None
+    if b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        skipped.append(_skip(path, "file-binary", "binary data (or UTF-16), not UTF-8 text"))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        skipped.append(_skip(path, "file-not-utf8", f"not UTF-8 text (byte offset {exc.start})"))
+        return None
+    bare = text.removeprefix("\ufeff")
+    if "\r" in bare.replace("\r\n", ""):
+        skipped.append(_skip(path, "line-ends-cr", "lone carriage-return line ends; save with LF or CRLF"))
+        return None
+    try:
+        split = frontmatter.split(bare)
+    except frontmatter.FrontmatterError as exc:
+        skipped.append(_skip(path, "invalid-frontmatter", f"line {exc.line}: {exc.message}"))
+        return None
+    if split is None:
+        return Note(path, rel, data, text, None, bare, notes.wikilinks(bare))
+    try:
+        loaded = yaml12.load(split.yaml_text, split.yaml_first_line).data
+    except yaml12.YamlError as exc:
+        line = (exc.line or 0) + split.yaml_first_line
+        skipped.append(_skip(path, "invalid-yaml", f"line {line}: {exc.message}"))
+        return None
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        skipped.append(_skip(path, "frontmatter-not-mapping", "the frontmatter is not a mapping of keys"))
+        return None
+    note = Note(path, rel, data, text, loaded, split.body, notes.wikilinks(split.body))
+    note.is_record = loaded.get("format") == FORMAT
+    if not note.is_record:
+        aliases = notes.string_list(loaded.get("aliases"))
+        alias = notes.string_list(loaded.get("alias"))
+        note.aliases = [*(aliases or []), *(alias or [])]
+    return note
+
+
+def plan_adopt(
+    ctx: WriteContext,
+    scope: str | None = None,
+    *,
+    type_map: dict[str, str] | None = None,
+    expect: dict[str, dict[str, Any]] | None = None,
+) -> Plan:
+    """The plan that adopts every plain note of the partition (see the module docstring).
+    `expect`: path -> {"sha256", "id"} from a dry run."""
+    scope = _partition(ctx, scope)
+    ontology = ctx.ontology(scope, fence=False)
+    found, skipped = survey(str(ctx.root), scope)
+    index = notes.ObsidianIndex()
+    for note in found:
+        index.add(note.rel, note.aliases)
+    candidates = [n for n in found if not n.is_record]
+    if expect is not None:
+        _check_expected(ctx, scope, candidates, expect)
+        listed = [n for n in candidates if n.path in expect]
+        for n in candidates:
+            if n.path not in expect:
+                skipped.append(_skip(n.path, "not-in-dry-run", "appeared after the dry run; run it again"))
+        candidates = listed
+    needed: dict[str, list[str]] = {}
+    claimed: dict[str, set[str]] = {}
+    by_name: dict[str, set[str]] = {}
+    """Link names that reach a note only by name (not by path), and the notes they reach:
+    one reaching two notes (Obsidian picked by the linking note's folder) cannot be an alias."""
+    for note in found:
+        for link in note.links:
+            target = index.resolve(link.target, note.rel)
+            if target is not None:
+                needed.setdefault(target, []).append(link.target)
+                claimed.setdefault(normalise_name(link.target), set()).add(target)
+                if not _path_reaches(link.target, target):
+                    by_name.setdefault(normalise_name(link.target), set()).add(target)
+    for note in found:
+        claimed.setdefault(normalise_name(posixpath.basename(note.rel)[:-3]), set()).add(note.rel)
+        for alias in note.aliases:
+            claimed.setdefault(normalise_name(alias), set()).add(note.rel)
+    ambiguous = sorted(name for name, targets in by_name.items() if len(targets) > 1)
+    unreachable = set(ambiguous)
+    graph = ctx.reconciler.graph()
+    writes: list[FileWrite] = []
+    adopted: list[dict[str, Any]] = []
+    types = {d.name for d in ontology.page_types()}
+    for note in candidates:
+        fm = note.fm or {}
+        reserved = [k for k in RESERVED if k in fm]
+        if reserved:
+            skipped.append(
+                _skip(
+                    note.path,
+                    "reserved-key",
+                    f"its frontmatter uses {', '.join(reserved)}, which a record's envelope owns;"
+                    " rename the key first",
+                ),
+            )
+            continue
+        title, title_from = _title(note, scope, claimed, graph)
+        if title is None:
+            skipped.append(_skip(note.path, "title-invalid", "its frontmatter title is not text"))
+            continue
+        own_aliases = notes.string_list(fm.get("aliases"))
+        own_tags = [notes.string_list(fm.get(k)) for k in ("tags", "tag")]
+        if own_aliases is None or any(t is None for t in own_tags):
+            skipped.append(_skip(note.path, "list-invalid", "its aliases or tags are not text"))
+            continue
+        link_names = [
+            name
+            for name in notes.unique(needed.get(note.rel, []))
+            if normalise_name(name) != normalise_name(title)
+            and not _path_reaches(name, note.rel)
+            and normalise_name(name) not in unreachable
+        ]
+        aliases = notes.unique([*note.aliases, *link_names])
+        aliases = [a for a in aliases if normalise_name(a) != normalise_name(title)]
+        tags = notes.unique(
+            [*notes.split_tags([t for group in own_tags for t in group or []]), *notes.inline_tags(note.body)]
+        )
+        page_type = (
+            fm.get("type") if isinstance(fm.get("type"), str) else _type_of(note.rel, type_map, ontology)
+        )
+        if page_type is not None and page_type not in types:
+            page_type = "note" if "note" in types else None
+        shown = expect.get(note.path, {}) if expect is not None else {}
+        record_id = str(shown.get("id") or ctx.new_id("page"))
+        changes: dict[str, Any] = {
+            "format": FORMAT,
+            "id": record_id,
+            "revision": 1,
+            "kind": "page",
+            "title": title,
+            "scope": scope,
+            "lifecycle": "active",
+            "recorded_at": ctx.now,
+            "updated_at": ctx.now,
+        }
+        if "type" not in fm and page_type is not None:
+            changes["type"] = page_type
+        for key, values, own in (("aliases", aliases, own_aliases), ("tags", tags, fm.get("tags"))):
+            if values and values != own:
+                changes[key] = values
+            elif not values and key in fm:
+                changes[key] = DELETE  # an empty value is invalid in a record
+        if "title" in fm:
+            del changes["title"]
+        try:
+            data = _with_frontmatter(note, changes)
+            ctx.validate(note.path, scope, _head(data, len(note.body.encode("utf-8"))))
+        except (ValueError, WriteRejected) as exc:
+            skipped.append(_skip(note.path, "invalid-record", str(exc)))
+            continue
+        writes.append(FileWrite(note.path, data, sha256_hex(note.data), record_id, 1))
+        adopted.append(
+            {
+                "path": note.path,
+                "sha256": sha256_hex(note.data),
+                "id": record_id,
+                "title": title,
+                "titleFrom": title_from,
+                "type": page_type if "type" not in fm else fm.get("type"),
+                "aliasesAdded": [a for a in aliases if a not in note.aliases],
+                "tags": tags,
+            }
+        )
+    extra = {"partition": scope, "adopted": adopted, "skipped": skipped, "ambiguousNames": ambiguous}
+    return Plan(OPERATION, None, None, writes, extra=extra)
+
+
+def _partition(ctx: WriteContext, scope: str | None) -> str:
+    scopes = ctx.scopes()
+    if scope is None:
+        if len(scopes) == 1:
+            return scopes[0]
+        raise WriteRejected(
+            "scope-required",
+            "this vault has several partitions; name one with --partition",
+            {"scopes": scopes},
+        )
+    if scope not in scopes:
+        raise WriteRejected("unknown-scope", f"no partition named {scope!r}", {"scopes": scopes})
+    return scope
+
+
+def _check_expected(
+    ctx: WriteContext, scope: str, candidates: list[Note], expect: dict[str, dict[str, Any]]
+) -> None:
+    now = {n.path: sha256_hex(n.data) for n in candidates}
+    changed = [
+        {"path": path, "expected": shown.get("sha256"), "hash": now.get(path)}
+        for path, shown in sorted(expect.items())
+        if now.get(path) != shown.get("sha256")
+    ]
+    if changed:
+        raise WriteRejected(
+            "changed-since-dry-run",
+            f"{len(changed)} file(s) changed since the dry run (first: {changed[0]['path']});"
+            " run the dry run again",
+            {"files": changed},
+        )
+
+
+def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> tuple[str | None, str]:
+    fm = note.fm or {}
+    if "title" in fm:
+        value = fm["title"]
+        return (value, "frontmatter") if isinstance(value, str) and value.strip() else (None, "")
+
+    def free(name: str) -> bool:
+        key = normalise_name(name)
+        return not (claimed.get(key, set()) - {note.rel}) and not graph.names.get(scope, key)
+
+    heading = notes.first_heading(note.body)
+    if heading is not None and free(heading):
+        return heading, "heading"
+    stem = posixpath.basename(note.rel)[:-3]
+    if free(stem) or "/" not in note.rel:
+        return stem, "file name"
+    return note.rel[:-3], "path"  # the file name is another note's (Obsidian: by path)
+
+
+def _path_reaches(target: str, rel: str) -> bool:
+    """Whether our resolver finds `rel` by the link's path alone (partition-relative)."""
+    candidate = posixpath.normpath(target.strip().lstrip("/"))
+    return candidate + ".md" == rel
+
+
+def _type_of(rel: str, type_map: dict[str, str] | None, ontology: Any) -> str | None:
+    folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+    for prefix, name in sorted((type_map or {}).items(), key=lambda kv: -len(kv[0])):
+        if folder.startswith(prefix.strip("/") + "/"):
+            return name
+    classified = ontology.classify(rel)
+    return str(classified) if classified else "note"
+
+
+def _with_frontmatter(note: Note, changes: dict[str, Any]) -> bytes:
+    order = [k for k in ORDER if k in changes] + [k for k in changes if k not in ORDER]
+    if note.fm is None:
+        bom = "\ufeff" if note.text.startswith("\ufeff") else ""
+        newline = "\r\n" if "\r\n" in note.text else "\n"
+        lines = [line for key in order for line in emit_entry(key, changes[key], Style())]
+        head = "---" + newline + "".join(line + newline for line in lines) + "---" + newline
+        return (bom + head + note.text[len(bom) :]).encode("utf-8")
+    text = update_frontmatter(note.text, {k: changes[k] for k in order}, after=anchors(order, set(note.fm)))
+    return text.encode("utf-8")
+
+
+def _head(data: bytes, body_bytes: int) -> bytes:
+    """The file without its body: what makes a page valid or not is all in its frontmatter
+    (the body only adds link warnings), and parsing 10,000 bodies for links twice — here and in
+    the reconcile after the write — was a third of an adopt run."""
+    return data[: len(data) - body_bytes] if body_bytes else data
+
+
+def plan_undo(ctx: WriteContext, journal_id: int) -> Plan:
+    """Put back the files an adopt run wrote, as they were before it, if none changed since."""
+    conn = ctx.store.reader()
+    entry = journal.entry(conn, journal_id)
+    if entry is None:
+        raise WriteRejected("not-found", f"no journal entry {journal_id}", {})
+    if entry.operation != OPERATION:
+        raise WriteRejected(
+            "not-undoable", f"journal entry {journal_id} is a {entry.operation}, not an adopt run", {}
+        )
+    if entry.state != journal.PUBLISHED:
+        raise WriteRejected("not-published", f"journal entry {journal_id} is {entry.state}", {})
+    undone = conn.execute(
+        "SELECT seq FROM journal WHERE operation='undo' AND state=?"
+        " AND json_extract(plan, '$.extra.undoneJournalId')=?",
+        (journal.PUBLISHED, journal_id),
+    ).fetchone()
+    if undone is not None:
+        raise WriteRejected(
+            "already-undone",
+            f"adopt run {journal_id} was undone by entry {undone[0]}",
+            {"journalId": undone[0]},
+        )
+    files = journal.files(conn, journal_id)
+    changed = []
+    writes = []
+    for f in files:
+        now = ctx.sha_on_disk(f.path)
+        if now != f.new_sha256:
+            changed.append({"path": f.path, "expected": f.new_sha256, "hash": now})
+        elif f.old_data is not None:
+            writes.append(FileWrite(f.path, f.old_data, f.new_sha256, f.record_id or "", 0))
+    if changed:
+        raise WriteRejected(
+            "fence-hash",
+            f"{len(changed)} file(s) changed since the adopt run (first: {changed[0]['path']});"
+            " undo never overwrites an edit",
+            {"files": changed},
+        )
+    return Plan("undo", None, None, writes, extra={"undoneJournalId": journal_id})
