@@ -23,6 +23,7 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import lifecycle
+from knowledge_desktop.ui.adopt_action import AdoptAction
 from knowledge_desktop.ui.panes.activity import ActivityPane
 from knowledge_desktop.ui.panes.diagnostics import DUPLICATES
 from knowledge_desktop.ui.publish_dialog import PublishDialog
@@ -89,6 +90,8 @@ class WriteActions:
         toggle = dock.toggleViewAction()
         toggle.setText("Activity pane")
         view_menu.addAction(toggle)
+
+        self.adopt = AdoptAction(window, lambda _receipt: self.activity.refresh())  # File › Adopt Notes…
 
         self.merge_candidate = QAction("Merge…", window.diagnostics.table)
         self.merge_candidate.setStatusTip("Merge the possible duplicates this row names")

@@ -25,7 +25,21 @@ def dry_run(
     ctx: WriteContext, partition: str | None = None, *, type_map: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """What `adopt` would do, writing nothing."""
-    plan = plan_adopt(ctx, partition, type_map=type_map)
+    return _dry(plan_adopt(ctx, partition, type_map=type_map))
+
+
+def previewed(
+    preview: Callable[[Request, Planner], Plan],
+    partition: str | None = None,
+    *,
+    type_map: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """`dry_run` through a vault's `preview` (the window: its lock, its context)."""
+    request = make_request("adopt", {})
+    return _dry(preview(request, lambda ctx: plan_adopt(ctx, partition, type_map=type_map)))
+
+
+def _dry(plan: Plan) -> dict[str, Any]:
     extra = plan.extra
     return {
         "dryRun": True,

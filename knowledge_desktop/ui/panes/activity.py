@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write import adoption
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.ui.tasks import Runner
 
@@ -87,11 +88,14 @@ class ActivityPane(QWidget):
         self.reviewed_button = QPushButton("Mark Reviewed")
         self.reviewed_button.setToolTip("The conflict was looked at (resume --reviewed); its warning ends")
         self.reviewed_button.clicked.connect(lambda: self.resume(reviewed=True))
+        self.undo_button = QPushButton("Undo Adopt")
+        self.undo_button.setToolTip("Put the files of this adopt run back as they were (knowledge undo)")
+        self.undo_button.clicked.connect(self.undo_adopt)
         self.status = QLabel("")
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.status, 1)
-        for button in (self.review_button, self.resume_button, self.reviewed_button):
+        for button in (self.review_button, self.resume_button, self.reviewed_button, self.undo_button):
             bar.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -142,6 +146,8 @@ class ActivityPane(QWidget):
         self.review_button.setEnabled(conflict)
         self.reviewed_button.setEnabled(entry is not None and needs_review(entry))
         self.resume_button.setEnabled(entry is not None and (entry["state"] == "pending" or conflict))
+        adopted = entry is not None and entry["operation"] == "adopt" and entry["state"] == "published"
+        self.undo_button.setEnabled(adopted)
 
     def review(self) -> None:
         entry = self.selected()
@@ -161,6 +167,22 @@ class ActivityPane(QWidget):
             except WriteRejected as rejected:
                 return f"{rejected.code}: {rejected.message}"
             return f"{receipt.get('operation')} {receipt.get('targetId')}: published"
+
+        self.runner.submit(work, self._resumed)
+
+    def undo_adopt(self) -> None:
+        """Undo the adopt run selected, on a worker; its result reaches the panes as a ChangeSet."""
+        entry, vault = self.selected(), self.vault
+        if entry is None or vault is None or entry.get("operation") != "adopt":
+            return
+        journal_id = int(entry["journalId"])
+
+        def work() -> str:
+            try:
+                receipt = adoption.undo(vault.write, journal_id)
+            except WriteRejected as rejected:
+                return f"{rejected.code}: {rejected.message}"
+            return f"adopt run {journal_id} undone: {len(receipt.get('items') or [])} file(s) put back"
 
         self.runner.submit(work, self._resumed)
 

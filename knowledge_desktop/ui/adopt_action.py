@@ -1,0 +1,225 @@
+"""File › Adopt Notes…: the window's `knowledge adopt` (docs/writing.md, "Adopting notes").
+
+The action opens `AdoptDialog`, which runs the dry run on a worker (through
+`Vault.preview`, so nothing is written) and lists what would change: each
+note's new title, type and the aliases it gains, the files skipped and why,
+the names that reach two notes. Adopt publishes the run on a worker, fenced
+by the dry run's hashes (the CLI's `--expect`): a file changed since refuses
+the whole run and the dialog says which, nothing written. The files' new
+frontmatter reaches the panes as the publish's ChangeSet (`Vault.on_publish`,
+relayed by the window), like every other write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write import adoption
+from knowledge_desktop.engine.write.plan import WriteRejected
+from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.write_ops import describe_receipt
+
+if TYPE_CHECKING:
+    from knowledge_desktop.ui.main_window import MainWindow
+
+DryRun = tuple[list[str], "dict[str, Any] | WriteRejected"]
+
+
+def dry_run(vault: Vault, partition: str | None) -> DryRun:
+    """Runs on a worker: the vault's partitions and what adopting `partition` (default: the
+    first) would do, or why it cannot."""
+    scopes = sorted(vault.reconciler.ontologies())
+    try:
+        return scopes, adoption.previewed(vault.preview, partition or (scopes[0] if scopes else None))
+    except WriteRejected as rejected:
+        return scopes, rejected
+
+
+def adopt(vault: Vault, dry: dict[str, Any]) -> dict[str, Any] | WriteRejected:
+    """Runs on a worker: the dry run published, refused if any of its files changed since."""
+    try:
+        return adoption.adopt(vault.write, dry["partition"], expect=adoption.expected_from(dry))
+    except WriteRejected as rejected:
+        return rejected
+
+
+def refusal_text(rejected: WriteRejected) -> str:
+    """A refusal in words, with the files that changed since the dry run."""
+    files = rejected.current.get("files") if isinstance(rejected.current, dict) else None
+    changed = [f"  {f.get('path')}" for f in files or [] if isinstance(f, dict)]
+    lines = [f"Nothing was written ({rejected.code}): {rejected.message}", *changed]
+    if rejected.code == "changed-since-dry-run":
+        lines.append("Dry Run Again shows the notes as they are now.")
+    return "\n".join(lines)
+
+
+class AdoptDialog(QDialog):
+    """What adopting a partition's notes would change, and the Adopt button."""
+
+    planned = Signal()
+    """The dry run (or its refusal) is shown."""
+    finished_adopt = Signal(object)
+    """The receipt, or the WriteRejected that refused the run."""
+
+    def __init__(self, vault: Vault, runner: Runner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.vault, self.runner = vault, runner
+        self.dry: dict[str, Any] | None = None
+        self.busy = False
+        self.setWindowTitle("Adopt Notes")
+        self.resize(820, 560)
+        self.partition = QComboBox()
+        self.partition.currentTextChanged.connect(lambda _text: self.run_dry())
+        self.heading = QLabel("Looking at the notes…")
+        self.heading.setWordWrap(True)
+        self.files = QTreeWidget()
+        self.files.setHeaderLabels(["File", "Title", "Type", "Aliases added"])
+        self.files.setRootIsDecorated(False)
+        self.files.setColumnWidth(0, 260)
+        self.files.setColumnWidth(1, 220)
+        self.notes = QPlainTextEdit()
+        self.notes.setReadOnly(True)
+        self.notes.setMaximumHeight(140)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.buttons = QDialogButtonBox()
+        self.adopt_button = QPushButton("Adopt")
+        self.adopt_button.setEnabled(False)
+        self.adopt_button.clicked.connect(self.adopt)
+        self.again_button = QPushButton("Dry Run Again")
+        self.again_button.clicked.connect(self.run_dry)
+        self.buttons.addButton(self.adopt_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.addButton(self.again_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        form.addRow("Partition:", self.partition)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.files, 1)
+        layout.addWidget(self.notes)
+        layout.addWidget(self.message)
+        layout.addWidget(self.buttons)
+
+    def run_dry(self) -> None:
+        """The dry run of the partition chosen, on a worker."""
+        vault, chosen = self.vault, self.partition.currentText() or None
+        self._busy(True)
+        self.dry = None
+        self.message.setText("")
+        self.runner.submit(lambda: dry_run(vault, chosen), self._show, key="adopt-dry-run")
+
+    def _show(self, answer: DryRun) -> None:
+        scopes, result = answer
+        self._busy(False)
+        if [self.partition.itemText(i) for i in range(self.partition.count())] != scopes:
+            self.partition.blockSignals(True)
+            self.partition.clear()
+            self.partition.addItems(scopes)
+            self.partition.blockSignals(False)
+        self.partition.setEnabled(len(scopes) > 1)
+        self.files.clear()
+        self.notes.clear()
+        if isinstance(result, WriteRejected):
+            self.heading.setText("These notes cannot be adopted.")
+            self.message.setText(refusal_text(result))
+        else:
+            self.dry = result
+            self.partition.setCurrentText(result["partition"])
+            self._list(result)
+        self.adopt_button.setEnabled(self.dry is not None and bool(self.dry["files"]))
+        self.planned.emit()
+
+    def _list(self, dry: dict[str, Any]) -> None:
+        files, skipped, ambiguous = dry["files"], dry["skipped"], dry["ambiguousNames"]
+        self.heading.setText(
+            f"{len(files)} note(s) in {dry['partition']} would become page records "
+            f"(frontmatter added, bodies untouched); {len(skipped)} skipped."
+        )
+        for f in files:
+            row = [f["path"], f["title"], f["type"] or "", ", ".join(f["aliasesAdded"])]
+            item = QTreeWidgetItem(row)
+            item.setToolTip(1, f"title from the {f['titleFrom']}; id {f['id']}")
+            self.files.addTopLevelItem(item)
+        lines = [f"Skipped {s['path']}: {s['reason']}" for s in skipped]
+        if ambiguous:
+            lines.append(f"Names that reach two notes (no alias made): {', '.join(map(str, ambiguous))}")
+        self.notes.setPlainText("\n".join(lines) or "Nothing skipped.")
+
+    def adopt(self) -> None:
+        """Publish the dry run shown, fenced by its hashes, on a worker."""
+        dry, vault = self.dry, self.vault
+        if dry is None or self.busy:
+            return
+        self._busy(True)
+        self.runner.submit(lambda: adopt(vault, dry), self._adopted)
+
+    def _adopted(self, result: dict[str, Any] | WriteRejected) -> None:
+        self._busy(False)
+        if isinstance(result, WriteRejected):
+            self.message.setText(refusal_text(result))
+            self.adopt_button.setEnabled(False)
+        else:
+            self.accept()
+        self.finished_adopt.emit(result)
+
+    def _busy(self, busy: bool) -> None:
+        self.busy = busy
+        for widget in (self.adopt_button, self.again_button, self.partition):
+            widget.setEnabled(not busy)
+
+
+class AdoptAction:
+    """File › Adopt Notes…, enabled for a writable vault."""
+
+    def __init__(self, window: MainWindow, on_published: Callable[[dict[str, Any]], None]) -> None:
+        self.window = window
+        self.on_published = on_published
+        self.dialog: AdoptDialog | None = None
+        """The dialog open now (tests drive it)."""
+        self.action = QAction("Adopt &Notes…", window)
+        self.action.setStatusTip("Turn the plain Markdown notes of a partition into page records")
+        self.action.triggered.connect(self.start)
+        file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+        assert isinstance(file_menu, QMenu)
+        file_menu.insertAction(window.commands.export, self.action)
+        window.loaded.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        vault = self.window.vault
+        self.action.setEnabled(vault is not None and not vault.read_only)
+
+    def start(self) -> None:
+        vault = self.window.vault
+        if vault is None or vault.read_only:
+            return
+        self.dialog = AdoptDialog(vault, self.window.runner, self.window)
+        self.dialog.finished_adopt.connect(self._published)
+        self.dialog.open()
+        self.dialog.run_dry()
+
+    def _published(self, result: object) -> None:
+        if isinstance(result, dict):
+            self.window.statusBar().showMessage(describe_receipt(result), 8000)
+            self.on_published(result)
