@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop import cli_adopt, cli_lifecycle
+from knowledge_desktop import cli_adopt, cli_history, cli_lifecycle
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -520,6 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     helpers = cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from)
     cli_lifecycle.register(command, helpers)
     cli_adopt.register(command, helpers)
+    cli_history.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

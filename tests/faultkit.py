@@ -626,8 +626,8 @@ DURABLE_SEED: dict[str, list[dict[str, Any]]] = {
         {
             "seq": 1,
             "journal_seq": 1,
-            "state": "pending",
-            "commit_id": None,
+            "state": "committed",  # a finished checkpoint: nothing for an open to retry
+            "commit_id": "ef" * 20,
             "created_at": "2026-10-01T09:00:00.000Z",
         }
     ],

@@ -143,6 +143,7 @@ class Vault:
         # A write interrupted by a crash is carried out (or rolled back) before anything
         # reads the vault, so no read sees half of a multi-file write (docs/writing.md).
         vault.recovered = vault.publisher.recover()
+        vault.publisher.retry_checkpoints()
         return vault
 
     def close(self) -> None:

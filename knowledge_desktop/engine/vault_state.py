@@ -44,6 +44,7 @@ STATE_DB = "state.sqlite"
 VAULT_FORMAT = "knowledge-vault-v1"
 APP_DIR = "knowledge-desktop"
 KNOWN_VAULTS = "vaults.json"
+GITIGNORE = ".gitignore"
 
 
 @dataclass
@@ -74,6 +75,7 @@ def open_state(root: Path) -> OpenedState:
         own.mkdir(exist_ok=True)
         if not os.access(own, os.W_OK):
             raise PermissionError(own)
+        _ignore_all(own)
     except OSError:
         state_dir, read_only, lost = cache_state_dir(root), not outside, None
     manifest_id = _manifest_id(state_dir / MANIFEST)
@@ -106,6 +108,14 @@ def open_state(root: Path) -> OpenedState:
     if not read_only and (remembered or {}).get("vaultId") != vault_id:
         _remember(root, vault_id)
     return OpenedState(state_dir, store, read_only, vault_id, outside)
+
+
+def _ignore_all(state_dir: Path) -> None:
+    """`.knowledge/.gitignore` of `*`: a user's own Git never sees the app's state (issue 15)."""
+    ignore = state_dir / GITIGNORE
+    if not ignore.exists():
+        with contextlib.suppress(OSError):  # the vault opens without it
+            write_atomic(ignore, b"*\n")
 
 
 def _open_checked(db_path: Path) -> tuple[Store, dict[str, Any] | None]:

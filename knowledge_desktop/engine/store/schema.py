@@ -389,6 +389,8 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "ALTER TABLE provenance ADD COLUMN sha256 TEXT",
     ),
+    # 2 (history, issue 15): why a queued checkpoint is still pending.
+    ("ALTER TABLE git_outbox ADD COLUMN reason TEXT",),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:

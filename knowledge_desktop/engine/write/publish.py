@@ -43,7 +43,7 @@ from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store, Tx
-from knowledge_desktop.engine.write import journal, receipts
+from knowledge_desktop.engine.write import checkpoints, journal, receipts
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.disk import Disk
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
@@ -307,6 +307,7 @@ class Publisher:
                 for f in files:
                     _provenance(tx, entry, f)
                 journal.finish(tx, seq, journal.PUBLISHED, utc_now_text())
+                checkpoints.queue(tx, seq, utc_now_text())
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
         except sqlite3.Error as exc:
             raise WriteFailed(
@@ -316,7 +317,32 @@ class Publisher:
                 {"journalId": seq, "state": journal.PENDING},
             ) from None
         _step("published")
+        return self._checkpoint(entry, receipt)
+
+    def _checkpoint(self, entry: Entry, receipt: dict[str, Any]) -> dict[str, Any]:
+        """Commit the pending checkpoints, after the publication is durable: whatever fails
+        here leaves the publication as it is and its checkpoint pending, with the reason."""
+        try:
+            checkpoints.flush(self.state_dir, self.store)
+            receipt["git"] = checkpoints.state_of(self.store.reader(), entry.seq)
+            with self.store.write() as tx:
+                receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
+        except (OSError, sqlite3.Error) as exc:
+            receipt["git"] = {
+                "state": checkpoints.PENDING,
+                "reason": f"the checkpoint could not be made: {exc}",
+            }
         return receipt
+
+    def retry_checkpoints(self) -> None:
+        """Commit checkpoints left pending (on open), unless another process is writing."""
+        if self.read_only:
+            return
+        try:
+            with self._locked(0.0):
+                checkpoints.flush(self.state_dir, self.store)
+        except (WriteRejected, OSError, sqlite3.Error):
+            return
 
     def _roll_back(
         self,

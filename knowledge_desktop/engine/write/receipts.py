@@ -17,8 +17,9 @@ from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
 from knowledge_desktop.engine.write.plan import Request
 
-GIT_STATE = "unavailable"
-"""`git.state` until local history lands (a later issue)."""
+GIT_PENDING = {"state": "pending", "reason": "not committed yet"}
+"""`git` of a receipt as stored with its publication; `Publisher` sets it once the
+checkpoint is committed or has failed (`checkpoints.py`)."""
 
 
 def payload_sha256(request: Request) -> str:
@@ -56,7 +57,7 @@ def build(entry: Entry, files: list[JournalFile], indexed: bool) -> dict[str, An
             ],
             "impact": {"items": plan.get("impact", [])},
             "indexed": indexed,
-            "git": {"state": GIT_STATE},
+            "git": dict(GIT_PENDING),
             "journalId": entry.seq,
             "at": plan.get("at", entry.created_at),
         }

@@ -50,7 +50,7 @@ def test_a_withdrawal_receipt_lists_the_changed_record_and_its_transitive_depend
     assert (item["id"], item["revision"], item["path"]) == ("cl_ci", 2, "private/claims/ci.md")
     assert item["hash"] == read_fence(vault, "cl_ci").sha256
     assert [i["id"] for i in receipt["impact"]["items"]] == ["cl_dep", "cl_dep2"]
-    assert receipt["git"] == {"state": "unavailable"}
+    assert receipt["git"]["state"] == "committed"
     assert vault.find("cl_ci")[0]["lifecycle"] == "withdrawn"
     assert not vault.find("cl_dep2")[0]["eligible"]  # reads hide dependents, nothing rewrites them
 

@@ -76,7 +76,7 @@ def test_publish_writes_reconciles_and_returns_the_receipt(vault: Vault, kit: Va
         "journalId", "at",
     }  # fmt: skip
     assert receipt["items"] == [{"id": "pg_a", "revision": 2, "hash": sha(kit.root / A), "path": A}]
-    assert receipt["git"] == {"state": "unavailable"}
+    assert receipt["git"]["state"] == "committed"
     assert receipt["indexed"] is True
     assert (kit.root / A).read_text().endswith("---\nNew.\n")
     view = vault.show("pg_a")

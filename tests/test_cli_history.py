@@ -1,0 +1,74 @@
+"""`knowledge checkpoints` and `knowledge history` (issue 15, §1–2): the checkpoint outbox and
+commits, and a record's checkpointed versions newest first, readable by exact id after a
+withdrawal (spec: corrections-and-merges, withdrawal keeps history readable)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledge_desktop.cli import main
+from tests.vaultkit import VaultKit
+
+HISTORY_KEYS = {"commit", "at", "author", "operation", "source", "revision", "hash", "path"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    code = main(list(argv))
+    out, _err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip().startswith(("{", "[")) else out)
+
+
+def fence(capsys: pytest.CaptureFixture[str], vault: Path, record_id: str) -> str:
+    code, shown = run(capsys, "show", str(vault), record_id, "--json")
+    assert code == 0
+    return f"{shown['id']}:{shown['revision']}:{shown['hash']}"
+
+
+def test_history_and_checkpoints_after_two_writes(capsys: pytest.CaptureFixture[str], kit: VaultKit) -> None:
+    """A corrected then withdrawn record: `history ID` lists both checkpointed versions newest
+    first with their authors; `checkpoints` lists both commits and nothing pending."""
+    kit.claim("private/claims/ci.md", "cl_ci", "PR 42 CI red")
+    kit.claim("private/claims/x.md", "cl_x", "Other")
+    vault = kit.root
+    code, first = run(
+        capsys,
+        "withdraw",
+        str(vault),
+        fence(capsys, vault, "cl_x"),
+        "--reason",
+        "a",
+        "--json",
+        "--actor",
+        "ada",
+    )
+    assert code == 0
+    assert first["git"]["state"] == "committed"
+    code, second = run(
+        capsys,
+        "withdraw",
+        str(vault),
+        fence(capsys, vault, "cl_ci"),
+        "--reason",
+        "b",
+        "--json",
+        "--actor",
+        "grace",
+    )
+    assert code == 0
+    code, rows = run(capsys, "history", str(vault), "cl_ci", "--json")
+    assert code == 0
+    (row,) = rows
+    assert set(row) == HISTORY_KEYS
+    assert (row["commit"], row["author"], row["revision"]) == (second["git"]["commit"], "grace", 2)
+    assert row["hash"] == hashlib.sha256((vault / "private/claims/ci.md").read_bytes()).hexdigest()
+    code, listing = run(capsys, "checkpoints", str(vault), "--json")
+    assert code == 0
+    assert [c["commit"] for c in listing["commits"]] == [second["git"]["commit"], first["git"]["commit"]]
+    assert [c["author"] for c in listing["commits"]] == ["grace", "ada"]
+    assert run(capsys, "checkpoints", str(vault), "--pending", "--json")[1]["outbox"] == []
+    assert run(capsys, "history", str(vault), "cl_ci", "--limit", "0", "--json")[0] == 2
