@@ -12,20 +12,7 @@ from typing import Any
 import pytest
 
 from knowledge_desktop.cli import main
-from tests.vaultkit import VaultKit, frontmatter, frontmatter_of
-
-RECEIPT_KEYS = {
-    "requestId",
-    "operation",
-    "targetId",
-    "reason",
-    "items",
-    "impact",
-    "indexed",
-    "git",
-    "journalId",
-    "at",
-}
+from tests.vaultkit import RECEIPT_KEYS, VaultKit, frontmatter, frontmatter_of
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:

@@ -13,21 +13,9 @@ import pytest
 
 from knowledge_desktop.cli import main
 from knowledge_desktop.engine.write import publish
-from tests.vaultkit import VaultKit
+from tests.vaultkit import RECEIPT_KEYS, VaultKit
 
 NEW_PAGE = "---\nkind: page\ntitle: Ada Lovelace\ntype: person\n---\nAda wrote the first program.\n"
-RECEIPT_KEYS = {
-    "requestId",
-    "operation",
-    "targetId",
-    "reason",
-    "items",
-    "impact",
-    "indexed",
-    "git",
-    "journalId",
-    "at",
-}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object] | None, str]:

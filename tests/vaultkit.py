@@ -75,6 +75,13 @@ def envelope(record_id: str, kind: str, title: str, scope: str = "private", **ex
     return out
 
 
+RECEIPT_KEYS = frozenset(
+    {"requestId", "operation", "targetId", "reason", "items", "impact", "indexed", "git", "journalId", "at"}
+)
+"""The keys every write receipt carries (docs/writing.md, Receipts; `replacementId` only
+where there is one)."""
+
+
 class VaultKit:
     def __init__(self, root: Path) -> None:
         self.root = root
