@@ -45,6 +45,7 @@ from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
+from knowledge_desktop.engine.vault_history import VaultHistory
 from knowledge_desktop.engine.vault_state import (
     STATE_DB,
     STATE_DIR,
@@ -109,6 +110,8 @@ class Vault:
             vault_id,
             read_only,
         )
+        self.history = VaultHistory(root, state_dir, store, self.publisher)
+        """Checkpoints and versions (issue 15): `engine/vault_history.py`."""
         self.on_publish: Callable[[ChangeSet], None] | None = None
         """Called with the ChangeSet of each publish's reconcile, so a host (the window)
         updates its panes from a write as from the watcher (which then finds nothing new)."""
