@@ -35,10 +35,15 @@ _EMPHASIS = re.compile(r"^(?:\*\*|__|\*|_)+|(?:\*\*|__|\*|_)+$")
 
 
 def is_adr(doc: Parsed) -> bool:
-    folders = doc.path.split("/")[:-1]
     if doc.type in ("adr", "decision"):
         return True
-    return bool(ADR_FOLDERS.intersection(folders)) and not _NOT_ADR.match(doc.stem)
+    return in_adr_folder(doc) and not _NOT_ADR.match(doc.stem)
+
+
+def in_adr_folder(doc: Parsed) -> bool:
+    """A README, index or template beside the ADRs: it lists or shapes decisions, it
+    records none (its Decision headings are not decisions either)."""
+    return bool(ADR_FOLDERS.intersection(doc.path.split("/")[:-1]))
 
 
 def adr_decision(doc: Parsed) -> Found | None:
@@ -137,6 +142,8 @@ def section_decisions(doc: Parsed) -> list[Found]:
     """Decisions from `Decision` / `Decisions` / `Decision: …` headings of a non-ADR
     document; a repeated heading text gets an occurrence suffix in its id."""
     out: list[Found] = []
+    if in_adr_folder(doc):
+        return out
     seen: dict[str, int] = {}
     doc_title = doc.title()[0]
     for i, h in enumerate(doc.outline.headings):
