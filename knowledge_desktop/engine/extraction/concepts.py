@@ -32,7 +32,9 @@ _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _BOLD = re.compile(r"^(?:\*\*|__)([^*_\n]+?)(?:(?:\*\*|__)\s*:|:\s*(?:\*\*|__))\s+(\S.*)$")
 _DASH = re.compile(r"^(?:\*\*|__)?([^—–*_\n]{1,100}?)(?:\*\*|__)?\s+[—–]\s+(\S.*)$")
 _DEFINITION = re.compile(r"^\s{0,3}:\s+\S")
-_SENTENCE = re.compile(r"[.!?;]\s|[.!?;:,]$")
+_SENTENCE = re.compile(r"[.!?;,]\s|[.!?;:,]$")
+MAX_DASH_TERM_WORDS = 6
+"""A dash line whose left side is longer than this reads as prose, not a term."""
 
 
 def is_glossary(doc: Parsed) -> bool:
@@ -94,7 +96,10 @@ def _block_terms(doc: Parsed, out: list[Found], block: Block, in_glossary: bool)
             starts.append((n, line.strip()))
         elif in_glossary and (n == block.start or block.kind == "paragraph"):
             text = _MARKER.sub("", line, count=1).strip() if n == block.start else line.strip()
-            m = _BOLD.match(text) or _DASH.match(text)
+            m = _BOLD.match(text)
+            dash = None if m else _DASH.match(text)
+            if dash and len(dash.group(1).split()) <= MAX_DASH_TERM_WORDS:
+                m = dash
             if m and not _SENTENCE.search(m.group(1).strip()):
                 starts.append((n, m.group(1).strip()))
         n += 1
