@@ -33,7 +33,9 @@ FILES: dict[str, str] = {
         "**Claim**: an assertion with evidence.\n\nPartition – a top-level folder.\n\n"
         "```\n**NotATerm**: fenced.\n```\n"
     ),
-    "docs/concepts/record.md": "---\ntype: concept\naliases: [record file, knowledge record]\n---\n# Record\n\nOne file.\n",
+    "docs/concepts/record.md": (
+        "---\ntype: concept\naliases: [record file, knowledge record]\n---\n# Record\n\nOne file.\n"
+    ),
     "docs/meetings/2024-03-04.md": (
         "# Weekly 2024-03-04\n\n## Sync\n\n### Decision\n\nNo cloud sync for 1.0.\n\n"
         "## Search\n\n### Decision\n\nUse SQLite FTS5.\n"
@@ -53,7 +55,10 @@ def build(rk: RepoKit) -> dict[str, str]:
     shas: dict[str, str] = {}
     rk.write("src/store.py", "pass\n")
     shas["init"] = rk.commit("chore: initial commit")
-    rk.write("docs/adr/0001-record-architecture-decisions.md", FILES["docs/adr/0001-record-architecture-decisions.md"])
+    rk.write(
+        "docs/adr/0001-record-architecture-decisions.md",
+        FILES["docs/adr/0001-record-architecture-decisions.md"],
+    )
     shas["adr1"] = rk.commit("docs(adr): record architecture decisions")
     rk.tag("v0.1", shas["adr1"])
     side = rk.commit(

@@ -13,8 +13,12 @@ from knowledge_desktop.engine.extraction.bounds import MAX_REGION_BYTES
 from knowledge_desktop.engine.extraction.history import read_history
 from tests.repokit import RepoKit, codes, entity, ids_of
 
+MP = pytest.MonkeyPatch
 
-def test_more_documents_than_the_bound_are_counted_not_read(rk: RepoKit, monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_more_documents_than_the_bound_are_counted_not_read(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(documents, "MAX_DOCUMENTS", 2)
     for name in ("a", "b", "c"):
         rk.write(f"{name}/GLOSSARY.md", f"# Glossary\n\n**{name.upper()}**: x.\n")
@@ -26,7 +30,9 @@ def test_more_documents_than_the_bound_are_counted_not_read(rk: RepoKit, monkeyp
     assert "documents-partial" in codes(doc, "concepts")
 
 
-def test_an_oversized_document_and_the_text_budget_are_partial(rk: RepoKit, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_oversized_document_and_the_text_budget_are_partial(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rk.write("big/GLOSSARY.md", "# Glossary\n\n**Big**: x.\n" + "filler\n" * (4 * 1024 * 1024 // 7 + 1))
     rk.write("small/GLOSSARY.md", "# Glossary\n\n**Small**: x.\n")
     doc = rk.extract(history=False)
@@ -106,7 +112,9 @@ def test_evidence_links_and_aliases_are_capped_per_entity(rk: RepoKit) -> None:
     assert "links-capped" in codes(doc, "changes")
 
 
-def test_entities_past_the_bound_are_left_out_with_a_reason(rk: RepoKit, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entities_past_the_bound_are_left_out_with_a_reason(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(document, "MAX_ENTITIES", 2)
     rk.write("GLOSSARY.md", "# Glossary\n\n**A**: x.\n\n**B**: x.\n\n**C**: x.\n")
     doc = rk.extract(history=False)
@@ -123,12 +131,16 @@ def test_the_history_time_budget_is_partial(rk: RepoKit) -> None:
     assert result.found == []
 
 
-def test_reasons_are_capped_per_area_with_a_count(rk: RepoKit, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reasons_are_capped_per_area_with_a_count(rk: RepoKit, monkeypatch: MP) -> None:
     monkeypatch.setattr(coverage, "MAX_REASONS", 2)
     for n in range(4):
         rk.write(f"adr/000{n}.md", f"---\nsupersedes: missing{n}.md\n---\n# D{n}\n")
     reasons = rk.extract(history=False)["coverage"]["decisions"]["reasons"]
-    assert [r["code"] for r in reasons] == ["unresolved-supersession", "unresolved-supersession", "reasons-capped"]
+    assert [r["code"] for r in reasons] == [
+        "unresolved-supersession",
+        "unresolved-supersession",
+        "reasons-capped",
+    ]
     assert reasons[-1]["detail"] == "2 more"
 
 
@@ -137,7 +149,9 @@ def test_symbols_are_never_analyzed_and_nothing_is_silently_complete(rk: RepoKit
     doc = rk.extract(history=False)
     assert doc["coverage"]["symbols"] == {
         "status": "not-analyzed",
-        "reasons": [{"code": "no-symbol-discovery", "detail": "code symbols are not discovered by this engine"}],
+        "reasons": [
+            {"code": "no-symbol-discovery", "detail": "code symbols are not discovered by this engine"}
+        ],
     }
     assert doc["coverage"]["history"]["status"] == "not-analyzed"
     assert doc["coverage"]["memory"]["status"] == "not-analyzed"

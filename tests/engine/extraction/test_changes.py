@@ -93,7 +93,9 @@ def test_conventional_commits_with_scope_bang_and_footers(rk: RepoKit) -> None:
 def test_a_merge_is_compared_with_its_first_parent_and_side_commits_are_not_entries(rk: RepoKit) -> None:
     base = rk.commit("base", {"a.txt": "a"})
     side1 = rk.commit("side one", {"a.txt": "a", "s1.txt": "1"}, parents=[base], ref="refs/heads/side")
-    side2 = rk.commit("side two", {"a.txt": "a", "s1.txt": "1", "s2.txt": "2"}, parents=[side1], ref="refs/heads/side")
+    side2 = rk.commit(
+        "side two", {"a.txt": "a", "s1.txt": "1", "s2.txt": "2"}, parents=[side1], ref="refs/heads/side"
+    )
     main = rk.commit("main work", {"a.txt": "A"}, parents=[base])
     merge = rk.commit("Merge side", {"a.txt": "A", "s1.txt": "1", "s2.txt": "2"}, parents=[main, side2])
     doc = rk.extract()
@@ -136,7 +138,10 @@ def test_since_tag_stops_at_the_tag_and_unknown_or_foreign_tags_are_not_analyzed
     assert doc["coverage"]["history"]["status"] == "complete"
     assert doc["coverage"]["history"]["sinceTag"] == "v1.0"
     unknown = rk.extract(since_tag="v9")
-    assert (unknown["coverage"]["history"]["status"], codes(unknown, "history")) == ("not-analyzed", {"unknown-tag"})
+    assert (unknown["coverage"]["history"]["status"], codes(unknown, "history")) == (
+        "not-analyzed",
+        {"unknown-tag"},
+    )
     assert ids_of(unknown, "change") == []
     foreign = rk.extract(since_tag="side")
     assert codes(foreign, "history") == {"tag-not-ancestor"}
@@ -154,7 +159,10 @@ def test_an_annotated_tag_is_peeled_to_its_commit(rk: RepoKit) -> None:
 def test_no_repository_and_no_commits_are_not_analyzed(rk: RepoKit) -> None:
     rk.write("README.md", "# R\n")
     doc = rk.extract()
-    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("not-analyzed", {"no-repository"})
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == (
+        "not-analyzed",
+        {"no-repository"},
+    )
     rk.repo  # noqa: B018 - initialises an empty repository
     empty = rk.extract()
     assert codes(empty, "history") == {"history-unavailable"}

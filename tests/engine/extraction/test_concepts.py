@@ -40,7 +40,10 @@ def test_a_glossary_document_yields_each_pattern(rk: RepoKit) -> None:
         "concept:Relationship",
         "concept:Vault",
     ]
-    assert (region(entity(doc, "concept:Vault"))["lineStart"], region(entity(doc, "concept:Vault"))["lineEnd"]) == (
+    assert (
+        region(entity(doc, "concept:Vault"))["lineStart"],
+        region(entity(doc, "concept:Vault"))["lineEnd"],
+    ) == (
         3,
         3,
     )
@@ -53,13 +56,17 @@ def test_glossary_sections_in_other_documents_and_bold_prose_outside_them(rk: Re
     rk.write(
         "README.md",
         "# Project\n\n**Note**: bold prose is not a definition here.\n\nWord — nor is this.\n\n"
-        "## Terms\n\n- **Atom** — a small note.\n- **Digest**: a summary.\n\n## Usage\n\n**Run**: not a term.\n",
+        "## Terms\n\n- **Atom** — a small note.\n- **Digest**: a summary.\n\n"
+        "## Usage\n\n**Run**: not a term.\n",
     )
     assert ids_of(rk.extract(history=False)) == ["concept:Atom", "concept:Digest"]
 
 
 def test_definition_lists_define_terms_anywhere(rk: RepoKit) -> None:
-    rk.write("docs/guide.md", "# Guide\n\nScope\n: a partition's name.\n\nLifecycle\n: active or withdrawn.\n  More.\n")
+    rk.write(
+        "docs/guide.md",
+        "# Guide\n\nScope\n: a partition's name.\n\nLifecycle\n: active or withdrawn.\n  More.\n",
+    )
     doc = rk.extract(history=False)
     assert ids_of(doc) == ["concept:Lifecycle", "concept:Scope"]
     lifecycle = region(entity(doc, "concept:Lifecycle"))
@@ -80,7 +87,10 @@ def test_generated_content_never_makes_a_definition_and_is_partial(rk: RepoKit) 
 
 
 def test_a_concept_document_binds_its_aliases_to_its_title(rk: RepoKit) -> None:
-    rk.write("concepts/vault.md", "---\ntype: concept\naliases: [vault folder, Tresor]\n---\n# Vault\n\nA folder.\n")
+    rk.write(
+        "concepts/vault.md",
+        "---\ntype: concept\naliases: [vault folder, Tresor]\n---\n# Vault\n\nA folder.\n",
+    )
     rk.write("notes/record.md", "---\ntitle: Record\naliases: [record file]\n---\nA Markdown file.\n")
     doc = rk.extract(history=False)
     assert entity(doc, "concept:Vault")["aliases"] == ["Tresor", "vault folder"]
@@ -89,7 +99,10 @@ def test_a_concept_document_binds_its_aliases_to_its_title(rk: RepoKit) -> None:
 
 
 def test_multi_term_glossary_aliases_stay_unbound_and_partial(rk: RepoKit) -> None:
-    rk.write("GLOSSARY.md", "---\naliases: [V, C]\n---\n# Glossary\n\n**Vault**: a folder.\n\n**Claim**: an assertion.\n")
+    rk.write(
+        "GLOSSARY.md",
+        "---\naliases: [V, C]\n---\n# Glossary\n\n**Vault**: a folder.\n\n**Claim**: an assertion.\n",
+    )
     doc = rk.extract(history=False)
     assert [e["aliases"] for e in doc["entities"]] == [[], []]
     assert "glossary-aliases-unbound" in codes(doc, "concepts")
@@ -108,7 +121,10 @@ def test_exact_names_merge_evidence_and_case_differs(rk: RepoKit) -> None:
     rk.write("docs/terms.md", "# Terms\n\n**Vault**: the same term, defined again.\n")
     doc = rk.extract(history=False)
     vault = entity(doc, "concept:Vault")
-    assert [(ev["path"], ev["lineStart"]) for ev in vault["evidence"]] == [("GLOSSARY.md", 3), ("docs/terms.md", 3)]
+    assert [(ev["path"], ev["lineStart"]) for ev in vault["evidence"]] == [
+        ("GLOSSARY.md", 3),
+        ("docs/terms.md", 3),
+    ]
     assert "concept:vault" in ids_of(doc)
 
 

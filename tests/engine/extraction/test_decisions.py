@@ -89,7 +89,10 @@ def test_list_item_metadata_and_bold_keys_are_read(rk: RepoKit) -> None:
     )
     rk.write("adr/0004-y.md", "# Use Y\n\n**Status:** Rejected\n\n**Date**: 2022-06-06\n")
     doc = rk.extract(history=False)
-    assert (entity(doc, "decision:adr/0003-x.md")["status"], entity(doc, "decision:adr/0003-x.md")["date"]) == (
+    assert (
+        entity(doc, "decision:adr/0003-x.md")["status"],
+        entity(doc, "decision:adr/0003-x.md")["date"],
+    ) == (
         "accepted",
         "2022-05-05",
     )
@@ -99,7 +102,9 @@ def test_list_item_metadata_and_bold_keys_are_read(rk: RepoKit) -> None:
 
 def test_frontmatter_wins_and_metadata_after_line_40_is_not_read(rk: RepoKit) -> None:
     filler = "".join(f"Line {n}.\n\n" for n in range(25))
-    rk.write("adr/0005.md", f"---\nstatus: accepted\n---\n# Five\n\nStatus: rejected\n{filler}Date: 2020-01-01\n")
+    rk.write(
+        "adr/0005.md", f"---\nstatus: accepted\n---\n# Five\n\nStatus: rejected\n{filler}Date: 2020-01-01\n"
+    )
     e = entity(rk.extract(history=False), "decision:adr/0005.md")
     assert e["status"] == "accepted"
     assert "date" not in e
@@ -110,11 +115,15 @@ def test_supersession_only_to_other_extracted_adrs_else_partial(rk: RepoKit) -> 
     rk.write("adr/0001.md", "---\nsuperseded-by: [../README.md, 0009-missing.md, 0001.md]\n---\n# One\n")
     rk.write("adr/sub/0002.md", "---\nsupersedes: ../0001.md\n---\n# Two\n")
     doc = rk.extract(history=False)
-    assert [link for link in entity(doc, "decision:adr/0001.md")["links"] if link["kind"] != "affected-path"] == []
+    assert [
+        link for link in entity(doc, "decision:adr/0001.md")["links"] if link["kind"] != "affected-path"
+    ] == []
     assert entity(doc, "decision:adr/sub/0002.md")["links"] == [
         {"kind": "supersedes", "target": "decision:adr/0001.md"}
     ]
-    unresolved = [r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"]
+    unresolved = [
+        r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"
+    ]
     assert [r["detail"] for r in unresolved] == [
         "superseded-by ../README.md",
         "superseded-by 0001.md",
@@ -158,6 +167,9 @@ def test_an_adrs_decision_heading_is_not_a_second_decision(rk: RepoKit) -> None:
 
 def test_cited_paths_become_affected_path_links_only_when_they_exist(rk: RepoKit) -> None:
     rk.write("src/store.py", "pass\n")
-    rk.write("adr/0001.md", "# One\n\nSee [store](../src/store.py), [gone](../src/gone.py), [web](https://x.org).\n")
+    rk.write(
+        "adr/0001.md",
+        "# One\n\nSee [store](../src/store.py), [gone](../src/gone.py), [web](https://x.org).\n",
+    )
     e = entity(rk.extract(history=False), "decision:adr/0001.md")
     assert e["links"] == [{"kind": "affected-path", "target": "src/store.py"}]

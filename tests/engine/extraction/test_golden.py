@@ -45,9 +45,9 @@ def test_the_fixture_repository_gives_what_a_reader_lists(rk: RepoKit) -> None:
     changes = {e["name"] for e in doc["entities"] if e["kind"] == "change"}
     assert {"Repository pane.", "First release.", "Search", "Crash on an empty vault."} <= changes
     first_parent = [shas[k] for k in ("init", "adr1", "docs", "merge", "rename")]
-    assert sorted(e["evidence"][0]["sha"] for e in doc["entities"] if e["id"].startswith("commit:")) == sorted(
-        first_parent
-    )
+    assert sorted(
+        e["evidence"][0]["sha"] for e in doc["entities"] if e["id"].startswith("commit:")
+    ) == sorted(first_parent)
     rename = entity(doc, f"commit:{shas['rename']}")
     assert rename["conventional"] == {"type": "refactor", "scope": "store", "breaking": True}
     assert [link["target"] for link in rename["links"]] == ["src/records.py", "src/store.py"]

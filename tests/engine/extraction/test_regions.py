@@ -12,7 +12,9 @@ import pytest
 from knowledge_desktop.engine.extraction import ids
 from tests.repokit import RepoKit, entity, ids_of, region
 
-GLOSSARY = "# Glossary\n\n## Vault\n\nA folder of records.\n\nIt holds partitions.\n\n## Claim\n\nAn assertion.\n"
+GLOSSARY = (
+    "# Glossary\n\n## Vault\n\nA folder of records.\n\nIt holds partitions.\n\n## Claim\n\nAn assertion.\n"
+)
 
 
 def sha(data: bytes) -> str:
@@ -34,9 +36,13 @@ def test_mixed_endings_and_a_bom_are_kept_byte_for_byte(rk: RepoKit) -> None:
     doc = rk.extract(history=False)
     vault = region(entity(doc, "concept:Vault"))
     assert (vault["lineStart"], vault["lineEnd"]) == (3, 4)
-    assert vault["regionHash"] == sha("**Vault**: a folder\rof records.".encode())
+    assert vault["regionHash"] == sha(b"**Vault**: a folder\rof records.")
     claim = region(entity(doc, "concept:Claim"))
-    assert (claim["lineStart"], claim["lineEnd"], claim["regionHash"]) == (6, 6, sha(b"**Claim**: an assertion."))
+    assert (claim["lineStart"], claim["lineEnd"], claim["regionHash"]) == (
+        6,
+        6,
+        sha(b"**Claim**: an assertion."),
+    )
     title = rk.extract(history=False)
     assert title == doc
 
@@ -44,7 +50,10 @@ def test_mixed_endings_and_a_bom_are_kept_byte_for_byte(rk: RepoKit) -> None:
 def test_a_moved_region_keeps_its_id_and_hash_with_new_lines(rk: RepoKit) -> None:
     rk.write("GLOSSARY.md", GLOSSARY)
     before = region(entity(rk.extract(history=False), "concept:Claim"))
-    rk.write("GLOSSARY.md", "# Glossary\n\nIntro.\n\nMore intro.\n\n## Claim\n\nAn assertion.\n\n## Vault\n\nA folder.\n")
+    rk.write(
+        "GLOSSARY.md",
+        "# Glossary\n\nIntro.\n\nMore intro.\n\n## Claim\n\nAn assertion.\n\n## Vault\n\nA folder.\n",
+    )
     after = region(entity(rk.extract(history=False), "concept:Claim"))
     assert before["regionHash"] == after["regionHash"]
     assert (before["lineStart"], after["lineStart"]) == (9, 7)
@@ -53,7 +62,9 @@ def test_a_moved_region_keeps_its_id_and_hash_with_new_lines(rk: RepoKit) -> Non
 def test_an_edited_region_changes_its_hash_not_its_id(rk: RepoKit) -> None:
     rk.write("docs/adr/0001-use-sqlite.md", "# Use SQLite\n\nStatus: accepted\n\nWe use SQLite.\n")
     before = rk.extract(history=False)
-    rk.write("docs/adr/0001-use-sqlite.md", "# Use SQLite\n\nStatus: accepted\n\nWe use SQLite, in WAL mode.\n")
+    rk.write(
+        "docs/adr/0001-use-sqlite.md", "# Use SQLite\n\nStatus: accepted\n\nWe use SQLite, in WAL mode.\n"
+    )
     after = rk.extract(history=False)
     assert ids_of(before) == ids_of(after) == ["decision:docs/adr/0001-use-sqlite.md"]
     assert region(before["entities"][0])["regionHash"] != region(after["entities"][0])["regionHash"]

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from knowledge_desktop.engine.extraction import MemoryCandidate, RelationOverflow, link_memory, relations, validate
+from knowledge_desktop.engine.extraction import (
+    MemoryCandidate,
+    RelationOverflow,
+    link_memory,
+    relations,
+    validate,
+)
 
 ENTITIES: list[dict[str, Any]] = [
     {
@@ -44,7 +50,9 @@ def test_each_place_a_token_may_stand() -> None:
     assert rel("c2", "See `ADR-1` for why.") == [("c2", "decision:adr/0001.md", "alias", "ADR-1")]
     assert rel("c3", "Per [the ADR](adr/0001.md#status).") == []  # a fragment is not stripped
     assert rel("c4", "Per [the ADR](adr/0001.md).") == [("c4", "decision:adr/0001.md", "path", "adr/0001.md")]
-    assert rel("c5", "Unrelated text.", references=("ADR-1",)) == [("c5", "decision:adr/0001.md", "alias", "ADR-1")]
+    assert rel("c5", "Unrelated text.", references=("ADR-1",)) == [
+        ("c5", "decision:adr/0001.md", "alias", "ADR-1")
+    ]
     assert rel("c6", "(ADR-1), ADR-1.") == [("c6", "decision:adr/0001.md", "alias", "ADR-1")]
 
 
