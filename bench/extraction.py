@@ -68,7 +68,8 @@ def documents(n: int) -> dict[str, str]:
             )
         elif style == 4:
             out[f"meetings/m{i:04}.md"] = (
-                f"# Meeting {i}\n\n## Topic A\n\n### Decision\n\nYes.\n\n## Topic B\n\n### Decision\n\nNo.\n\n"
+                f"# Meeting {i}\n\n## Topic A\n\n### Decision\n\nYes.\n\n"
+                "## Topic B\n\n### Decision\n\nNo.\n\n"
                 "```\n**Fenced**: no.\n```\n"
             )
         else:
@@ -168,7 +169,7 @@ def main() -> int:
             "commits": args.commits,
             "buildSeconds": round(built, 2),
             **measure(root, args.commits, args.runs),
-            "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
+            "machine": f"{platform.machine()}, Python {platform.python_version()}",
         }
     if args.json:
         print(json.dumps(result, indent=2))
