@@ -40,7 +40,7 @@ def changelog_entries(doc: Parsed) -> list[Found]:
         if release is None:
             continue
         # only the list's own items: one nested under another is part of that one
-        text = _MARKER.sub("", doc.src.content(block.start), count=1).strip()
+        text = _entry_text(doc, block.start, block.end)
         if not text:
             continue
         heading = outline.headings[release].text
@@ -56,3 +56,15 @@ def changelog_entries(doc: Parsed) -> list[Found]:
         found.cited = doc.citations(CHANGES, region.line_start, region.line_end)
         out.append(found)
     return out
+
+
+def _entry_text(doc: Parsed, start: int, end: int) -> str:
+    """The entry's first paragraph on one line: a wrapped entry is one sentence, so its
+    continuation lines belong to its name; nested items and later paragraphs do not."""
+    parts = [_MARKER.sub("", doc.src.content(start), count=1).strip()]
+    for n in range(start + 1, end + 1):
+        line = doc.src.content(n)
+        if not line.strip() or _MARKER.match(line):
+            break
+        parts.append(line.strip())
+    return " ".join(p for p in parts if p)

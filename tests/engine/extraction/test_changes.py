@@ -34,6 +34,9 @@ Intro list, not under a release:
 
 ## v1.0.0
 
+- A wrapped entry is
+  one sentence.
+
 * First release.
 """
 
@@ -46,6 +49,7 @@ def test_each_changelog_list_entry_under_a_release_heading(rk: RepoKit) -> None:
         "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Slow search ([#12](https://example.org/12)).",
         "change:CHANGELOG.md#[Unreleased]#Repository pane.",
         "change:CHANGELOG.md#[Unreleased]#Repository pane.~2",
+        "change:CHANGELOG.md#v1.0.0#A wrapped entry is one sentence.",
         "change:CHANGELOG.md#v1.0.0#First release.",
     ]
     crash = region(entity(doc, "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Crash on empty vault"))
