@@ -25,13 +25,12 @@ from knowledge_desktop.engine.extraction.source import text_list, text_value
 ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
 _NOT_ADR = re.compile(r"^(?:readme|index|template|.*[-_]template)$", re.IGNORECASE)
 _META = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(status|date)(?:(?:\*\*|__)\s*:|:(?:\*\*|__)?)\s*(.*?)\s*$",
+    r"^[ \t]{0,8}(?:[-*+][ \t]{1,8})?(?:\*\*|__)?(status|date)(?:(?:\*\*|__)[ \t]{0,8}:|:(?:\*\*|__)?)(.*)$",
     re.IGNORECASE,
 )
 _SUPERSEDED_BY = re.compile(r"^\W*superseded[ -]by\b", re.IGNORECASE)
 _SUPERSEDES = re.compile(r"^\W*supersedes\b", re.IGNORECASE)
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
-_EMPHASIS = re.compile(r"^(?:\*\*|__|\*|_)+|(?:\*\*|__|\*|_)+$")
 
 
 def is_adr(doc: Parsed) -> bool:
@@ -111,7 +110,7 @@ def _metadata(doc: Parsed) -> dict[str, list[str]]:
             continue
         for n in range(block.start, min(block.end, limit) + 1):
             m = _META.match(doc.src.content(n))
-            if m and m.group(2):
+            if m and m.group(2).strip():
                 out.setdefault(m.group(1).lower(), []).append(_plain(m.group(2)))
     for i, h in enumerate(doc.outline.headings):
         key = h.text.strip().rstrip(":").lower()
@@ -128,7 +127,7 @@ def _metadata(doc: Parsed) -> dict[str, list[str]]:
 
 
 def _plain(text: str) -> str:
-    return ids.clip_name(_EMPHASIS.sub("", text.strip()).strip())[0]
+    return ids.clip_name(text.strip().strip("*_").strip())[0]
 
 
 def _aliases(doc: Parsed) -> list[str]:

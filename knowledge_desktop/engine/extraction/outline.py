@@ -23,14 +23,16 @@ from dataclasses import dataclass, field
 from knowledge_desktop.engine.extraction.bounds import MAX_HEADINGS, MAX_ROOT_NODES
 from knowledge_desktop.engine.extraction.source import Source
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^( *)(`{3,}|~{3,})(.*)$")
 _ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*)|$)")
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_GEN_BEGIN = re.compile(r"<!--\s*(?:BEGIN|START)\b[^>]*\bGENERATED\b", re.IGNORECASE)
-_GEN_END = re.compile(r"<!--\s*END\b[^>]*\bGENERATED\b", re.IGNORECASE)
-_GEN_FILE = re.compile(r"<!--.*\b(?:generated|do not edit)\b", re.IGNORECASE)
+# Every repetition here is bounded: a hostile line (megabytes of spaces or `<!--`) must
+# cost time linear in its length, never quadratic.
+_GEN_BEGIN = re.compile(r"<!--\s{0,10}(?:BEGIN|START)\b[^>]{0,200}?\bGENERATED\b", re.IGNORECASE)
+_GEN_END = re.compile(r"<!--\s{0,10}END\b[^>]{0,200}?\bGENERATED\b", re.IGNORECASE)
+_GEN_FILE = re.compile(r"<!--[^>]{0,200}?\b(?:generated|do not edit)\b", re.IGNORECASE)
 WHOLE_FILE_MARKER_LINES = 5
 
 
@@ -131,17 +133,18 @@ def scan(src: Source, body_start: int) -> Outline:
             if fence_in_item and st.open is not None:
                 st.open.end = n
             continue
-        if _GEN_BEGIN.search(line):
+        comment = line.lstrip().startswith("<!--")
+        if comment and _GEN_BEGIN.match(line.lstrip()):
             gen_start = n if gen_start is None else gen_start
             st.close()
             continue
-        if _GEN_END.search(line):
+        if comment and _GEN_END.match(line.lstrip()):
             if gen_start is not None:
                 out.generated.append((gen_start, n))
                 gen_start = None
             st.close()
             continue
-        if n < body_start + WHOLE_FILE_MARKER_LINES and _GEN_FILE.search(line):
+        if comment and n < body_start + WHOLE_FILE_MARKER_LINES and _GEN_FILE.match(line.lstrip()):
             out.generated.append((body_start, last))
         expanded = line.expandtabs(4)
         stripped = expanded.strip()
@@ -171,7 +174,7 @@ def scan(src: Source, body_start: int) -> Outline:
         atx = _ATX.match(expanded)
         if atx:
             st.close()
-            if not _heading(st, n, len(atx.group(1)), (atx.group(2) or "").strip()):
+            if not _heading(st, n, len(atx.group(1)), _atx_text(expanded[atx.end() :])):
                 break
             continue
         para = st.open if st.open is not None and st.open.kind == "paragraph" else None
@@ -215,6 +218,16 @@ def scan(src: Source, body_start: int) -> Outline:
     out.scanned_to = n if out.cut else last
     _sections(st)
     return out
+
+
+def _atx_text(rest: str) -> str:
+    """An ATX heading's text: without its optional closing run of `#` (one preceded by
+    a space or tab, or the whole text)."""
+    text = rest.strip()
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip()
+    return text
 
 
 def _heading(st: _Scan, line: int, level: int, text: str) -> bool:

@@ -16,7 +16,10 @@ from knowledge_desktop.engine.extraction.model import Reason, Region
 from knowledge_desktop.engine.extraction.outline import Outline, scan
 from knowledge_desktop.engine.extraction.source import Frontmatter, Source, frontmatter, text_value
 
-_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+# bounded repetitions: a line of `[` or `](` costs linear time, not quadratic
+_LINK = re.compile(
+    r"\[[^\[\]\n]{0,1000}\]\(\s{0,10}<?([^()\s>]{1,2048})>?(?:\s{1,10}(?:\"[^\"]{0,500}\"|'[^']{0,500}'))?\s{0,10}\)"
+)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 

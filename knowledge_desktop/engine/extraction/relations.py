@@ -24,7 +24,9 @@ from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.engine.extraction.bounds import MAX_MEMORY_RELATIONS
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_DESTINATION = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_DESTINATION = re.compile(
+    r"\]\(\s{0,10}<?([^()\s>]{1,2048})>?(?:\s{1,10}(?:\"[^\"]{0,500}\"|'[^']{0,500}'))?\s{0,10}\)"
+)
 _LEADING = "([{<\"'"
 _TRAILING = ")]}>\"'.,;:!?"
 _KIND_ORDER = {"id": 0, "alias": 1, "path": 2}

@@ -156,3 +156,19 @@ def test_symbols_are_never_analyzed_and_nothing_is_silently_complete(rk: RepoKit
     assert doc["coverage"]["history"]["status"] == "not-analyzed"
     assert doc["coverage"]["memory"]["status"] == "not-analyzed"
     assert all(ev["kind"] != "fact" for e in doc["entities"] for ev in e["evidence"])
+
+
+def test_hostile_lines_cost_linear_time(rk: RepoKit) -> None:
+    """Long runs of spaces, brackets, `](`, `<!--` and `*` in headings, metadata,
+    links, comments and memory text: with an unbounded pattern each of these takes
+    minutes (quadratic backtracking); here the whole run finishes as usual."""
+    n = 200_000
+    rk.write("adr/0001.md", "# x" + " " * n + "y\n\nStatus: a" + " " * n + "b\n\nStatus: " + "*" * n + "\n")
+    rk.write("CHANGELOG.md", "# Changelog\n\n## 1.0\n\n- " + "[" * 15_000 + "\n- " + "[a](" * 4_000 + "\n")
+    rk.write("notes/comments.md", "<!--" * n + "\n\n" + "x <!--" * n + "\n")
+    doc = rk.extract(history=False)
+    assert [e["kind"] for e in doc["entities"]] == ["change", "change"]
+    assert "no-evidence" in codes(doc, "decisions")
+    from knowledge_desktop.engine.extraction import MemoryCandidate, link_memory
+
+    assert link_memory([MemoryCandidate("c", "](" * n + "`" * n + "[" * n)], doc["entities"]) == []
