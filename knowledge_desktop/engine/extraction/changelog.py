@@ -35,7 +35,7 @@ def changelog_entries(doc: Parsed) -> list[Found]:
     for block in outline.blocks:
         if block.kind != "item" or block.heading < 0:
             continue
-        chain = [outline.headings.index(h) for h in outline.parents(block.heading)]
+        chain = outline.chain(block.heading)
         release = next((i for i in reversed(chain) if i in releases), None)
         if release is None:
             continue

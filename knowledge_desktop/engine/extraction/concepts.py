@@ -66,12 +66,13 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
             if h.text.strip().rstrip(":").lower() in GLOSSARY_NAMES:
                 scopes.append((h.line + 1, h.end, h.level))
     out: list[Found] = []
+    with_text = {b.heading for b in outline.blocks}
     for i, h in enumerate(outline.headings):
         scope = _scope_of(scopes, h.line)
         if scope is None or h.level <= scope[2] or len(h.text.strip()) <= 1:
             continue
         leaf = not any(o.line > h.line and o.line <= h.end for o in outline.headings[i + 1 :])
-        has_text = any(b.heading == i for b in outline.blocks)
+        has_text = i in with_text
         title_heading = whole_glossary and h.level == 1 and i == 0
         if leaf and has_text and not title_heading:
             _add(doc, out, h.text.strip(), h.line, h.end)

@@ -69,17 +69,18 @@ class Outline:
     def is_generated(self, start: int, end: int) -> bool:
         return any(a <= end and start <= b for a, b in self.generated)
 
+    def chain(self, index: int) -> list[int]:
+        """Indices of heading `index` and the headings enclosing it, outermost first."""
+        out: list[int] = []
+        while index >= 0:
+            out.append(index)
+            level = self.headings[index].level
+            index = next((j for j in range(index - 1, -1, -1) if self.headings[j].level < level), -1)
+        return out[::-1]
+
     def parents(self, index: int) -> list[Heading]:
         """The headings enclosing heading or block heading `index`, innermost last."""
-        out: list[Heading] = []
-        while index >= 0:
-            h = self.headings[index]
-            out.append(h)
-            index = next(
-                (j for j in range(index - 1, -1, -1) if self.headings[j].level < h.level),
-                -1,
-            )
-        return out[::-1]
+        return [self.headings[i] for i in self.chain(index)]
 
 
 @dataclass(slots=True)
