@@ -72,8 +72,14 @@ def discover(root: Path, reasons: list[Reason]) -> list[str]:
         rel = os.path.relpath(folder, root)
         for name in files:
             if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith("."):
-                path = name if rel == "." else f"{rel}/{name}"
-                found.append(path.replace(os.sep, "/"))
+                path = (name if rel == "." else f"{rel}/{name}").replace(os.sep, "/")
+                try:
+                    path.encode("utf-8")
+                except UnicodeEncodeError:  # a name that is not UTF-8 cannot be a JSON path
+                    shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                    reasons.append(Reason(DOCUMENTS, "document-unread", shown, "the name is not UTF-8"))
+                    continue
+                found.append(path)
     return sorted(found)
 
 

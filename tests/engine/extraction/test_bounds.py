@@ -172,3 +172,19 @@ def test_hostile_lines_cost_linear_time(rk: RepoKit) -> None:
     from knowledge_desktop.engine.extraction import MemoryCandidate, link_memory
 
     assert link_memory([MemoryCandidate("c", "](" * n + "`" * n + "[" * n)], doc["entities"]) == []
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_not_printed_raw(rk: RepoKit) -> None:
+    import os
+
+    rk.write("GLOSSARY.md", "# Glossary\n\n**Kept**: x.\n")
+    with open(os.path.join(os.fsencode(rk.root), b"caf\xe9.md"), "wb") as f:
+        f.write(b"# Glossary\n\n**Lost**: x.\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Kept"]
+    assert doc["coverage"]["documents"]["reasons"] == [
+        {"code": "document-unread", "path": "caf\\xe9.md", "detail": "the name is not UTF-8"}
+    ]
+    from knowledge_desktop.engine.extraction import to_json
+
+    to_json(doc).encode("utf-8")
