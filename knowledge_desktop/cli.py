@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop import cli_adopt, cli_history, cli_lifecycle
+from knowledge_desktop import cli_adopt, cli_entities, cli_history, cli_lifecycle
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -521,6 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_lifecycle.register(command, helpers)
     cli_adopt.register(command, helpers)
     cli_history.register(command)
+    cli_entities.register(sub, _Parser)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")
@@ -530,10 +531,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with Vault.open(args.vault) as vault:
-            vault.reconcile()
-            code: int = args.handler(vault, args)
-            return code
+        standalone = getattr(args, "standalone", None)
+        if standalone is not None:  # a command whose positional is not a vault (`entities`)
+            code: int = standalone(args)
+        else:
+            with Vault.open(args.vault) as vault:
+                vault.reconcile()
+                code = args.handler(vault, args)
+        return code
     except (WriteRejected, WriteFailed) as exc:
         if getattr(args, "json", False):
             sys.stdout.write(json.dumps(exc.as_json(), indent=2, ensure_ascii=False) + "\n")

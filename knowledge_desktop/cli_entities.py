@@ -1,0 +1,97 @@
+"""`knowledge entities`: decisions, concepts and changes of a documentation repository (issue 17).
+
+    knowledge entities REPO [--max-commits N] [--since-tag TAG] [--vault VAULT] --json
+
+Prints the `KnowledgeEntitiesV1` document (spec: knowledge-entities-extraction.md;
+docs/extraction.md); without `--json`, a short summary with each coverage
+area's status. With `--vault`, that vault's current claims are the memory
+candidates of `memoryRelations`. The command's positional is a repository,
+not a vault, so it is added beside the vault commands rather than through
+their `command(...)` helper. Exit 0, or 2 for a usage error, a folder that
+cannot be read, or more than 10,000 memory relations (never cut short).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine.extraction import ExtractOptions, MemoryCandidate, extract, to_json
+from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS
+from knowledge_desktop.engine.query.inventory import RecordFilter
+from knowledge_desktop.engine.vault import Vault
+
+PAGE = 1000
+
+
+def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add `entities` to the `knowledge` subcommands; it runs without opening a vault first."""
+    helptext = "Decisions, concepts and changes of a documentation repository, with evidence."
+    p = sub.add_parser("entities", help=helptext, description=helptext)
+    p.add_argument("repo", metavar="REPO", help="the repository folder")
+    p.add_argument(
+        "--max-commits",
+        type=int,
+        default=DEFAULT_MAX_COMMITS,
+        help=f"first-parent commits read from HEAD, 1-200 (default {DEFAULT_MAX_COMMITS})",
+    )
+    p.add_argument("--since-tag", metavar="TAG", help="stop at this local tag, an ancestor of HEAD")
+    p.add_argument("--vault", metavar="VAULT", help="link this vault's current claims (memoryRelations)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(standalone=cmd_entities)
+
+
+def cmd_entities(args: argparse.Namespace) -> int:
+    memory = None
+    if args.vault is not None:
+        with Vault.open(args.vault) as vault:
+            vault.reconcile()
+            memory = claims(vault)
+    options = ExtractOptions(max_commits=args.max_commits, since_tag=args.since_tag)
+    document = extract(Path(args.repo), options, memory)
+    if args.json:
+        print(to_json(document), end="")
+        return 0
+    print(summary(document))
+    return 0
+
+
+def claims(vault: Vault) -> list[MemoryCandidate]:
+    """The vault's current claims as memory candidates: the body is the fact; the
+    claim's `entities` and evidence paths are its explicit references."""
+    out: list[MemoryCandidate] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = vault.records(RecordFilter(kind="claim"), limit=PAGE, offset=offset)
+        for item in page["items"]:
+            if not item["id"]:
+                continue
+            view = vault.show(item["path"])
+            if view["body"] is None:
+                continue
+            fm = view["frontmatter"] or {}
+            refs = [e for e in fm.get("entities") or [] if isinstance(e, str)]
+            refs += [
+                ev["path"]
+                for ev in fm.get("evidence") or []
+                if isinstance(ev, dict) and isinstance(ev.get("path"), str)
+            ]
+            out.append(MemoryCandidate(item["id"], view["body"], tuple(refs), item["path"]))
+        offset = page["nextOffset"]
+    return out
+
+
+def summary(document: dict[str, Any]) -> str:
+    counts = {"decision": 0, "concept": 0, "change": 0}
+    for e in document["entities"]:
+        counts[e["kind"]] += 1
+    lines = [
+        f"{counts['decision']} decisions, {counts['concept']} concepts, {counts['change']} changes,"
+        f" {len(document.get('memoryRelations', []))} memory relations"
+    ]
+    for area, entry in document["coverage"].items():
+        codes = sorted({r["code"] for r in entry["reasons"]})
+        why = f" ({', '.join(codes)})" if codes else ""
+        lines.append(f"  {area:<10} {entry['status']}{why}")
+    return "\n".join(lines)

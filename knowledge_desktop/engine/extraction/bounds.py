@@ -1,0 +1,34 @@
+"""The limits of one extraction (spec: knowledge-entities-extraction.md, "Bounds and coverage").
+
+Every limit here that cuts something off is reported as `partial` coverage with
+a reason naming it, so an analysis is never complete by accident.
+"""
+
+from __future__ import annotations
+
+MAX_DOCUMENTS = 10_000
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
+MAX_REGION_BYTES = 16 * 1024
+MAX_ENTITIES = 10_000
+MAX_ROOT_NODES = 8_192
+MAX_HEADINGS = 128
+MAX_CITATIONS = 4_096
+
+MAX_ID_CHARS = 256
+MAX_NAME_CHARS = 256
+MAX_ALIASES = 32
+MAX_EVIDENCE = 64
+MAX_LINKS = 64
+MAX_MEMORY_RELATIONS = 10_000
+
+DEFAULT_MAX_COMMITS = 50
+MIN_COMMITS, MAX_COMMITS = 1, 200
+HISTORY_BUDGET_SECONDS = 10.0
+"""Checked between commits: once spent, the window stops there (partial)."""
+
+METADATA_LINES = 40
+"""Status/Date paragraphs or list items count only within an ADR's first lines."""
+
+MAX_REASONS = 1_000
+"""Coverage reasons kept per area; the rest are counted in one `reasons-capped` entry."""

@@ -1,0 +1,143 @@
+"""Concepts: glossary terms, definition lists, bold and dash definitions, concept documents.
+
+Spec: knowledge-entities-extraction.md, "Extraction and identity". A glossary
+scope is a whole glossary document (named glossary, terminology, definitions,
+terms, vocabulary or lexicon, or declaring `type: glossary`) or the section
+under a heading of one of those names. Inside it, a term is a leaf heading
+with content, a `**Term**: definition` line or list item, or a `Term — definition`
+(em or en dash) line or list item. A definition list (`Term` then `: definition`)
+defines a term anywhere. Outside glossary scopes bold and dash lines are left
+alone: they are too common in prose to be declarations. Fenced and indented
+code never reaches here (the outline skips it); generated lines are cut out.
+
+A concept document (`type: concept`, or a non-glossary document declaring
+`aliases`) is one concept whose aliases bind to its principal title. A
+glossary's frontmatter aliases cannot say which of several terms they name:
+they stay unbound and coverage says so; with a single term they bind to it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge_desktop.engine.extraction import ids
+from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES
+from knowledge_desktop.engine.extraction.model import CONCEPTS, Found, Reason
+from knowledge_desktop.engine.extraction.outline import Block
+from knowledge_desktop.engine.extraction.parsed import Parsed
+from knowledge_desktop.engine.extraction.source import text_list
+
+GLOSSARY_NAMES = frozenset({"glossary", "terminology", "definitions", "terms", "vocabulary", "lexicon"})
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+_BOLD = re.compile(r"^(?:\*\*|__)([^*_\n]+?)(?:(?:\*\*|__)\s*:|:\s*(?:\*\*|__))\s+(\S.*)$")
+_DASH = re.compile(r"^(?:\*\*|__)?([^—–*_\n]{1,100}?)(?:\*\*|__)?\s+[—–]\s+(\S.*)$")
+_DEFINITION = re.compile(r"^\s{0,3}:\s+\S")
+_SENTENCE = re.compile(r"[.!?;,]\s|[.!?;:,]$")
+MAX_DASH_TERM_WORDS = 6
+"""A dash line whose left side is longer than this reads as prose, not a term."""
+
+
+def is_glossary(doc: Parsed) -> bool:
+    return doc.type == "glossary" or doc.stem.lower() in GLOSSARY_NAMES
+
+
+def concept_document(doc: Parsed) -> Found | None:
+    """The concept a `type: concept` or alias-declaring document defines."""
+    data = doc.fm.data or {}
+    if doc.type != "concept" and "aliases" not in data:
+        return None
+    name, title_line = doc.title()
+    region = doc.whole(CONCEPTS, title_line)
+    if region is None:
+        return None
+    found = Found(ids.concept_id(name), "concept", ids.clip_name(name)[0], regions=[region])
+    found.aliases = _bounded(doc, text_list(data.get("aliases")))
+    return found
+
+
+def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
+    """Terms in glossary scopes, and definition lists anywhere; in document order."""
+    outline = doc.outline
+    scopes: list[tuple[int, int, int]] = []  # (first line, last line, heading level)
+    if whole_glossary:
+        scopes.append((doc.fm.body_start, outline.scanned_to, 0))
+    else:
+        for h in outline.headings:
+            if h.text.strip().rstrip(":").lower() in GLOSSARY_NAMES:
+                scopes.append((h.line + 1, h.end, h.level))
+    out: list[Found] = []
+    with_text = {b.heading for b in outline.blocks}
+    for i, h in enumerate(outline.headings):
+        scope = _scope_of(scopes, h.line)
+        if scope is None or h.level <= scope[2] or len(h.text.strip()) <= 1:
+            continue
+        leaf = not any(o.line > h.line and o.line <= h.end for o in outline.headings[i + 1 :])
+        has_text = i in with_text
+        title_heading = whole_glossary and h.level == 1 and i == 0
+        if leaf and has_text and not title_heading:
+            _add(doc, out, h.text.strip(), h.line, h.end)
+    for block in outline.blocks:
+        _block_terms(doc, out, block, _scope_of(scopes, block.start) is not None)
+    return out
+
+
+def _scope_of(scopes: list[tuple[int, int, int]], line: int) -> tuple[int, int, int] | None:
+    return next((s for s in scopes if s[0] <= line <= s[1]), None)
+
+
+def _block_terms(doc: Parsed, out: list[Found], block: Block, in_glossary: bool) -> None:
+    """Definitions inside one paragraph or list item. Each line that opens a
+    definition starts a region that runs to the line before the next one."""
+    starts: list[tuple[int, str]] = []
+    n = block.start
+    while n <= block.end:
+        line = doc.src.content(n)
+        nxt = doc.src.content(n + 1) if n < block.end else ""
+        if block.kind == "paragraph" and not _DEFINITION.match(line) and _DEFINITION.match(nxt):
+            starts.append((n, line.strip()))
+        elif in_glossary and (n == block.start or block.kind == "paragraph"):
+            text = _MARKER.sub("", line, count=1).strip() if n == block.start else line.strip()
+            m = _BOLD.match(text)
+            dash = None if m else _DASH.match(text)
+            if dash and len(dash.group(1).split()) <= MAX_DASH_TERM_WORDS:
+                m = dash
+            if m and not _SENTENCE.search(m.group(1).strip()):
+                starts.append((n, m.group(1).strip()))
+        n += 1
+    for k, (line_no, term) in enumerate(starts):
+        end = starts[k + 1][0] - 1 if k + 1 < len(starts) else block.end
+        _add(doc, out, term, line_no, end)
+
+
+def _add(doc: Parsed, out: list[Found], term: str, start: int, end: int) -> None:
+    term = term.strip().strip("`").strip() if term.startswith("`") and term.endswith("`") else term
+    if not term:
+        return
+    region = doc.cut(CONCEPTS, start, end)
+    if region is None:
+        return
+    name, clipped = ids.clip_name(term)
+    if clipped:
+        doc.reasons.append(Reason(CONCEPTS, "name-truncated", doc.path))
+    out.append(Found(ids.concept_id(term), "concept", name, regions=[region]))
+
+
+def bind_glossary_aliases(doc: Parsed, terms: list[Found]) -> None:
+    """A glossary's frontmatter aliases bind to its only term, else stay unbound."""
+    aliases = text_list((doc.fm.data or {}).get("aliases"))
+    if not aliases:
+        return
+    names = {t.id for t in terms}
+    if len(names) == 1:
+        for t in terms:
+            t.aliases = _bounded(doc, aliases)
+        return
+    doc.reasons.append(
+        Reason(CONCEPTS, "glossary-aliases-unbound", doc.path, f"{len(aliases)} aliases, {len(names)} terms")
+    )
+
+
+def _bounded(doc: Parsed, aliases: list[str]) -> list[str]:
+    if len(aliases) > MAX_ALIASES:
+        doc.reasons.append(Reason(CONCEPTS, "aliases-capped", doc.path))
+    return aliases[:MAX_ALIASES]

@@ -1,0 +1,195 @@
+"""Changes (spec: knowledge-entities-extraction.md, "Extraction and identity", "Bounds and
+coverage"): changelog list entries under release headings, and first-parent commits read
+with pygit2 — conventional type/scope/`!`/BREAKING CHANGE footers, touched paths from the
+tree diff (never the message), merges against their first parent, side-branch commits not
+separate, renames with both paths, the commit window and `since_tag`."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_desktop.engine.errors import QueryError
+from tests.repokit import RepoKit, codes, entity, ids_of, region
+
+KEEP_A_CHANGELOG = """# Changelog
+
+Intro list, not under a release:
+
+- not an entry
+
+## [Unreleased]
+
+### Added
+
+- Repository pane.
+- Repository pane.
+
+## [1.1.0] - 2024-05-01
+
+### Fixed
+
+- Crash on empty vault
+  - nested detail stays in the entry
+- Slow search ([#12](https://example.org/12)).
+
+## v1.0.0
+
+- A wrapped entry is
+  one sentence.
+
+* First release.
+"""
+
+
+def test_each_changelog_list_entry_under_a_release_heading(rk: RepoKit) -> None:
+    rk.write("CHANGELOG.md", KEEP_A_CHANGELOG)
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == [
+        "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Crash on empty vault",
+        "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Slow search ([#12](https://example.org/12)).",
+        "change:CHANGELOG.md#[Unreleased]#Repository pane.",
+        "change:CHANGELOG.md#[Unreleased]#Repository pane.~2",
+        "change:CHANGELOG.md#v1.0.0#A wrapped entry is one sentence.",
+        "change:CHANGELOG.md#v1.0.0#First release.",
+    ]
+    crash = region(entity(doc, "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Crash on empty vault"))
+    assert (crash["lineStart"], crash["lineEnd"]) == (18, 19)
+
+
+def test_other_changelog_names_and_type(rk: RepoKit) -> None:
+    rk.write("docs/HISTORY.md", "# History\n\n## 0.9\n\n- Old.\n")
+    rk.write("notes/log.md", "---\ntype: changelog\n---\n# Log\n\n## 2.0.0\n\n- New.\n")
+    rk.write("notes/plain.md", "# Plain\n\n## 3.0\n\n- Not a changelog.\n")
+    assert ids_of(rk.extract(history=False)) == [
+        "change:docs/HISTORY.md#0.9#Old.",
+        "change:notes/log.md#2.0.0#New.",
+    ]
+
+
+def test_conventional_commits_with_scope_bang_and_footers(rk: RepoKit) -> None:
+    rk.write("a.txt", "a\n")
+    c1 = rk.commit("feat(store): add WAL mode\n\nBody mentions docs/other.md.\n")
+    rk.write("b.txt", "b\n")
+    c2 = rk.commit("fix!: drop the old format")
+    rk.write("c.txt", "c\n")
+    c3 = rk.commit("refactor: rename\n\nBREAKING-CHANGE: the API moved\n")
+    rk.write("d.txt", "d\n")
+    c4 = rk.commit("chore(ci): x\n\nBREAKING CHANGE: runners\n")
+    rk.write("e.txt", "e\n")
+    c5 = rk.commit("Update the readme")
+    doc = rk.extract()
+    conv = {sha: entity(doc, f"commit:{sha}").get("conventional") for sha in (c1, c2, c3, c4, c5)}
+    assert conv == {
+        c1: {"type": "feat", "scope": "store", "breaking": False},
+        c2: {"type": "fix", "breaking": True},
+        c3: {"type": "refactor", "breaking": True},
+        c4: {"type": "chore", "scope": "ci", "breaking": True},
+        c5: None,
+    }
+    first = entity(doc, f"commit:{c1}")
+    assert first["name"] == "feat(store): add WAL mode"
+    assert first["evidence"] == [{"kind": "commit", "sha": c1}]
+    assert first["links"] == [{"kind": "affected-path", "target": "a.txt"}]  # not docs/other.md
+    assert doc["coverage"]["history"]["status"] == "complete"
+    assert doc["coverage"]["history"]["head"] == c5
+
+
+def test_a_merge_is_compared_with_its_first_parent_and_side_commits_are_not_entries(rk: RepoKit) -> None:
+    base = rk.commit("base", {"a.txt": "a"})
+    side1 = rk.commit("side one", {"a.txt": "a", "s1.txt": "1"}, parents=[base], ref="refs/heads/side")
+    side2 = rk.commit(
+        "side two", {"a.txt": "a", "s1.txt": "1", "s2.txt": "2"}, parents=[side1], ref="refs/heads/side"
+    )
+    main = rk.commit("main work", {"a.txt": "A"}, parents=[base])
+    merge = rk.commit("Merge side", {"a.txt": "A", "s1.txt": "1", "s2.txt": "2"}, parents=[main, side2])
+    doc = rk.extract()
+    assert ids_of(doc, "change") == sorted(f"commit:{c}" for c in (base, main, merge))
+    assert entity(doc, f"commit:{merge}")["links"] == [
+        {"kind": "affected-path", "target": "s1.txt"},
+        {"kind": "affected-path", "target": "s2.txt"},
+    ]
+
+
+def test_a_rename_keeps_both_paths_and_a_deletion_its_old_path(rk: RepoKit) -> None:
+    rk.commit("one", {"docs/old.md": "# Old\n\nSame text in both.\n", "gone.txt": "x"})
+    sha = rk.commit("two", {"docs/new.md": "# Old\n\nSame text in both.\n"})
+    links = entity(rk.extract(), f"commit:{sha}")["links"]
+    assert [link["target"] for link in links] == ["docs/new.md", "docs/old.md", "gone.txt"]
+
+
+def test_the_commit_window_is_partial_when_cut_and_bounded_1_to_200(rk: RepoKit) -> None:
+    shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(5)]
+    doc = rk.extract(max_commits=3)
+    assert ids_of(doc, "change") == sorted(f"commit:{s}" for s in shas[2:])
+    assert doc["coverage"]["history"]["status"] == "partial"
+    assert "commit-window" in codes(doc, "history")
+    exact = rk.extract(max_commits=5)
+    assert exact["coverage"]["history"]["status"] == "complete"
+    assert exact["coverage"]["history"]["maxCommits"] == 5
+    assert rk.extract()["coverage"]["history"]["maxCommits"] == 50
+    for bad in (0, 201):
+        with pytest.raises(QueryError):
+            rk.extract(max_commits=bad)
+
+
+def test_since_tag_stops_at_the_tag_and_unknown_or_foreign_tags_are_not_analyzed(rk: RepoKit) -> None:
+    shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(4)]
+    rk.tag("v1.0", shas[1])
+    side = rk.commit("elsewhere", {"g.txt": "g"}, parents=[shas[0]], ref="refs/heads/other")
+    rk.tag("side", side)
+    doc = rk.extract(since_tag="v1.0")
+    assert ids_of(doc, "change") == sorted(f"commit:{s}" for s in shas[2:])
+    assert doc["coverage"]["history"]["status"] == "complete"
+    assert doc["coverage"]["history"]["sinceTag"] == "v1.0"
+    unknown = rk.extract(since_tag="v9")
+    assert (unknown["coverage"]["history"]["status"], codes(unknown, "history")) == (
+        "not-analyzed",
+        {"unknown-tag"},
+    )
+    assert ids_of(unknown, "change") == []
+    foreign = rk.extract(since_tag="side")
+    assert codes(foreign, "history") == {"tag-not-ancestor"}
+
+
+def test_an_annotated_tag_is_peeled_to_its_commit(rk: RepoKit) -> None:
+    shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(3)]
+    import pygit2
+
+    sig = pygit2.Signature("Ada", "ada@example.org", 1_760_000_000, 0)
+    rk.repo.create_tag("v2", pygit2.Oid(hex=shas[0]), pygit2.enums.ObjectType.COMMIT, sig, "release")
+    assert ids_of(rk.extract(since_tag="v2"), "change") == sorted(f"commit:{s}" for s in shas[1:])
+
+
+def test_no_repository_and_no_commits_are_not_analyzed(rk: RepoKit) -> None:
+    rk.write("README.md", "# R\n")
+    doc = rk.extract()
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == (
+        "not-analyzed",
+        {"no-repository"},
+    )
+    rk.repo  # noqa: B018 - initialises an empty repository
+    empty = rk.extract()
+    assert codes(empty, "history") == {"history-unavailable"}
+
+
+def test_a_subfolder_of_a_repository_does_not_borrow_its_history(rk: RepoKit) -> None:
+    rk.write("docs/README.md", "# R\n")
+    rk.commit("one")
+    from knowledge_desktop.engine.extraction import extract
+
+    doc = extract(rk.root / "docs")
+    assert codes(doc, "history") == {"no-repository"}
+
+
+def test_a_missing_object_ends_the_window_as_partial_not_a_crash(rk: RepoKit) -> None:
+    """A commit whose parent object is gone (a shallow or damaged store) cannot be
+    compared, so the walk stops before it; nothing is fetched."""
+    first = rk.commit("one", {"a.txt": "1"})
+    rk.commit("two", {"a.txt": "2"})
+    third = rk.commit("three", {"a.txt": "3"})
+    loose = rk.root / ".git" / "objects" / first[:2] / first[2:]
+    loose.chmod(0o644)
+    loose.unlink()
+    doc = rk.extract()
+    assert ids_of(doc, "change") == [f"commit:{third}"]
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("partial", {"missing-object"})

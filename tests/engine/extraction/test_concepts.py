@@ -1,0 +1,136 @@
+"""Concepts (spec: knowledge-entities-extraction.md, "Extraction and identity"):
+glossary headings, `**Term**: definition`, `Term — definition` (em and en dash),
+definition lists, concept documents with aliases bound to their title, multi-term
+glossary aliases left unbound (partial), exact names merging evidence, and fenced or
+generated content never making a definition."""
+
+from __future__ import annotations
+
+from tests.repokit import RepoKit, codes, entity, ids_of, region
+
+GLOSSARY = """# Glossary
+
+**Vault**: a folder of records.
+
+- **Partition:** a top-level folder.
+- Claim — an assertion with evidence.
+- Relationship – a typed edge.
+- not a term, just prose — with a dash in it.
+
+## Ontology
+
+The declared types.
+
+```
+**Fenced**: not a definition.
+Fenced term — not a definition either.
+```
+
+    **Indented**: code, not a definition.
+"""
+
+
+def test_a_glossary_document_yields_each_pattern(rk: RepoKit) -> None:
+    rk.write("docs/GLOSSARY.md", GLOSSARY)
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == [
+        "concept:Claim",
+        "concept:Ontology",
+        "concept:Partition",
+        "concept:Relationship",
+        "concept:Vault",
+    ]
+    assert (
+        region(entity(doc, "concept:Vault"))["lineStart"],
+        region(entity(doc, "concept:Vault"))["lineEnd"],
+    ) == (
+        3,
+        3,
+    )
+    ontology = region(entity(doc, "concept:Ontology"))
+    assert (ontology["lineStart"], ontology["lineEnd"]) == (10, 19)
+    assert doc["coverage"]["concepts"]["status"] == "complete"
+
+
+def test_glossary_sections_in_other_documents_and_bold_prose_outside_them(rk: RepoKit) -> None:
+    rk.write(
+        "README.md",
+        "# Project\n\n**Note**: bold prose is not a definition here.\n\nWord — nor is this.\n\n"
+        "## Terms\n\n- **Atom** — a small note.\n- **Digest**: a summary.\n\n"
+        "## Usage\n\n**Run**: not a term.\n",
+    )
+    assert ids_of(rk.extract(history=False)) == ["concept:Atom", "concept:Digest"]
+
+
+def test_definition_lists_define_terms_anywhere(rk: RepoKit) -> None:
+    rk.write(
+        "docs/guide.md",
+        "# Guide\n\nScope\n: a partition's name.\n\nLifecycle\n: active or withdrawn.\n  More.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Lifecycle", "concept:Scope"]
+    lifecycle = region(entity(doc, "concept:Lifecycle"))
+    assert (lifecycle["lineStart"], lifecycle["lineEnd"]) == (6, 8)
+
+
+def test_generated_content_never_makes_a_definition_and_is_partial(rk: RepoKit) -> None:
+    rk.write(
+        "GLOSSARY.md",
+        "# Glossary\n\n**Kept**: by hand.\n\n<!-- BEGIN GENERATED: terms -->\n**Made**: by a tool.\n"
+        "<!-- END GENERATED -->\n",
+    )
+    rk.write("TERMS.md", "<!-- This file is generated. Do not edit. -->\n# Terms\n\n**Tool**: generated.\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Kept"]
+    assert "generated-content" in codes(doc, "concepts")
+    assert doc["coverage"]["concepts"]["status"] == "partial"
+
+
+def test_a_concept_document_binds_its_aliases_to_its_title(rk: RepoKit) -> None:
+    rk.write(
+        "concepts/vault.md",
+        "---\ntype: concept\naliases: [vault folder, Tresor]\n---\n# Vault\n\nA folder.\n",
+    )
+    rk.write("notes/record.md", "---\ntitle: Record\naliases: [record file]\n---\nA Markdown file.\n")
+    doc = rk.extract(history=False)
+    assert entity(doc, "concept:Vault")["aliases"] == ["Tresor", "vault folder"]
+    assert entity(doc, "concept:Record")["aliases"] == ["record file"]
+    assert region(entity(doc, "concept:Record"))["lineStart"] == 5
+
+
+def test_multi_term_glossary_aliases_stay_unbound_and_partial(rk: RepoKit) -> None:
+    rk.write(
+        "GLOSSARY.md",
+        "---\naliases: [V, C]\n---\n# Glossary\n\n**Vault**: a folder.\n\n**Claim**: an assertion.\n",
+    )
+    doc = rk.extract(history=False)
+    assert [e["aliases"] for e in doc["entities"]] == [[], []]
+    assert "glossary-aliases-unbound" in codes(doc, "concepts")
+    assert doc["coverage"]["concepts"]["status"] == "partial"
+
+
+def test_a_single_term_glossary_binds_its_aliases(rk: RepoKit) -> None:
+    rk.write("glossary.md", "---\naliases: [V]\n---\n# Glossary\n\n**Vault**: a folder.\n")
+    doc = rk.extract(history=False)
+    assert entity(doc, "concept:Vault")["aliases"] == ["V"]
+    assert doc["coverage"]["concepts"]["status"] == "complete"
+
+
+def test_exact_names_merge_evidence_and_case_differs(rk: RepoKit) -> None:
+    rk.write("GLOSSARY.md", "# Glossary\n\n**Vault**: a folder.\n\n**vault**: lower case is another term.\n")
+    rk.write("docs/terms.md", "# Terms\n\n**Vault**: the same term, defined again.\n")
+    doc = rk.extract(history=False)
+    vault = entity(doc, "concept:Vault")
+    assert [(ev["path"], ev["lineStart"]) for ev in vault["evidence"]] == [
+        ("GLOSSARY.md", 3),
+        ("docs/terms.md", 3),
+    ]
+    assert "concept:vault" in ids_of(doc)
+
+
+def test_an_alias_two_concepts_declare_is_ambiguous(rk: RepoKit) -> None:
+    rk.write("concepts/a.md", "---\ntype: concept\naliases: [shared]\n---\n# Alpha\n")
+    rk.write("concepts/b.md", "---\ntype: concept\naliases: [shared]\n---\n# Beta\n")
+    doc = rk.extract(history=False)
+    assert "ambiguous-alias" in codes(doc, "concepts")
+    assert entity(doc, "concept:Alpha")["aliases"] == ["shared"]

@@ -1,0 +1,175 @@
+"""Decisions (spec: knowledge-entities-extraction.md, "Extraction and identity"): ADR
+layouts and `type: adr|decision`, MADR frontmatter, Status/Date paragraphs and list items
+in the first 40 lines, supersession resolved relative to the ADR and only to other
+extracted ADRs, and Decision headings in other documents with occurrence ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.repokit import RepoKit, codes, entity, ids_of
+
+MADR = """---
+status: accepted
+date: 2024-03-01
+supersedes: 0001-use-json.md
+---
+# Use YAML frontmatter
+
+## Context and Problem Statement
+
+Records need fields.
+
+## Decision Outcome
+
+Chosen option: YAML.
+"""
+
+NYGARD = """# 1. Use JSON
+
+Date: 2023-01-10
+
+## Status
+
+Superseded by [2. Use YAML frontmatter](0002-use-yaml.md)
+
+## Context
+
+Records need fields.
+
+## Decision
+
+We use JSON.
+"""
+
+
+@pytest.mark.parametrize("folder", ["adr", "adrs", "decisions", "doc/architecture/decisions"])
+def test_every_adr_layout_gives_one_decision_per_document(rk: RepoKit, folder: str) -> None:
+    rk.write(f"{folder}/0001-use-json.md", NYGARD)
+    rk.write(f"{folder}/README.md", "# Decisions\n\n- [1. Use JSON](0001-use-json.md)\n")
+    rk.write(f"{folder}/template.md", "# Title\n\n## Status\n\nproposed\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc, "decision") == [f"decision:{folder}/0001-use-json.md"]
+    (e,) = doc["entities"]
+    assert (e["name"], e["status"], e["date"]) == (
+        "1. Use JSON",
+        "Superseded by [2. Use YAML frontmatter](0002-use-yaml.md)",
+        "2023-01-10",
+    )
+    assert e["evidence"][0]["lineStart"] == 1
+    assert e["evidence"][0]["lineEnd"] == 15
+
+
+def test_a_document_declaring_type_adr_or_decision_is_an_adr_anywhere(rk: RepoKit) -> None:
+    rk.write("notes/storage.md", "---\ntype: adr\nstatus: proposed\n---\n# Storage\n\nText.\n")
+    rk.write("rfcs/0007.md", "---\ntype: decision\n---\n# RFC 7\n\nText.\n")
+    rk.write("notes/other.md", "---\ntype: note\n---\n# Other\n\nText.\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["decision:notes/storage.md", "decision:rfcs/0007.md"]
+    assert entity(doc, "decision:notes/storage.md")["status"] == "proposed"
+
+
+def test_madr_frontmatter_and_nygard_status_resolve_supersession_both_ways(rk: RepoKit) -> None:
+    rk.write("docs/adr/0001-use-json.md", NYGARD)
+    rk.write("docs/adr/0002-use-yaml.md", MADR)
+    doc = rk.extract(history=False)
+    new = entity(doc, "decision:docs/adr/0002-use-yaml.md")
+    old = entity(doc, "decision:docs/adr/0001-use-json.md")
+    assert (new["status"], new["date"]) == ("accepted", "2024-03-01")
+    assert {"kind": "supersedes", "target": old["id"]} in new["links"]
+    assert {"kind": "superseded-by", "target": new["id"]} in old["links"]
+    assert new["evidence"][0]["lineStart"] == 6  # the body after the frontmatter
+    assert doc["coverage"]["decisions"]["status"] == "complete"
+
+
+def test_list_item_metadata_and_bold_keys_are_read(rk: RepoKit) -> None:
+    rk.write(
+        "adr/0003-x.md",
+        "# Use X\n\n* Status: accepted\n* Deciders: Ada\n* Date: 2022-05-05\n\nText.\n",
+    )
+    rk.write("adr/0004-y.md", "# Use Y\n\n**Status:** Rejected\n\n**Date**: 2022-06-06\n")
+    doc = rk.extract(history=False)
+    assert (
+        entity(doc, "decision:adr/0003-x.md")["status"],
+        entity(doc, "decision:adr/0003-x.md")["date"],
+    ) == (
+        "accepted",
+        "2022-05-05",
+    )
+    assert entity(doc, "decision:adr/0004-y.md")["status"] == "Rejected"
+    assert entity(doc, "decision:adr/0004-y.md")["date"] == "2022-06-06"
+
+
+def test_frontmatter_wins_and_metadata_after_line_40_is_not_read(rk: RepoKit) -> None:
+    filler = "".join(f"Line {n}.\n\n" for n in range(25))
+    rk.write(
+        "adr/0005.md", f"---\nstatus: accepted\n---\n# Five\n\nStatus: rejected\n{filler}Date: 2020-01-01\n"
+    )
+    e = entity(rk.extract(history=False), "decision:adr/0005.md")
+    assert e["status"] == "accepted"
+    assert "date" not in e
+
+
+def test_supersession_only_to_other_extracted_adrs_else_partial(rk: RepoKit) -> None:
+    rk.write("README.md", "# Readme\n")
+    rk.write("adr/0001.md", "---\nsuperseded-by: [../README.md, 0009-missing.md, 0001.md]\n---\n# One\n")
+    rk.write("adr/sub/0002.md", "---\nsupersedes: ../0001.md\n---\n# Two\n")
+    doc = rk.extract(history=False)
+    assert [
+        link for link in entity(doc, "decision:adr/0001.md")["links"] if link["kind"] != "affected-path"
+    ] == []
+    assert entity(doc, "decision:adr/sub/0002.md")["links"] == [
+        {"kind": "supersedes", "target": "decision:adr/0001.md"}
+    ]
+    unresolved = [
+        r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"
+    ]
+    assert [r["detail"] for r in unresolved] == [
+        "superseded-by ../README.md",
+        "superseded-by 0001.md",
+        "superseded-by 0009-missing.md",
+    ]
+    assert doc["coverage"]["decisions"]["status"] == "partial"
+
+
+def test_invalid_frontmatter_is_partial_and_the_body_still_counts(rk: RepoKit) -> None:
+    rk.write("adr/0001.md", "---\nstatus: [unclosed\n---\n# One\n\nStatus: accepted\n")
+    doc = rk.extract(history=False)
+    assert entity(doc, "decision:adr/0001.md")["status"] == "accepted"
+    assert "invalid-frontmatter" in codes(doc, "documents")
+    assert doc["coverage"]["decisions"]["status"] == "partial"
+
+
+def test_decision_headings_in_other_documents_with_occurrence_ids(rk: RepoKit) -> None:
+    rk.write(
+        "meetings/2024-q1.md",
+        "# Q1 planning\n\n## Storage\n\n### Decision\n\nKeep SQLite.\n\n"
+        "## Sync\n\n### Decision\n\nNo cloud sync.\n\n## Decision: Ship in March\n\nAgreed.\n\n"
+        "```\n## Decision\n```\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == [
+        "decision:meetings/2024-q1.md#Decision",
+        "decision:meetings/2024-q1.md#Decision: Ship in March",
+        "decision:meetings/2024-q1.md#Decision~2",
+    ]
+    first = entity(doc, "decision:meetings/2024-q1.md#Decision")
+    assert first["name"] == "Storage"
+    assert (first["evidence"][0]["lineStart"], first["evidence"][0]["lineEnd"]) == (5, 7)
+    assert entity(doc, "decision:meetings/2024-q1.md#Decision~2")["name"] == "Sync"
+    assert entity(doc, "decision:meetings/2024-q1.md#Decision: Ship in March")["name"] == "Ship in March"
+
+
+def test_an_adrs_decision_heading_is_not_a_second_decision(rk: RepoKit) -> None:
+    rk.write("adr/0001.md", NYGARD)
+    assert ids_of(rk.extract(history=False)) == ["decision:adr/0001.md"]
+
+
+def test_cited_paths_become_affected_path_links_only_when_they_exist(rk: RepoKit) -> None:
+    rk.write("src/store.py", "pass\n")
+    rk.write(
+        "adr/0001.md",
+        "# One\n\nSee [store](../src/store.py), [gone](../src/gone.py), [web](https://x.org).\n",
+    )
+    e = entity(rk.extract(history=False), "decision:adr/0001.md")
+    assert e["links"] == [{"kind": "affected-path", "target": "src/store.py"}]
