@@ -49,5 +49,7 @@ def register(command: Command) -> None:
 
     p = command("diff", "Unified diff of a record's file between two versions.", cmd_diff)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--from", dest="from_", metavar="A", help="commit, date or 'now' (default: previous version)")
+    p.add_argument(
+        "--from", dest="from_", metavar="A", help="commit, date or 'now' (default: previous version)"
+    )
     p.add_argument("--to", metavar="B", help="commit, date or 'now' (default: now)")

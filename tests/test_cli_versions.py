@@ -49,16 +49,22 @@ def test_show_at_and_diff(capsys: pytest.CaptureFixture[str], kit: VaultKit, tmp
         ADA,
     )
     code, human, _ = run(capsys, "show", vault, "pg_ada", "--at", first)
-    assert code == 0 and "Second." in human and f"checkpoint {first[:12]}" in human
+    assert code == 0
+    assert "Second." in human
+    assert f"checkpoint {first[:12]}" in human
     code, text, _ = run(capsys, "diff", vault, "pg_ada")
     assert code == 0
-    assert text.startswith(f"--- a/{ADA} @ {first[:12]}") and "+Third.\n" in text
+    assert text.startswith(f"--- a/{ADA} @ {first[:12]}")
+    assert "+Third.\n" in text
     code, text, _ = run(capsys, "diff", vault, "pg_ada", "--from", first, "--to", second)
-    assert code == 0 and "-Second.\n" in text
+    assert code == 0
+    assert "-Second.\n" in text
     code, _out, err = run(capsys, "show", vault, "pg_ada", "--at", "2001-01-01", "--json")
-    assert code == 2 and "pg_ada did not exist at 2001-01-01" in err
+    assert code == 2
+    assert "pg_ada did not exist at 2001-01-01" in err
     code, _out, err = run(capsys, "diff", vault, "pg_ada", "--from", "not a date")
-    assert code == 2 and "neither a commit id" in err
+    assert code == 2
+    assert "neither a commit id" in err
 
 
 def test_history_lists_the_users_commits(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -66,7 +72,9 @@ def test_history_lists_the_users_commits(capsys: pytest.CaptureFixture[str], tmp
     top = tmp_path / "work"
     repo = pygit2.init_repository(str(top), initial_head="main")
     data = record_text(envelope("pg_ada", "page", "Ada", "private", type="person"), "Hi.\n").encode()
-    commit = commit_files(repo, "refs/heads/main", {f"v/{ADA}": data}, "add Ada", epoch("2024-05-01T08:00:00"))
+    commit = commit_files(
+        repo, "refs/heads/main", {f"v/{ADA}": data}, "add Ada", epoch("2024-05-01T08:00:00")
+    )
     (top / "v" / ADA).parent.mkdir(parents=True)
     (top / "v" / ADA).write_bytes(data)
     code, rows, _ = run(capsys, "history", str(top / "v"), "pg_ada", "--json")

@@ -98,7 +98,9 @@ def open_as_of(
     return vault
 
 
-def checkpoint_choices(source: str | os.PathLike[str] | Vault | VaultHistory, limit: int = 50) -> list[dict[str, Any]]:
+def checkpoint_choices(
+    source: str | os.PathLike[str] | Vault | VaultHistory, limit: int = 50
+) -> list[dict[str, Any]]:
     """The newest checkpoint commits, for a picker: [{commit, at, operation, author}]."""
     state_dir = source.state_dir if isinstance(source, VaultHistory) else _state_dir_of(source)
     repo = checkpoint_repo(state_dir)
@@ -109,7 +111,11 @@ def checkpoint_choices(source: str | os.PathLike[str] | Vault | VaultHistory, li
     walker.simplify_first_parent()
     for commit in walker:
         operation = next(
-            (line[len("Operation: ") :] for line in commit.message.splitlines() if line.startswith("Operation: ")),
+            (
+                line[len("Operation: ") :]
+                for line in commit.message.splitlines()
+                if line.startswith("Operation: ")
+            ),
             None,
         )
         out.append(
@@ -160,7 +166,13 @@ def _entries(tree: Any, base: Path, top: bool = True) -> Iterator[tuple[Path, An
     names that could leave the folder are left out."""
     for entry in tree:
         name = entry.name
-        if name in BAD_NAMES or "/" in name or "\\" in name or "\x00" in name or (top and name in SKIPPED_TOP):
+        if (
+            name in BAD_NAMES
+            or "/" in name
+            or "\\" in name
+            or "\x00" in name
+            or (top and name in SKIPPED_TOP)
+        ):
             continue
         if entry.type_str == "tree":
             yield from _entries(entry, base / name, False)

@@ -134,7 +134,9 @@ class PastReader:
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         for (path,) in rows:
             try:
-                return Version(None, stamp, "now", str(path), read_inside(self.root, str(path), MAX_FILE_BYTES))
+                return Version(
+                    None, stamp, "now", str(path), read_inside(self.root, str(path), MAX_FILE_BYTES)
+                )
             except OSError:
                 continue
         return Version(None, stamp, "now", "", b"")
@@ -247,9 +249,7 @@ def view(version: Version, record_id: str) -> dict[str, Any]:
             }
             for raw in parsed.links
         ],
-        "typedReferences": [
-            {"field": f, "target": t, "id": None, "status": None} for f, t in node.refs
-        ],
+        "typedReferences": [{"field": f, "target": t, "id": None, "status": None} for f, t in node.refs],
         "backlinks": [],
         "diagnostics": [d.as_json() for d in parsed.diagnostics],
         "at": version.at,
@@ -277,4 +277,6 @@ def unified(before: Version, after: Version, record_id: str) -> str:
     a = before.data.decode("utf-8", errors="replace").splitlines(keepends=True)
     b = after.data.decode("utf-8", errors="replace").splitlines(keepends=True)
     lines = list(difflib.unified_diff(a, b, label("a", before), label("b", after)))
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )

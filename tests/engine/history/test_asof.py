@@ -58,7 +58,9 @@ def past(kit: VaultKit) -> tuple[Vault, str]:
     return vault, c
 
 
-def test_as_of_equals_a_fresh_scan_of_the_checkpoint(past: tuple[Vault, str], tmp_path: Path, temp: Path) -> None:
+def test_as_of_equals_a_fresh_scan_of_the_checkpoint(
+    past: tuple[Vault, str], tmp_path: Path, temp: Path
+) -> None:
     vault, c = past
     extract(pygit2.Repository(str(vault.state_dir / "history.git")), c, tmp_path / "checkout")
     with Vault.open(tmp_path / "checkout") as fresh:
@@ -71,9 +73,13 @@ def test_as_of_equals_a_fresh_scan_of_the_checkpoint(past: tuple[Vault, str], tm
         assert asof.show("pg_ada")["body"] == "First.\n"
         assert asof.as_of == {"commit": c, "at": "2024-05-01T12:00:00Z", "source": "checkpoint"}
         files = [p for p in seen if p[0] == "files"]
-        count = sum(1 for p in (tmp_path / "checkout").rglob("*") if p.is_file() and ".knowledge" not in p.parts)
-        assert files[-1] == ("files", count, count) and len(files) == count == 4
-        assert not asof.root.is_relative_to(vault.root) and not asof.state_dir.is_relative_to(vault.root)
+        count = sum(
+            1 for p in (tmp_path / "checkout").rglob("*") if p.is_file() and ".knowledge" not in p.parts
+        )
+        assert files[-1] == ("files", count, count)
+        assert len(files) == count == 4
+        assert not asof.root.is_relative_to(vault.root)
+        assert not asof.state_dir.is_relative_to(vault.root)
         folders = list(temp.iterdir())
         assert len(folders) == 1
     assert list(temp.iterdir()) == []  # closing removed the tree and the state
@@ -82,7 +88,8 @@ def test_as_of_equals_a_fresh_scan_of_the_checkpoint(past: tuple[Vault, str], tm
 def test_as_of_a_date_opens_the_newest_checkpoint_by_then(past: tuple[Vault, str], temp: Path) -> None:
     vault, c = past
     with open_as_of(vault, "2024-05-01") as asof:
-        assert asof.as_of is not None and asof.as_of["commit"] == c
+        assert asof.as_of is not None
+        assert asof.as_of["commit"] == c
     with pytest.raises(QueryError, match="no checkpoint was made at or before 2024-04-30"):
         open_as_of(vault.root, "2024-04-30")
     assert list(temp.iterdir()) == []
@@ -119,6 +126,7 @@ def test_checkpoint_choices_newest_first(past: tuple[Vault, str]) -> None:
     vault, c = past
     choices = checkpoint_choices(vault.history)
     assert [x["commit"] for x in choices][-1] == c
-    assert choices[0]["operation"] == "edit-body" and choices[-1]["operation"] == "observed"
+    assert choices[0]["operation"] == "edit-body"
+    assert choices[-1]["operation"] == "observed"
     assert set(choices[0]) == {"commit", "at", "operation", "author"}
     assert checkpoint_choices(vault.root, limit=1) == choices[:1]

@@ -32,11 +32,28 @@ def test_show_at_a_checkpoint_gives_that_version_in_shows_shape(edited: tuple[Va
     source; at the newest checkpoint it agrees with `show` on what the file alone decides."""
     vault, (first, second) = edited
     past = vault.history.show_at("pg_ada", first[:9])
-    assert (past["revision"], past["body"], past["commit"], past["source"]) == (2, "Second.\n", first, "checkpoint")
+    assert (past["revision"], past["body"], past["commit"], past["source"]) == (
+        2,
+        "Second.\n",
+        first,
+        "checkpoint",
+    )
     assert past["path"] == ADA
     now = vault.show("pg_ada")
     latest = vault.history.show_at("pg_ada", second)
-    same = ("id", "kind", "type", "title", "revision", "lifecycle", "scope", "hash", "frontmatter", "body", "bodyLine")
+    same = (
+        "id",
+        "kind",
+        "type",
+        "title",
+        "revision",
+        "lifecycle",
+        "scope",
+        "hash",
+        "frontmatter",
+        "body",
+        "bodyLine",
+    )
     assert {k: latest[k] for k in same} == {k: now[k] for k in same}
     assert set(now) - {"writtenByAgentId"} <= set(latest)
 
@@ -75,19 +92,24 @@ def test_diff_defaults_to_previous_version_to_now(edited: tuple[Vault, list[str]
     vault, (first, second) = edited
     text = vault.history.diff("pg_ada")
     assert f"a/{ADA} @ {first[:12]}" in text
-    assert "-Second.\n" in text and "+Third.\n" in text
+    assert "-Second.\n" in text
+    assert "+Third.\n" in text
     (kit.root / ADA).write_bytes((kit.root / ADA).read_bytes() + b"Outside.\n")
     text = vault.history.diff("pg_ada")
     assert f"@ {second[:12]}" in text
-    assert "+Outside.\n" in text and "-Second.\n" not in text
+    assert "+Outside.\n" in text
+    assert "-Second.\n" not in text
 
 
 def test_diff_between_given_moments(edited: tuple[Vault, list[str]]) -> None:
     vault, (first, second) = edited
     forward = vault.history.diff("pg_ada", first, second[:8])
-    assert "-Second.\n" in forward and "+Third.\n" in forward and "revision: 3" in forward
+    assert "-Second.\n" in forward
+    assert "+Third.\n" in forward
+    assert "revision: 3" in forward
     backward = vault.history.diff("pg_ada", "now", first)
-    assert "-Third.\n" in backward and "+Second.\n" in backward
+    assert "-Third.\n" in backward
+    assert "+Second.\n" in backward
     assert vault.history.diff("pg_ada", second, "now") == ""
     with pytest.raises(QueryError, match="pg_ada did not exist at 2001"):
         vault.history.diff("pg_ada", "2001-06-01")

@@ -94,7 +94,11 @@ def test_show_at_reads_the_users_commits_by_id_and_by_date(
         vault.reconcile()
         first = vault.history.show_at("cl_a", commits[0][:7])
         assert (first["path"], first["revision"], first["body"]) == ("private/claims/old.md", 1, "First.\n")
-        assert (first["commit"], first["source"], first["at"]) == (commits[0], "user-git", "2024-01-01T10:00:00Z")
+        assert (first["commit"], first["source"], first["at"]) == (
+            commits[0],
+            "user-git",
+            "2024-01-01T10:00:00Z",
+        )
         renamed = vault.history.show_at("cl_a", "2024-02-15")
         assert (renamed["commit"], renamed["path"]) == (commits[1], "private/claims/new.md")
         assert vault.history.show_at("cl_a", "2024-03-01")["revision"] == 2  # that day's end
@@ -108,12 +112,15 @@ def test_the_walk_is_bounded_and_says_so(user: tuple[Path, pygit2.Repository, li
     root, _repo, commits = user
     with Vault.open(root) as vault:
         found = user_repo(root, vault.state_dir)
-    assert found is not None and found.prefix == "vault/"
+    assert found is not None
+    assert found.prefix == "vault/"
     cut = user_git.file_history(found, "private/claims/new.md", 50, max_commits=2)
     assert [r["commit"] for r in cut.versions] == [commits[2]]
-    assert cut.cut is not None and "commit limit" in cut.cut
+    assert cut.cut is not None
+    assert "commit limit" in cut.cut
     whole = user_git.file_history(found, "private/claims/new.md", 50)
-    assert whole.cut is None and len(whole.versions) == 3
+    assert whole.cut is None
+    assert len(whole.versions) == 3
 
 
 def test_a_vault_in_no_repository_has_no_user_rows(tmp_path: Path) -> None:
