@@ -9,6 +9,12 @@ projections are built by the ordinary reconcile, so every pane reads the past ex
 it would read a vault checked out at that commit (spec: retrieval-and-dates, What is
 rebuildable: projections are rebuilt from the files, history lives beside them).
 
+The temporary state starts as a copy of the live one (its projections; the durable rows —
+guards, journal, receipts — are emptied, as a fresh checkout has none), so the scan
+re-parses only the files whose bytes differ between the checkpoint and now; a vault with
+no usable live state is built from nothing. Either way the result is what a fresh scan of
+the checkpoint's files gives (the reconciler's incremental runs equal full ones).
+
 The returned vault is read-only (its publisher refuses writes and makes no checkpoint),
 carries `as_of = {"commit", "at", "source": "checkpoint"}`, and removes both temporary
 folders when closed. Materializing reports `progress("files", done, total)` per file and
@@ -20,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sqlite3
 import stat
 import sys
 import tempfile
@@ -29,7 +36,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop.engine.errors import Cancelled, QueryError
+from knowledge_desktop.engine.errors import Cancelled, QueryError, StateError
 from knowledge_desktop.engine.fs.inside import inside
 from knowledge_desktop.engine.reconcile import Progress
 from knowledge_desktop.engine.store.db import Store
@@ -64,8 +71,13 @@ def open_as_of(
     *,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    seed: bool = True,
 ) -> Vault:
-    """A read-only vault over the checkpoint `at` names; see the module docstring."""
+    """A read-only vault over the checkpoint `at` names; see the module docstring.
+
+    With `seed` the temporary state starts as a copy of the live projections (durable
+    rows dropped), so the scan re-parses only the files that differ from now; without,
+    or when the live state cannot be copied, it is built from nothing."""
     state_dir = _state_dir_of(root)
     repo = checkpoint_repo(state_dir)
     if repo is None:
@@ -83,7 +95,10 @@ def open_as_of(
         past_state.mkdir()
         _materialize(repo, commit.tree, tree_dir, progress, cancel)
         vault_id = f"vlt_asof_{uuid.uuid4().hex}"
+        if seed:
+            _seed(root, state_dir, past_state / STATE_DB)
         store = Store(past_state / STATE_DB)
+        _forget_durable(store)
         store.set_identity("vault_id", vault_id)
         write_manifest(past_state, vault_id)
         vault = Vault(tree_dir, past_state, store, True, vault_id)
@@ -129,6 +144,49 @@ def checkpoint_choices(
         if len(out) >= limit:
             break
     return out
+
+
+DROPPED = ("lifecycle_guards_v1", "keyword_withdrawals_v1", "git_outbox", "receipts", "provenance", "history")
+"""Durable tables a seeded state empties: the past view is judged from its files alone, as
+a fresh checkout would be (guards of later withdrawals must not mark it), and has no
+write side. `journal_files` and `journal` go too (after these, which may point at them)."""
+FORGOTTEN_IDENTITY = ("state_lost_at", "state_lost_reason", "state_damaged")
+
+
+def _seed(root: str | os.PathLike[str] | Vault, state_dir: Path, target: Path) -> None:
+    """Copy the live database to `target`; on any failure leave no file (a cold scan)."""
+    try:
+        if isinstance(root, Vault):
+            root.store.backup_to(target)
+            return
+        live = state_dir / STATE_DB
+        if not live.is_file():
+            return
+        source = sqlite3.connect(f"{live.as_uri()}?mode=ro", uri=True)
+        try:
+            dest = sqlite3.connect(target)
+            try:
+                source.backup(dest)
+            finally:
+                dest.close()
+        finally:
+            source.close()
+    except (sqlite3.Error, OSError, StateError):
+        for leftover in target.parent.glob(f"{target.name}*"):
+            leftover.unlink(missing_ok=True)
+
+
+def _forget_durable(store: Store) -> None:
+    """Empty what a seeded copy carried of the live vault's durable state (a no-op on a new
+    database). Deleting guard rows bumps the guard version, so the scan re-derives the
+    records they had marked."""
+    with store.write() as tx:
+        for table in (*DROPPED, "journal_files", "journal"):
+            tx.execute(f"DELETE FROM {table}")
+        tx.execute(
+            f"DELETE FROM store_identity WHERE key IN ({','.join('?' * len(FORGOTTEN_IDENTITY))})",
+            FORGOTTEN_IDENTITY,
+        )
 
 
 def _vault_root(root: str | os.PathLike[str] | Vault) -> Path:
