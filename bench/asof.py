@@ -1,16 +1,19 @@
 """As-of benchmark: opening the view of a 10k vault as it was at a checkpoint (issue 15, §4:
 ≤ 15 s, with progress and cancel).
 
-    python bench/asof.py [--records 10000] [--seed 1] [--vault DIR] [--runs 1] [--json]
+    python bench/asof.py [--records 10000] [--seed 1] [--vault DIR] [--changed 1000] [--runs 1] [--json]
 
 It generates the vault with `bench/generate_vault.py` (or reuses `bench/vaults/<n>-<seed>/`),
-gives it a `.knowledge/` (`Vault.open`, no scan), and commits the whole tree as one
+opens and scans it (the live state the window has), and commits the whole tree as one
 checkpoint straight to `.knowledge/history.git` with pygit2 (what the checkpoint engine's
-baseline holds). Then, each in a fresh Python process:
+baseline holds), with `--changed` Markdown files holding other bytes than now (a line added
+to the body), so the past differs from the present. Then, each in a fresh Python process:
 
-* open: `open_as_of(vault, commit)` with a progress callback, then `close()`; the time to
-  materialize the files (last "files" progress) and the total, and that every file was
-  reported and the temporary folders are gone after close;
+* seeded: `open_as_of(folder, commit)` with a progress callback, then `close()` — the
+  temporary state is copied from the live one and only the changed files are parsed; the
+  time to materialize the files (last "files" progress) and the total, and that every file
+  was reported and the temporary folders are gone after close;
+* cold: the same with `seed=False` (every file parsed, as when there is no live state);
 * cancel: the same with `cancel` set once half of the files are written out; the time from
   the cancel to `Cancelled`, and that nothing is left in the temporary folder.
 """
@@ -40,6 +43,7 @@ tempfile.tempdir = str(tmp)
 from knowledge_desktop.engine.asof import open_as_of
 from knowledge_desktop.engine.errors import Cancelled
 root, commit, mode = sys.argv[1], sys.argv[2], sys.argv[4]
+seed = mode != "cold"
 cancel = threading.Event()
 marks = {}
 counts = {"files": 0}
@@ -57,7 +61,7 @@ def progress(phase, done, total):
         marks.setdefault("first_" + phase, time.perf_counter() - t0)
 out = {}
 try:
-    vault = open_as_of(root, commit, progress=progress, cancel=cancel)
+    vault = open_as_of(root, commit, progress=progress, cancel=cancel, seed=seed)
     out["open_s"] = time.perf_counter() - t0
     out["records"] = vault.counts().get("records")
     t1 = time.perf_counter()
@@ -67,19 +71,21 @@ except Cancelled:
     out["cancelled_after_s"] = time.perf_counter() - t0 - marks["cancel_at"]
 out["marks"] = marks
 out["progress_calls"] = counts
-out["left_in_tmp"] = sorted(os.listdir(tmp))
+out["left_in_tmp"] = sorted(n for n in os.listdir(tmp) if not n.startswith("pymp-"))  # the pool's own
 print(json.dumps(out))
 """
 
 
-def prepare(vault: Path) -> str:
-    """`.knowledge/` and one checkpoint commit of the whole vault; its id (reused when made)."""
+def prepare(vault: Path, changed: int) -> str:
+    """A scanned state and one checkpoint commit of the whole vault, `changed` Markdown files
+    differing from now; its id (reused when made for the same `changed`)."""
     import pygit2
     from pygit2.enums import FileMode
 
     from knowledge_desktop.engine.vault import Vault
 
-    Vault.open(vault).close()
+    with Vault.open(vault) as live:
+        live.reconcile()
     path = vault / ".knowledge" / "history.git"
     repo = (
         pygit2.Repository(str(path))
@@ -87,18 +93,25 @@ def prepare(vault: Path) -> str:
         else pygit2.init_repository(str(path), bare=True, initial_head="checkpoints")
     )
     ref = "refs/heads/checkpoints"
-    if ref in repo.references:
+    message = f"baseline, {changed} files changed\n\nOperation: observed\n"
+    if ref in repo.references and repo[repo.references[ref].target].message == message:
         return str(repo.references[ref].target)
     index = pygit2.Index()
+    to_change = changed
     for dirpath, dirnames, filenames in os.walk(vault):
         dirnames[:] = [d for d in dirnames if d != ".knowledge"]
         for name in filenames:
             file = Path(dirpath) / name
             rel = file.relative_to(vault).as_posix()
-            index.add(pygit2.IndexEntry(rel, repo.create_blob(file.read_bytes()), FileMode.BLOB))
+            data = file.read_bytes()
+            if to_change and rel.endswith(".md") and data.startswith(b"---"):
+                data += b"\nA line this file had at the checkpoint.\n"
+                to_change -= 1
+            index.add(pygit2.IndexEntry(rel, repo.create_blob(data), FileMode.BLOB))
     sig = pygit2.Signature("bench", "bench@localhost", int(time.time()), 0)
     tree = index.write_tree(repo)
-    return str(repo.create_commit(ref, sig, sig, "baseline\n\nOperation: observed\n", tree, []))
+    parents = [repo.references[ref].target] if ref in repo.references else []
+    return str(repo.create_commit(ref, sig, sig, message, tree, parents))
 
 
 def child(vault: Path, commit: str, mode: str, tmp: Path) -> dict[str, Any]:
@@ -118,27 +131,37 @@ def child(vault: Path, commit: str, mode: str, tmp: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--vault", type=Path)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--changed", type=int, default=1000, help="files that differ at the checkpoint")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     vault = args.vault or BENCH / "vaults" / f"{args.records}-{args.seed}"
     ensure_vault(vault, args.records, args.seed, regenerate=False)
-    commit = prepare(vault)
+    commit = prepare(vault, args.changed)
     tmp = BENCH / "vaults" / "asof-tmp"
-    runs = [child(vault, commit, "open", tmp) for _ in range(args.runs)]
+    runs = [(mode, child(vault, commit, mode, tmp)) for _ in range(args.runs) for mode in ("seeded", "cold")]
     cancel = child(vault, commit, "cancel", tmp)
-    result = {"machine": machine(), "vault": str(vault), "commit": commit, "open": runs, "cancel": cancel}
+    result = {
+        "machine": machine(),
+        "vault": str(vault),
+        "commit": commit,
+        "changed": args.changed,
+        "open": [{"mode": mode, **run} for mode, run in runs],
+        "cancel": cancel,
+    }
     if args.json:
         print(json.dumps(result, indent=2))
-    for n, run in enumerate(runs, 1):
+    for mode, run in runs:
         print(
-            f"open #{n}: {run['open_s']:.2f} s (files written by {run['marks'].get('files', 0):.2f} s,"
-            f" {run['progress_calls']['files']} file progress calls), close {run['close_s']:.2f} s,"
-            f" records {run['records']}, left behind {run['left_in_tmp']}",
+            f"open ({mode}, {args.changed} files differ): {run['open_s']:.2f} s (files written by"
+            f" {run['marks'].get('files', 0):.2f} s, {run['progress_calls']['files']} file progress calls),"
+            f" close {run['close_s']:.2f} s, records {run['records']}, left behind {run['left_in_tmp']}",
             file=sys.stderr if args.json else sys.stdout,
         )
     print(

@@ -16,10 +16,10 @@ from knowledge_desktop.engine.asof import checkpoint_choices, open_as_of
 from knowledge_desktop.engine.errors import Cancelled, QueryError
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.engine.write.plan import WriteRejected
-from tests.engine.history.gitkit import checkpoint_whole_vault, epoch, extract
 from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
+from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.engine.write.requests import make_request
+from tests.engine.history.gitkit import checkpoint_whole_vault, epoch, extract
 from tests.vaultkit import VaultKit, fence_of, read_fence
 
 EVERYTHING = RecordFilter(include_ineligible=True, lifecycle="all")
