@@ -13,8 +13,10 @@ from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.versions import user_git
 from knowledge_desktop.engine.versions.when import user_repo
+from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
+from knowledge_desktop.engine.write.requests import make_request
 from tests.engine.history.gitkit import commit_files, epoch, git_dir_state
-from tests.vaultkit import envelope, record_text
+from tests.vaultkit import envelope, read_fence, record_text
 
 OLD, NEW, OTHER = "vault/private/claims/old.md", "vault/private/claims/new.md", "vault/private/claims/o.md"
 
@@ -131,3 +133,28 @@ def test_a_vault_in_no_repository_has_no_user_rows(tmp_path: Path) -> None:
     with Vault.open(root) as vault:
         vault.reconcile()
         assert vault.history.user_versions("cl_a") == {"versions": [], "cut": None, "repository": None}
+
+
+def test_versions_merge_checkpoints_and_the_users_commits_newest_first(
+    user: tuple[Path, pygit2.Repository, list[str]],
+) -> None:
+    """A withdrawal published today comes before the user's commits of 2024; both sources
+    keep their labels."""
+    root, _repo, commits = user
+    with Vault.open(root) as vault:
+        vault.reconcile()
+        fence = read_fence(vault, "cl_a")
+        payload = {"fence": f"{fence.record_id}:{fence.revision}:{fence.sha256}", "reason": "wrong"}
+        request = make_request("withdraw", payload, request_id="rq-a")
+        receipt = vault.write(request, lambda ctx: plan_withdraw(ctx, fence, "wrong"))
+        rows = vault.history.versions("cl_a")
+        assert [(r["source"], r["commit"]) for r in rows] == [
+            ("publish", receipt["git"]["commit"]),
+            ("user-git", commits[2]),
+            ("user-git", commits[1]),
+            ("user-git", commits[0]),
+        ]
+        assert [r["commit"] for r in vault.history.versions("cl_a", limit=2)] == [
+            receipt["git"]["commit"],
+            commits[2],
+        ]
