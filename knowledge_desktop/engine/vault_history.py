@@ -67,6 +67,7 @@ class VaultHistory:
         """The record as it was at `at` (commit, YYYY-MM-DD meaning that day's end in UTC, or
         an ISO date-time): `Vault.show`'s shape plus "at", "commit", "source", "path"."""
         past = self._past()
+        record_id = past.id_of(record_id)
         return record_at.view(past.at(record_id, at), record_id)
 
     def diff(self, record_id: str, from_: str | None = None, to: str | None = None) -> str:
@@ -74,6 +75,7 @@ class VaultHistory:
         Defaults: `to` is now (the file on disk); `from_` is the newest version older than
         `to` whose bytes differ from it."""
         past = self._past()
+        record_id = past.id_of(record_id)
         after = past.now(record_id) if to in (None, "now") else past.at(record_id, to)
         if from_ is not None:
             before = past.now(record_id) if from_ == "now" else past.at(record_id, from_)

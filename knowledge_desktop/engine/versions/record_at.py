@@ -88,6 +88,13 @@ class PastReader:
         data: bytes = blob.data
         return data
 
+    def id_of(self, id_or_path: str) -> str:
+        """The id of the record a vault path names now (as `show` takes either), else as given."""
+        row = self.conn.execute(
+            "SELECT id FROM catalog WHERE path=? AND id IS NOT NULL", (id_or_path.strip("/"),)
+        ).fetchone()
+        return str(row[0]) if row else id_or_path
+
     def paths(self, record_id: str) -> list[str]:
         """Every vault path the record is known by: now (catalog) and in the journal."""
         found: dict[str, None] = {}

@@ -39,6 +39,7 @@ def test_show_at_a_checkpoint_gives_that_version_in_shows_shape(edited: tuple[Va
         "checkpoint",
     )
     assert past["path"] == ADA
+    assert vault.history.show_at(ADA, first)["body"] == "Second.\n"  # by path, as `show` takes
     now = vault.show("pg_ada")
     latest = vault.history.show_at("pg_ada", second)
     same = (
