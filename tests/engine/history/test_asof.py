@@ -137,6 +137,21 @@ def test_cancel_removes_what_was_written(past: tuple[Vault, str], temp: Path) ->
     assert list(temp.iterdir()) == []
 
 
+def test_cancel_while_scanning_removes_everything(past: tuple[Vault, str], temp: Path) -> None:
+    """Cancelled once the files are out and the scan reads them: `Cancelled`, nothing left."""
+    vault, c = past
+    cancel = threading.Event()
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "reading":
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        open_as_of(vault, c, progress=progress, cancel=cancel, seed=False)
+    assert cancel.is_set()
+    assert list(temp.iterdir()) == []
+
+
 def test_checkpoint_choices_newest_first(past: tuple[Vault, str]) -> None:
     vault, c = past
     choices = checkpoint_choices(vault.history)
