@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop import cli_adopt, cli_entities, cli_history, cli_lifecycle
+from knowledge_desktop import cli_adopt, cli_entities, cli_history, cli_lifecycle, cli_versions
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -135,6 +135,8 @@ def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
+    if args.at is not None:
+        return cli_versions.show_at(vault, args)
     record = vault.show(args.target)
 
     def human() -> str:
@@ -446,6 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0)
     p = command("show", "Show one record by id or vault-relative path.", cmd_show)
     p.add_argument("target", metavar="ID|PATH")
+    p.add_argument("--at", metavar="COMMIT|DATE", help="the record as it was then (cli_versions.py)")
     p = command("diagnostics", "List or export diagnostics.", cmd_diagnostics)
     p.add_argument("--format", choices=diagnostics_report.FORMATS)
     p.add_argument("-o", "--output", help="write the report to this file")
@@ -522,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_adopt.register(command, helpers)
     cli_history.register(command)
     cli_entities.register(sub, _Parser)
+    cli_versions.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

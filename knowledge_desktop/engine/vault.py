@@ -122,6 +122,10 @@ class Vault:
         self.detached: str | None = None
         """Why this vault no longer writes its state (its state folder was deleted while
         open and written back from the open database): reopen it to go on."""
+        self.as_of: dict[str, Any] | None = None
+        """Set on the read-only view of a past checkpoint (`engine/asof.py`)."""
+        self.on_close: list[Callable[[], None]] = []
+        """Run by `close` after the store is closed (the as-of view removes its folders)."""
 
     # -- opening -------------------------------------------------------------
     @classmethod
@@ -156,6 +160,8 @@ class Vault:
             # only copy left, so it is written back before it is closed (and gone for good).
             self.detached = self._write_state_back(self.state_dir / STATE_DB)
         self.store.close()
+        while self.on_close:
+            self.on_close.pop()()
 
     def parse_in_workers(self, from_files: int) -> None:
         """Parse batches of at least `from_files` files in worker processes kept warm.

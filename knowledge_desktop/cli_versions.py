@@ -1,0 +1,55 @@
+"""`knowledge show --at` and `knowledge diff`: a record's past read back (issue 15, §2).
+
+    knowledge show VAULT ID --at COMMIT|DATE --json   # the record as it was then: show's keys
+                                                      #   plus "at", "commit", "source", "path"
+    knowledge diff VAULT ID [--from A] [--to B]        # unified diff (default: previous version → now)
+
+A and B are checkpoint or user-git commits (full id or a unique prefix of 7+ hex digits),
+dates (YYYY-MM-DD: the end of that day, UTC) or ISO date-times, or `now`. Both only read;
+exit 0, or 2 for a usage or query error (an id that did not exist then, an unknown commit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from knowledge_desktop.cli_lifecycle import Command
+from knowledge_desktop.engine.vault import Vault
+
+
+def show_at(vault: Vault, args: argparse.Namespace) -> int:
+    """`show ID --at A` (cli.py's `cmd_show` hands over when --at is given)."""
+    record = vault.history.show_at(args.target, args.at)
+    if args.json:
+        print(json.dumps(record, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{_safe(record['title'])}  [{record['kind']}/{record['type']}]  {record['lifecycle']}")
+    print(f"id {_safe(record['id'])}  revision {record['revision']}  {_safe(record['path'])}")
+    print(f"as of {record['at']}  {record['source']} {str(record['commit'] or '')[:12]}")
+    print()
+    print((record["body"] or "").rstrip())
+    return 0
+
+
+def _safe(value: object) -> str:
+    """Control characters shown escaped, so a hostile title cannot drive the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+
+
+def register(command: Command) -> None:
+    def cmd_diff(vault: Vault, args: argparse.Namespace) -> int:
+        text = vault.history.diff(args.id, args.from_, args.to)
+        if args.json:
+            print(json.dumps({"id": args.id, "diff": text}, ensure_ascii=False, indent=2))
+        else:
+            sys.stdout.write(text)
+        return 0
+
+    p = command("diff", "Unified diff of a record's file between two versions.", cmd_diff)
+    p.add_argument("id", metavar="ID")
+    p.add_argument(
+        "--from", dest="from_", metavar="A", help="commit, date or 'now' (default: previous version)"
+    )
+    p.add_argument("--to", metavar="B", help="commit, date or 'now' (default: now)")

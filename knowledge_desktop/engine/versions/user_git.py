@@ -1,0 +1,112 @@
+"""A file's commits in the user's own Git repository, following renames (issue 15, §1).
+
+Read-only: the repository is walked and diffed in memory, nothing is written to it
+(no index, no reference, no object). The walk follows the first-parent line from the
+user's HEAD; when the tracked path appears in a commit but not in its parent, a diff
+with rename detection names the path it had before, and the walk goes on with that
+one. It is bounded by a commit count and a time budget, and says when it stopped
+early, so a huge repository never stalls a history view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledge_desktop.engine.versions.when import USER_GIT, UserRepo, blob_at, iso
+
+try:
+    import pygit2
+    from pygit2.enums import SortMode
+except ImportError:  # pragma: no cover - pygit2 is a dependency
+    pygit2 = None  # type: ignore[assignment]
+
+MAX_COMMITS = 5_000
+BUDGET_S = 2.0
+REVISION = re.compile(rb"^revision:[ \t]*(\d+)[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass
+class UserHistory:
+    """A file's user-git versions, newest first, and why the walk stopped early (if it did)."""
+
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    cut: str | None = None
+    repository: str | None = None
+
+
+def file_history(
+    user: UserRepo,
+    vault_path: str,
+    limit: int,
+    *,
+    max_commits: int = MAX_COMMITS,
+    budget_s: float = BUDGET_S,
+) -> UserHistory:
+    """The commits of `user` that changed `vault_path` (or the path it had before a rename)."""
+    repo = user.repo
+    out = UserHistory(repository=str(repo.path))
+    path = user.repo_path(vault_path)
+    deadline = time.monotonic() + budget_s
+    walker = repo.walk(repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME)
+    walker.simplify_first_parent()
+    for n, commit in enumerate(walker):
+        if n >= max_commits or time.monotonic() > deadline:
+            out.cut = (
+                f"the walk of {repo.path} stopped after {n:,} commits"
+                f" ({'commit limit' if n >= max_commits else 'time budget'}); older versions are not listed"
+            )
+            break
+        blob = blob_at(commit.tree, path)
+        if blob is None:
+            continue  # not in this commit: it is added later, on this line of history
+        parent = commit.parents[0] if commit.parents else None
+        before = blob_at(parent.tree, path) if parent is not None else None
+        if before is not None and before.id == blob.id:
+            continue
+        rel = user.vault_path(path)
+        if rel is not None:
+            out.versions.append(_row(commit, blob, rel))
+            if len(out.versions) >= limit:
+                break
+        if parent is None or before is not None:
+            continue
+        old = _renamed_from(repo, parent, commit, path)
+        if old is None or user.vault_path(old) is None:
+            break  # the file was created here (or came from outside the vault)
+        path = old
+    return out
+
+
+def _renamed_from(repo: Any, parent: Any, commit: Any, path: str) -> str | None:
+    """The path `path` had in `parent`, when `commit` renamed (or copied) it there."""
+    diff = repo.diff(parent, commit)
+    diff.find_similar()
+    for delta in diff.deltas:
+        if delta.new_file.path == path and delta.status in (
+            pygit2.enums.DeltaStatus.RENAMED,
+            pygit2.enums.DeltaStatus.COPIED,
+        ):
+            old: str = delta.old_file.path
+            return old
+    return None
+
+
+def _row(commit: Any, blob: Any, vault_path: str) -> dict[str, Any]:
+    data: bytes = blob.data
+    found = REVISION.search(data[:65536])
+    summary = commit.message.strip().splitlines()[0] if commit.message.strip() else ""
+    return {
+        "commit": str(commit.id),
+        "at": iso(commit.author.time),
+        "author": commit.author.name,
+        "operation": "commit",
+        "source": USER_GIT,
+        "revision": int(found.group(1)) if found else None,
+        "hash": hashlib.sha256(data).hexdigest(),
+        "path": vault_path,
+        "reason": summary,
+    }

@@ -1,0 +1,180 @@
+"""Where a past version comes from: the app's checkpoint repository or the user's own Git.
+
+`at` arguments (`knowledge show --at`, `knowledge diff --from/--to`, the as-of view) are
+either a commit id, full or a unique prefix of at least 7 hex digits, or a date: a bare
+`YYYY-MM-DD` means the end of that day in UTC, anything else is an ISO date-time (no
+zone: UTC). Both repositories are only ever opened to read (issue 15, §1: the user's
+repository is read-only to the app; the checkpoint repository is written by
+`engine/write/checkpoints.py` alone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.fs.inside import inside
+
+try:
+    import pygit2
+    from pygit2.enums import RepositoryOpenFlag
+except ImportError:  # pragma: no cover - pygit2 is a dependency
+    pygit2 = None  # type: ignore[assignment]
+
+CHECKPOINT_REPO = "history.git"
+CHECKPOINT_BRANCH = "refs/heads/checkpoints"
+"""Where `engine/write/checkpoints.py` keeps its commits (issue 15, §1)."""
+CHECKPOINT, USER_GIT = "checkpoint", "user-git"
+HEX = re.compile(r"[0-9a-fA-F]{7,40}")
+MIN_PREFIX = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """A parsed `at`: a commit prefix or an instant (UTC)."""
+
+    commit: str | None = None
+    instant: datetime | None = None
+    text: str = ""
+
+
+def parse_at(text: str) -> Moment:
+    """A commit prefix or an instant; a QueryError that says what is accepted otherwise."""
+    value = text.strip()
+    if HEX.fullmatch(value) and not re.fullmatch(r"\d{8}", value):
+        return Moment(commit=value.lower(), text=value)
+    if value == "now":
+        return Moment(instant=datetime.now(UTC), text=value)
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            day = date.fromisoformat(value)
+            end = datetime.combine(day + timedelta(days=1), time(), UTC) - timedelta(microseconds=1)
+            return Moment(instant=end, text=value)
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise QueryError(
+            f"{text!r} is neither a commit id (at least {MIN_PREFIX} hex digits) nor a date "
+            "(YYYY-MM-DD or an ISO date-time)"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return Moment(instant=parsed.astimezone(UTC), text=value)
+
+
+def iso(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def available() -> bool:
+    return pygit2 is not None
+
+
+# -- the two repositories ------------------------------------------------------------------
+def checkpoint_repo(state_dir: Path) -> Any:
+    """The app's checkpoint repository, or None (none yet, unreadable, or no commit)."""
+    path = state_dir / CHECKPOINT_REPO
+    if pygit2 is None or not path.is_dir():
+        return None
+    try:
+        repo = pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH)
+    except (pygit2.GitError, OSError, ValueError):
+        return None
+    return repo if checkpoint_tip(repo) is not None else None
+
+
+def checkpoint_tip(repo: Any) -> Any:
+    """The newest checkpoint commit id, or None."""
+    try:
+        ref = repo.references.get(CHECKPOINT_BRANCH)
+        if ref is not None:
+            return ref.target
+        return None if repo.head_is_unborn else repo.head.target
+    except (pygit2.GitError, ValueError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class UserRepo:
+    """The user's own repository around a vault, opened to read."""
+
+    repo: Any
+    prefix: str
+    """The vault root relative to the repository's working folder (`""` or `a/b/`)."""
+
+    def repo_path(self, vault_path: str) -> str:
+        return f"{self.prefix}{vault_path}"
+
+    def vault_path(self, repo_path: str) -> str | None:
+        """The vault-relative path of a repository path, or None when outside the vault."""
+        if not repo_path.startswith(self.prefix):
+            return None
+        return repo_path[len(self.prefix) :]
+
+
+def user_repo(root: Path, state_dir: Path) -> UserRepo | None:
+    """The Git repository the vault folder lies in, if any and not the app's own.
+
+    Found by searching upward from the vault root, as Git does. A bare repository, one
+    without commits, or one whose folder lies in the app's state folder is not the
+    user's working history and is ignored.
+    """
+    if pygit2 is None:
+        return None
+    try:
+        found = pygit2.discover_repository(str(root))
+        if not found:
+            return None
+        git_dir = Path(found).resolve()
+        if inside(str(state_dir.resolve()), str(git_dir)) or git_dir.name == CHECKPOINT_REPO:
+            return None
+        repo = pygit2.Repository(str(git_dir), RepositoryOpenFlag.NO_SEARCH)
+        if repo.is_bare or repo.head_is_unborn or repo.workdir is None:
+            return None
+        workdir = Path(repo.workdir).resolve()
+        rel = root.resolve().relative_to(workdir)
+    except (pygit2.GitError, OSError, ValueError, KeyError):
+        return None
+    prefix = "" if str(rel) in ("", ".") else f"{PurePosixPath(rel.as_posix())}/"
+    return UserRepo(repo, prefix)
+
+
+def lookup_commit(repo: Any, prefix: str) -> Any:
+    """The commit a full id or unique prefix names in `repo`, or None; a QueryError when the
+    prefix is ambiguous."""
+    if repo is None:
+        return None
+    try:
+        found = repo.get(prefix)
+    except ValueError as exc:
+        raise QueryError(f"commit prefix {prefix!r} is ambiguous: give more digits") from exc
+    except (pygit2.GitError, KeyError):
+        return None
+    if found is None or not isinstance(found, pygit2.Commit):
+        return None
+    return found
+
+
+def newest_at_or_before(repo: Any, tip: Any, instant: datetime, max_commits: int = 100_000) -> Any:
+    """The newest commit on `tip`'s first-parent line made at or before `instant`."""
+    limit = int(instant.timestamp())
+    walker = repo.walk(tip, pygit2.enums.SortMode.TIME)
+    walker.simplify_first_parent()
+    for n, commit in enumerate(walker):
+        if commit.author.time <= limit:
+            return commit
+        if n >= max_commits:
+            break
+    return None
+
+
+def blob_at(tree: Any, path: str) -> Any:
+    """The blob at `path` in `tree`, or None (absent, or not a file)."""
+    try:
+        entry = tree[path]
+    except (KeyError, ValueError):
+        return None
+    return entry if isinstance(entry, pygit2.Blob) else None

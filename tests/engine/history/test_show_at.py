@@ -1,0 +1,116 @@
+"""A record as it was and diffs between versions, from the app's checkpoints (issue 15, §2:
+`show --at`, `diff`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.vault import Vault
+from tests.vaultkit import VaultKit, fence_of
+
+ADA = "private/people/ada.md"
+
+
+@pytest.fixture
+def edited(kit: VaultKit) -> tuple[Vault, list[str]]:
+    """A page published twice: revision 2 ("Second.") then revision 3 ("Third.")."""
+    kit.page(ADA, "pg_ada", "Ada", "First.\n", type="person")
+    vault = kit.scan()
+    commits = []
+    for body in ("Second.\n", "Third.\n"):
+        receipt = vault.edit_body(fence_of(vault, "pg_ada"), body)
+        assert receipt["git"]["state"] == "committed"
+        commits.append(receipt["git"]["commit"])
+    return vault, commits
+
+
+def test_show_at_a_checkpoint_gives_that_version_in_shows_shape(edited: tuple[Vault, list[str]]) -> None:
+    """By full id or prefix: the version's revision and body, labelled with commit, time and
+    source; at the newest checkpoint it agrees with `show` on what the file alone decides."""
+    vault, (first, second) = edited
+    past = vault.history.show_at("pg_ada", first[:9])
+    assert (past["revision"], past["body"], past["commit"], past["source"]) == (
+        2,
+        "Second.\n",
+        first,
+        "checkpoint",
+    )
+    assert past["path"] == ADA
+    assert vault.history.show_at(ADA, first)["body"] == "Second.\n"  # by path, as `show` takes
+    now = vault.show("pg_ada")
+    latest = vault.history.show_at("pg_ada", second)
+    same = (
+        "id",
+        "kind",
+        "type",
+        "title",
+        "revision",
+        "lifecycle",
+        "scope",
+        "hash",
+        "frontmatter",
+        "body",
+        "bodyLine",
+    )
+    assert {k: latest[k] for k in same} == {k: now[k] for k in same}
+    assert set(now) - {"writtenByAgentId"} <= set(latest)
+
+
+def test_show_at_a_date(edited: tuple[Vault, list[str]]) -> None:
+    """Today (the end of the day) gives the newest checkpoint; a day before any checkpoint
+    is a clear error naming the id."""
+    vault, (_first, second) = edited
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert vault.history.show_at("pg_ada", today)["commit"] == second
+    with pytest.raises(QueryError, match="pg_ada did not exist at 2001-01-01"):
+        vault.history.show_at("pg_ada", "2001-01-01")
+
+
+def test_show_at_rejects_bad_moments(edited: tuple[Vault, list[str]]) -> None:
+    vault, _ = edited
+    with pytest.raises(QueryError, match="neither a commit id"):
+        vault.history.show_at("pg_ada", "yesterday-ish")
+    with pytest.raises(QueryError, match="no checkpoint or commit"):
+        vault.history.show_at("pg_ada", "abcdef0123")
+    with pytest.raises(QueryError, match="pg_nobody did not exist"):
+        vault.history.show_at("pg_nobody", datetime.now(UTC).strftime("%Y-%m-%d"))
+
+
+def test_version_bytes(edited: tuple[Vault, list[str]], kit: VaultKit) -> None:
+    vault, (first, second) = edited
+    assert vault.history.version_bytes(second, ADA) == (kit.root / ADA).read_bytes()
+    assert b"Second." in vault.history.version_bytes(first[:7], ADA)
+    with pytest.raises(QueryError, match="not in commit"):
+        vault.history.version_bytes(first, "private/nothing.md")
+
+
+def test_diff_defaults_to_previous_version_to_now(edited: tuple[Vault, list[str]], kit: VaultKit) -> None:
+    """The file on disk equals the newest checkpoint, so the default diff starts at the one
+    before it; after an outside edit it starts at the newest checkpoint."""
+    vault, (first, second) = edited
+    text = vault.history.diff("pg_ada")
+    assert f"a/{ADA} @ {first[:12]}" in text
+    assert "-Second.\n" in text
+    assert "+Third.\n" in text
+    (kit.root / ADA).write_bytes((kit.root / ADA).read_bytes() + b"Outside.\n")
+    text = vault.history.diff("pg_ada")
+    assert f"@ {second[:12]}" in text
+    assert "+Outside.\n" in text
+    assert "-Second.\n" not in text
+
+
+def test_diff_between_given_moments(edited: tuple[Vault, list[str]]) -> None:
+    vault, (first, second) = edited
+    forward = vault.history.diff("pg_ada", first, second[:8])
+    assert "-Second.\n" in forward
+    assert "+Third.\n" in forward
+    assert "revision: 3" in forward
+    backward = vault.history.diff("pg_ada", "now", first)
+    assert "-Third.\n" in backward
+    assert "+Second.\n" in backward
+    assert vault.history.diff("pg_ada", second, "now") == ""
+    with pytest.raises(QueryError, match="pg_ada did not exist at 2001"):
+        vault.history.diff("pg_ada", "2001-06-01")
