@@ -27,6 +27,8 @@ from knowledge_desktop.engine.vault import Vault
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
 
+OBSERVED_API = ("observed_due", "flush_observed", "observed_enabled")
+
 
 class ObservedCheckpoints(QObject):
     """One pending timer at a time; one flush at a time."""
@@ -51,11 +53,12 @@ class ObservedCheckpoints(QObject):
         window.loaded.connect(self._vault_opened)
 
     def vault(self) -> Vault | None:
-        """The vault whose outside edits may be checkpointed now, if any."""
+        """The vault whose outside edits may be checkpointed now, if any (none while the
+        engine has no observed checkpoints: a build without them leaves the menu off)."""
         vault = self.window.vault
         if vault is None or vault.read_only or getattr(vault, "as_of", None) is not None:
             return None
-        return vault
+        return vault if all(hasattr(vault.history, name) for name in OBSERVED_API) else None
 
     def _vault_opened(self) -> None:
         self.timer.stop()  # it was for the vault before
