@@ -217,7 +217,8 @@ class HistoryTab(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tree)
         split.addWidget(lower)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([140, 420])  # a few versions show; the diff gets the room
         self.stack = QStackedWidget()
         self.stack.addWidget(self.message)
         self.stack.addWidget(split)

@@ -88,7 +88,7 @@ def _words(old: str, new: str, tints: _Tints, out: WordDiff) -> tuple[str, str]:
 def _row(mark: str, html: str, background: str | None, colors: Colors) -> str:
     bg = f' bgcolor="{background}"' if background else ""
     return (
-        f'<tr><td{bg} style="color:{colors.muted}">{mark}&nbsp;</td>'
+        f'<tr><td{bg} nowrap style="color:{colors.muted}">{mark or "&nbsp;"}</td>'
         f'<td{bg} width="100%"><span style="white-space:pre-wrap">{html or "&nbsp;"}</span></td></tr>'
     )
 
@@ -107,7 +107,7 @@ def render_word_diff(unified: str, colors: Colors, *, empty_text: str = "No diff
         shown = [_words(removed[i], added[i], tints, out) for i in range(pairs)]
         for i, line in enumerate(removed):
             html = shown[i][0] if i < pairs else escape(line)
-            rows.append(_row("−", html, tints.line_removed, colors))
+            rows.append(_row("-", html, tints.line_removed, colors))
         for i, line in enumerate(added):
             html = shown[i][1] if i < pairs else escape(line)
             rows.append(_row("+", html, tints.line_added, colors))
