@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -138,6 +139,8 @@ class AsOfView(QObject):
         row = QHBoxLayout(strip)
         row.setContentsMargins(10, 4, 10, 4)
         row.addWidget(self.label, 1)
+        self.compare_button = QToolButton()
+        row.addWidget(self.compare_button)
         row.addWidget(self.back_button)
         self.banner = QToolBar("As Of")
         self.banner.setObjectName("toolbar-as-of")
@@ -152,6 +155,7 @@ class AsOfView(QObject):
         self.compare = QAction("Compare with &Now", window)
         self.compare.setStatusTip("The difference between this record then and the file now")
         self.compare.triggered.connect(self.compare_with_now)
+        self.compare_button.setDefaultAction(self.compare)
         menus = {a.text(): a.menu() for a in window.menuBar().actions()}
         file_menu, record_menu = menus["&File"], menus["&Record"]
         assert isinstance(file_menu, QMenu)
@@ -220,6 +224,7 @@ class AsOfView(QObject):
                 watcher.stop()
         self.live = live
         window.adopt((vault, None, None, None))
+        window.statusBar().showMessage(f"Showing {live.root.name} as of {label}, read-only", 8000)
 
     def _loaded(self) -> None:
         window, shown = self.window, self.as_of
