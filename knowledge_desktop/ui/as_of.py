@@ -247,6 +247,12 @@ class AsOfView(QObject):
             self.banner.show()
         self.update()
 
+    def close_live(self) -> None:
+        """The window closes: the live vault kept open behind a past view closes too."""
+        live, self.live = self.live, None
+        if live is not None and live is not self.window.vault:
+            live.close()
+
     def back_to_now(self) -> None:
         live = self.live
         if live is not None:

@@ -463,6 +463,7 @@ class MainWindow(QMainWindow):
             if callable(save):
                 save(self.settings)
         self.settings.sync()
+        self.past.close_live()
         self._close_vault()
         self.runner.close()
         self._on_busy(0)

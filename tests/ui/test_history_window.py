@@ -205,3 +205,26 @@ def test_opening_as_of_can_be_cancelled(
     assert window.vault is live
     assert not window.past.banner.isVisible()
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_closing_the_window_in_a_past_view_closes_the_live_vault_too(
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    kit: VaultKit,
+    as_of: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kit.page(ADA, "pg_ada", "Ada Lovelace", type="person")
+    window = open_window(kit.root, watch=False)
+    live = window.vault
+    assert live is not None
+    closed: list[Vault] = []
+    real_close = Vault.close
+    monkeypatch.setattr(Vault, "close", lambda self: (closed.append(self), real_close(self))[1])
+    with qtbot.waitSignal(window.loaded, timeout=20_000):
+        window.past.open("c0ffee", "2026-11-30")
+    wait_idle(qtbot, window)
+    assert live not in closed  # kept open behind the past view, for Compare with Now
+    window.close()
+    assert live in closed
+    assert as_of["opened"][0] in closed

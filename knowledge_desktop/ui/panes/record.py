@@ -288,7 +288,8 @@ class RecordPane(Pane):
         self.setFocusProxy(self.browser)
 
     def focus_target(self) -> QWidget:
-        return self.source if self.tabs.currentIndex() == SOURCE_TAB else self.browser
+        tab = self.tabs.currentIndex()
+        return self.source if tab == SOURCE_TAB else self.history.tree if tab == HISTORY_TAB else self.browser
 
     # -- the Pane contract ---------------------------------------------------------
     def set_vault(self, vault: Vault | None) -> None:

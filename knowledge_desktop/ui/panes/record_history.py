@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_history import VaultHistory
 from knowledge_desktop.ui.render import Colors, render_document
@@ -158,7 +159,7 @@ def load_version(
     source = version_text(history, row)
     try:
         view = history.show_at(record_id, str(row["commit"]))
-    except (AttributeError, LookupError, ValueError):
+    except (AttributeError, LookupError, ValueError, KnownError):
         return source, None  # the source alone still answers "what did it say"
     return source, render_document(view, {}, colors) if isinstance(view, dict) else None
 
