@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QDate
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.engine.errors import Cancelled
@@ -228,3 +229,20 @@ def test_closing_the_window_in_a_past_view_closes_the_live_vault_too(
     window.close()
     assert live in closed
     assert as_of["opened"][0] in closed
+
+
+def test_the_as_of_dialog_offers_a_day_or_a_checkpoint(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, as_of: dict[str, Any]
+) -> None:
+    kit.page(ADA, "pg_ada", "Ada Lovelace", type="person")
+    window = open_window(kit.root, watch=False)
+    window.past.choose()
+    dialog = window.past.dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.list.isEnabled, timeout=5_000)
+    day = QDate.currentDate().addDays(-30)
+    dialog.date.setDate(day)
+    assert dialog.chosen() == (day.toString("yyyy-MM-dd"),) * 2
+    dialog.list.setCurrentRow(0)
+    assert dialog.chosen() == ("c0ffee", "2026-11-30 12:00 UTC")
+    dialog.reject()

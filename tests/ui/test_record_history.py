@@ -158,3 +158,40 @@ def test_word_diff_highlights_changed_words_in_changed_lines() -> None:
     assert ">cat</span>" in light.html
     assert light.html != dark.html  # tints follow the palette
     assert render_word_diff("", Colors()).empty
+
+
+def test_the_users_own_git_is_labelled_and_a_read_error_is_worded(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit.page(ADA, "pg_ada", "Ada Lovelace", body="Plain.\n", type="person")
+    theirs = {
+        "commit": "ab" * 20,
+        "at": "2026-11-01T09:00:00Z",
+        "author": "Ada",
+        "operation": None,
+        "source": "user-git",
+        "revision": None,
+        "hash": "0" * 64,
+        "path": ADA,
+    }
+    answers: list[object] = [[theirs]]
+
+    def versions(self: VaultHistory, record_id: str, limit: int = 50) -> list[dict[str, object]]:
+        answer = answers[-1]
+        if isinstance(answer, Exception):
+            raise answer
+        assert isinstance(answer, list)
+        return answer
+
+    monkeypatch.setattr(VaultHistory, "versions", versions)
+    monkeypatch.setattr(VaultHistory, "diff", lambda *_a, **_k: "", raising=False)
+    window = open_window(kit.root, watch=False)
+    history_of(qtbot, window, "pg_ada", 1)
+    (row,) = rows(window)
+    assert row[:4] == ["2026-11-01 09:00 UTC", "Ada", "edit", "your Git"]
+    assert "your own Git" in window.record.history.tree.topLevelItem(0).toolTip(3)
+    answers.append(OSError("the checkpoint repository is locked"))
+    window.record.history.refresh()
+    tab = window.record.history
+    qtbot.waitUntil(lambda: tab.stack.currentIndex() == 0)
+    assert tab.message.text() == "The history cannot be read now: the checkpoint repository is locked"
