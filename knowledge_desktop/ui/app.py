@@ -31,6 +31,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity"),
         help="bring this pane to the front once loaded (useful with --screenshot)",
     )
+    parser.add_argument(
+        "--record-tab",
+        choices=("rendered", "source", "history"),
+        help="show this tab of the record pane (useful with --select and --screenshot)",
+    )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
     parser.add_argument(
         "--event-log", metavar="FILE", help="append one JSON line per applied change set to FILE"
@@ -81,6 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.focus_pane(args.pane.capitalize())
         if args.search:
             window.search.set_query(args.search)
+        if args.record_tab:
+            tabs = window.record.tabs
+            tabs.setCurrentIndex(
+                [tabs.tabText(i).lower() for i in range(tabs.count())].index(args.record_tab)
+            )
         if args.select:
             window.open_record(args.select)
 

@@ -40,9 +40,11 @@ from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
+from knowledge_desktop.ui.as_of import AsOfView
 from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, vault_gone
+from knowledge_desktop.ui.observed import ObservedCheckpoints
 from knowledge_desktop.ui.opening import Opened, VaultOpener
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
@@ -53,6 +55,7 @@ from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.focus import first_focusable
 from knowledge_desktop.ui.write_actions import WriteActions
 
 HEAP_QUIET_MS = 10_000
@@ -154,6 +157,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.summary)
         self.commands = WindowActions(self)
         self.writes = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
+        self.past = AsOfView(self)  # File › Open As Of…, its banner, Compare with Now: ui/as_of.py
+        self.observed = ObservedCheckpoints(self)  # checkpoints of outside edits: ui/observed.py
         self._update_actions()
         self._restore_settings()
         # Mouse back/forward buttons are caught on this window's QWindow, which sees each event
@@ -218,7 +223,8 @@ class MainWindow(QMainWindow):
             self._show_counts(counts)
         else:
             self.runner.submit(vault.counts, self._show_counts, key="counts")
-        self.opener.remember(vault.root)
+        if getattr(vault, "as_of", None) is None:  # a past view's folder is a temporary one
+            self.opener.remember(vault.root)
         self._update_actions()
         if self.watch:
             # Load what live updates need now, beside the freshness check, so the
@@ -365,7 +371,7 @@ class MainWindow(QMainWindow):
         if not target.isVisibleTo(pane):
             # The pane shows a message in place of its list: focus its first control instead,
             # so the shortcut never leaves the focus in the pane the user left.
-            target = _first_focusable(pane) or pane
+            target = first_focusable(pane) or pane
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_search(self) -> None:
@@ -457,6 +463,7 @@ class MainWindow(QMainWindow):
             if callable(save):
                 save(self.settings)
         self.settings.sync()
+        self.past.close_live()
         self._close_vault()
         self.runner.close()
         self._on_busy(0)
@@ -482,19 +489,4 @@ def _dropped_folder(event: QDropEvent) -> Path | None:
     urls = event.mimeData().urls()
     if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
         return Path(urls[0].toLocalFile())
-    return None
-
-
-def _first_focusable(pane: QWidget) -> QWidget | None:
-    """The first widget inside `pane`, in Tab order, that Tab would stop at."""
-    widget = pane.nextInFocusChain()
-    while widget is not None and widget is not pane:
-        if (
-            pane.isAncestorOf(widget)
-            and widget.isVisibleTo(pane)
-            and widget.isEnabled()
-            and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
-        ):
-            return widget
-        widget = widget.nextInFocusChain()
     return None

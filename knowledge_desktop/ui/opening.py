@@ -66,9 +66,7 @@ class VaultOpener(QObject):
     def open(self, path: Path) -> None:
         """Read `path` on a worker; the window takes the vault over once it is ready."""
         window = self.window
-        window.statusBar().showMessage(f"Opening {path}…")
-        self._cancel.set()  # an open still running for another folder stops
-        cancel = self._cancel = threading.Event()
+        cancel = self.begin(f"Opening {path}…")
         relay = window.relay
         watch = window.watch
 
@@ -82,7 +80,7 @@ class VaultOpener(QObject):
                 if vault.reconciler.indexed():
                     # Show the index at once; the freshness check follows as a live change.
                     return vault, watcher, None, None
-                change = vault.reconcile(progress=self._progress, cancel=cancel)
+                change = vault.reconcile(progress=self.report, cancel=cancel)
                 counts = vault.counts()
             except BaseException:
                 if watcher is not None:
@@ -104,6 +102,14 @@ class VaultOpener(QObject):
             key="open-vault",
             on_dropped=_close_opened,
         )
+
+    def begin(self, message: str) -> threading.Event:
+        """A new open (a folder, or a vault as of a past date, ui/as_of.py) starts: an open
+        still running stops; the new one's Cancel event, which the Cancel button sets."""
+        self.window.statusBar().showMessage(message)
+        self._cancel.set()
+        self._cancel = threading.Event()
+        return self._cancel
 
     def _check_freshness(self, vault: Vault, cancel: threading.Event) -> None:
         """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
@@ -129,7 +135,7 @@ class VaultOpener(QObject):
 
         window.statusBar().showMessage(f"Opened {vault.root} — checking for changes…")
         window.runner.submit(
-            lambda: vault.reconcile(progress=self._progress, cancel=cancel),
+            lambda: vault.reconcile(progress=self.report, cancel=cancel),
             done,
             failed,
             key="freshness",
@@ -161,7 +167,7 @@ class VaultOpener(QObject):
         )
 
         window.runner.submit(
-            lambda: vault.index_keywords(progress=self._progress, cancel=cancel, chunk=TEXT_CHUNK),
+            lambda: vault.index_keywords(progress=self.report, cancel=cancel, chunk=TEXT_CHUNK),
             done,
             failed,
             key="index-keywords",
@@ -172,7 +178,7 @@ class VaultOpener(QObject):
         """Stop a search text build (the vault is going away); what is indexed stays."""
         self._text_cancel.set()
 
-    def _progress(self, stage: str, done: int, total: int) -> None:
+    def report(self, stage: str, done: int, total: int) -> None:
         """Called on a worker: the progress crosses to the status bar by a queued signal."""
         self.window.relay.progress.emit(stage, done, total)
 
@@ -242,10 +248,15 @@ class VaultOpener(QObject):
             self.progress.setRange(0, total)
             self.progress.setValue(done)
             self.progress.setFormat("Search text: %v of %m records")
+        elif stage not in ("reading", "text") and total >= 200 and done < total:
+            # another long step (an as-of view's checkout): counted, and it can be cancelled
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setFormat(f"{stage.capitalize()}: %v of %m")
         else:
             return
         self.progress.show()
-        self.cancel_button.setVisible(stage in ("reading", "text"))
+        self.cancel_button.setVisible(stage != "indexing")
 
     def _failed(self, message: str, cancel: threading.Event) -> None:
         window = self.window

@@ -13,6 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
+from knowledge_desktop.engine.vault_history import VaultHistory
 from knowledge_desktop.engine.write import lifecycle, publish
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.ui.main_window import MainWindow
@@ -120,3 +121,59 @@ def test_a_publish_from_the_window_adds_its_receipt_on_top(
     top = rows(window)[0]
     assert top[1:4] == ["withdraw", "pg_ada", "published"]
     assert top[5].endswith("“left the team”")
+
+
+@pytest.fixture
+def stuck(kit: VaultKit) -> tuple[VaultKit, Path]:
+    """A vault whose second write's checkpoint is pending: a stale lock (left by a crashed
+    Git process) holds the checkpoint branch. Returns the kit and the lock file."""
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", body="First.\n", type="person")
+    vault = kit.scan()
+    vault.edit_body(fence_of(vault, "pg_ada"), "Second.\n")
+    lock = vault.history.state_dir / "history.git" / "refs" / "heads" / "checkpoints.lock"
+    lock.write_text("")
+    receipt = vault.edit_body(fence_of(vault, "pg_ada"), "Third.\n")
+    assert receipt["git"]["state"] == "pending"
+    kit.close()
+    return kit, lock
+
+
+def test_pending_checkpoints_are_listed_with_their_reason_and_retry_commits_them(
+    qtbot: QtBot, open_window: OpenWindow, stuck: tuple[VaultKit, Path]
+) -> None:
+    """Activity names the checkpoint that waits and why; once the cause is gone, Retry
+    records it and the line goes away (issue 15 §1: pending, retried from Activity)."""
+    kit, lock = stuck
+    window = open_window(kit.root, watch=False)
+    panel = window.writes.activity.checkpoints
+    qtbot.waitUntil(lambda: len(panel.pending) == 1, timeout=20_000)
+    assert panel.isVisibleTo(window.writes.activity)
+    assert panel.list.topLevelItem(0).text(1) == "edit-body"
+    assert "failed to lock" in panel.list.topLevelItem(0).text(3)
+    assert panel.status.text().startswith("1 checkpoint(s) pending")
+    assert panel.retry_button.isEnabled()
+    lock.unlink()
+    panel.retry_button.click()
+    qtbot.waitUntil(lambda: not panel.pending and panel.retry_button.isHidden(), timeout=20_000)
+    assert panel.status.text() == "1 checkpoint(s) recorded."
+    vault = window.vault
+    assert vault is not None
+    assert vault.history.checkpoints(pending_only=True)["outbox"] == []
+    assert len(vault.history.checkpoints()["commits"]) == 2
+
+
+def test_unavailable_checkpoints_say_why(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person")
+
+    def unavailable(self: VaultHistory, *, pending_only: bool = False, limit: int = 50) -> dict[str, Any]:
+        return {"unavailable": "pygit2 is not installed", "outbox": [], "commits": []}
+
+    monkeypatch.setattr(VaultHistory, "checkpoints", unavailable)
+    window = open_window(kit.root, watch=False)
+    panel = window.writes.activity.checkpoints
+    qtbot.waitUntil(lambda: panel.unavailable is not None, timeout=20_000)
+    assert panel.isVisibleTo(window.writes.activity)
+    assert "Checkpoints are unavailable: pygit2 is not installed" in panel.status.text()
+    assert not panel.retry_button.isVisibleTo(panel)

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from knowledge_desktop.ui.panes.record import ClosedDocument, RecordBrowser
 from knowledge_desktop.ui.render.values import literal
+from knowledge_desktop.ui.widgets.record_browser import ClosedDocument, RecordBrowser
 from tests.vaultkit import (
     HOSTILE_NOTE,
     HOSTILE_TITLE,

@@ -5,7 +5,8 @@ of it: a receipt (files written, the reason), a conflict (someone changed a
 file while the write was in flight; its three versions are kept) or a
 failure. A conflict can be reviewed (its folder opened) and then marked
 reviewed (`resume --reviewed`); an interrupted (pending) entry can be
-resumed. Read on a worker, like every pane (`Vault.journal`).
+resumed. Read on a worker, like every pane (`Vault.journal`). Above the journal, checkpoints
+still pending and Retry (panes/activity_checkpoints.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import adoption
 from knowledge_desktop.engine.write.plan import WriteRejected
+from knowledge_desktop.ui.panes.activity_checkpoints import CheckpointsPanel
 from knowledge_desktop.ui.tasks import Runner
 
 LIMIT = 200
@@ -97,8 +99,10 @@ class ActivityPane(QWidget):
         bar.addWidget(self.status, 1)
         for button in (self.review_button, self.resume_button, self.reviewed_button, self.undo_button):
             bar.addWidget(button)
+        self.checkpoints = CheckpointsPanel(runner)  # pending checkpoints and Retry (issue 15)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.checkpoints)
         layout.addLayout(bar)
         layout.addWidget(self.tree, 1)
         self._update_buttons()
@@ -109,6 +113,7 @@ class ActivityPane(QWidget):
 
     def refresh(self) -> None:
         vault = self.vault
+        self.checkpoints.set_vault(vault)
         if vault is None:
             self._show([])
             return

@@ -23,12 +23,11 @@ import codecs
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextDocument
-from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QDesktopServices, QPalette
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
@@ -37,6 +36,7 @@ from knowledge_desktop.engine.links.extract import MAX_BRACKET_DEPTH, bracket_de
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.panes.record_history import HistoryTab
 from knowledge_desktop.ui.render import (
     Colors,
     parse_anchor,
@@ -46,6 +46,7 @@ from knowledge_desktop.ui.render import (
 )
 from knowledge_desktop.ui.render.markdown import generated_targets
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.record_browser import RecordBrowser
 from knowledge_desktop.ui.widgets.source_view import SourceView
 
 GENERATED_LOOKUPS = 50
@@ -61,7 +62,7 @@ that grows with the square of its length (a 4 MiB line held the window for secon
 _LONG_LINE = re.compile(f"[^\n]{{{LINE_LIMIT + 1},}}")
 _UNBROKEN = re.compile(f"\\S{{{LINE_LIMIT + 1}}}")
 EMPTY_TEXT = "Select a record in the catalog, or press Ctrl+K to search."
-RENDERED_TAB, SOURCE_TAB = 0, 1
+RENDERED_TAB, SOURCE_TAB, HISTORY_TAB = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -222,44 +223,6 @@ def citation(view: dict[str, Any]) -> str:
     return f"{title} ({view['id']}, revision {view.get('revision')}) — {tail}"
 
 
-class ClosedDocument(QTextDocument):
-    """A document that loads no resource: no image, no style sheet, from anywhere.
-
-    Refusing in the browser's `loadResource` is not enough: when the browser
-    answers nothing, `QTextDocument.loadResource` itself reads any local path
-    or `file:` URL and decodes `data:` URLs, and Qt's image handler, given no
-    image, loads the `src` from disk itself. So every image is answered with
-    one blank pixel and every other resource with nothing. The renderer emits
-    no `<img>`; this holds even if some markup ever slipped through."""
-
-    def loadResource(self, kind: int, _name: QUrl | str) -> Any:
-        if kind == QTextDocument.ResourceType.ImageResource:
-            return _blank_image()
-        return None
-
-
-@cache
-def _blank_image() -> QImage:
-    image = QImage(1, 1, QImage.Format.Format_ARGB32)
-    image.fill(Qt.GlobalColor.transparent)
-    return image
-
-
-class RecordBrowser(QTextBrowser):
-    """A QTextBrowser that never navigates itself and never loads anything."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setDocument(ClosedDocument(self))
-        self.setOpenLinks(False)
-        self.setOpenExternalLinks(False)
-        self.setFrameShape(QTextBrowser.Shape.NoFrame)
-
-    def loadResource(self, _kind: int, _name: QUrl | str) -> Any:
-        """Refuse every resource: the rendered HTML has no images or style sheets to fetch."""
-        return None
-
-
 def _blend(base: QColor, over: QColor, amount: float) -> str:
     mixed = QColor(
         round(base.red() + (over.red() - base.red()) * amount),
@@ -306,6 +269,8 @@ class RecordPane(Pane):
         self.tabs.addTab(self.browser, "Rendered")
         self.tabs.addTab(self.source, "Source")
         self.tabs.setTabToolTip(SOURCE_TAB, "The file as it is on disk, with line numbers (Ctrl+U)")
+        self.history = HistoryTab(runner, self._colors)  # its versions and diffs: panes/record_history.py
+        self.tabs.addTab(self.history, "History")
 
         content = QWidget()
         column = QVBoxLayout(content)
@@ -323,7 +288,8 @@ class RecordPane(Pane):
         self.setFocusProxy(self.browser)
 
     def focus_target(self) -> QWidget:
-        return self.source if self.tabs.currentIndex() == SOURCE_TAB else self.browser
+        tab = self.tabs.currentIndex()
+        return self.source if tab == SOURCE_TAB else self.history.tree if tab == HISTORY_TAB else self.browser
 
     # -- the Pane contract ---------------------------------------------------------
     def set_vault(self, vault: Vault | None) -> None:
@@ -428,9 +394,10 @@ class RecordPane(Pane):
             else:
                 self.source.setPlainText(loaded.source)
         self.source.set_marked_lines(loaded.marks)
+        self.history.set_record(self.vault, str(loaded.view.get("id") or "") or None, loaded.path)
         if not keep and not loaded.render_body:
             self.tabs.setCurrentIndex(SOURCE_TAB)
-        elif not keep:
+        elif not keep and self.tabs.currentIndex() != HISTORY_TAB:
             self.tabs.setCurrentIndex(RENDERED_TAB)
         self.stack.setCurrentIndex(1)
         if loaded.gone and not was_gone:
@@ -452,6 +419,7 @@ class RecordPane(Pane):
         self.browser.clear()
         self.source.set_source("")
         self.source.set_marked_lines([])
+        self.history.set_record(self.vault, None, None)
         self.stack.setCurrentIndex(0)
 
     # -- links ------------------------------------------------------------------------------
