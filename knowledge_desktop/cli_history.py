@@ -37,7 +37,7 @@ def register(command: Command) -> None:
     def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
         if not 1 <= args.limit <= 1000:
             raise QueryError("--limit must be between 1 and 1000")
-        rows = checkpoints.history(vault.state_dir, vault.store.reader(), args.id, args.limit)
+        rows = vault.history.versions(args.id, args.limit)
         if args.json:
             _print_json(rows)
             return 0
