@@ -40,7 +40,9 @@ class VaultHistory:
     def checkpoints(self, *, pending_only: bool = False, limit: int = 50) -> dict[str, Any]:
         """The outbox and recent commits (`knowledge checkpoints`), and the observed paths
         waiting for their checkpoint (`observed`: {paths, reason, enabled})."""
-        result = checkpoints.listing(self.state_dir, self.store.reader(), pending_only=pending_only, limit=limit)
+        result = checkpoints.listing(
+            self.state_dir, self.store.reader(), pending_only=pending_only, limit=limit
+        )
         conn = self.store.reader()
         result["observed"] = {**observed.pending(conn), "enabled": observed.enabled(conn)}
         return result

@@ -20,9 +20,9 @@ from typing import Any
 from knowledge_desktop.engine.fs.inside import LeavesVault, NotRegularFile, read_inside
 from knowledge_desktop.engine.history import baseline, index, trees
 from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.db import Store
-from knowledge_desktop.engine.records.dates import utc_now_text
 
 MIN_INTERVAL = 5.0
 """Seconds between two observed checkpoints: a burst of edits becomes one commit."""
@@ -118,7 +118,8 @@ def flush(root: Path, state_dir: Path, store: Store) -> dict[str, Any]:
         tx.execute("DELETE FROM observed_outbox WHERE seq<=?", (top,))
         tx.execute("DELETE FROM history_meta WHERE key=?", (REASON_KEY,))
         tx.execute(
-            "INSERT INTO history_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            "INSERT INTO history_meta(key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
             (LAST_KEY, repr(time.time())),
         )
     return result
@@ -143,7 +144,7 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
         row = index.row_for(path, None if after is None else str(after), data)
         row.author = authors.get(row.sha256 or "", "unknown") if data is not None else None
         rows.append(row)
-    known = {r.author for r in rows if r.blob is not None}
+    known = {r.author or "unknown" for r in rows if r.blob is not None}
     author = known.pop() if len(known) == 1 else "unknown"
     records = sorted({r.record_id for r in rows if r.record_id})
     message = (

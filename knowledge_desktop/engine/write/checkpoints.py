@@ -18,6 +18,7 @@ The message carries trailers (`Operation:`, `Records:`, `Request:`, `Actor:`,
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from datetime import datetime
@@ -37,6 +38,7 @@ PENDING, COMMITTED = "pending", "committed"
 unavailable_reason = hrepo.unavailable_reason
 open_repo = hrepo.open_repo
 __all__ = ["trailers"]
+_READ_ERRORS: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error)
 
 
 def queue(tx: Tx, journal_seq: int, now: str) -> None:
@@ -97,10 +99,8 @@ def flush(state_dir: Path, store: Store, root: Path | None = None) -> None:
                 (f'{{"state": "committed", "commit": "{commit_id}"}}', entry.request_id),
             )
             index.record(tx, repo[commit_id], parent, rows_)
-    try:
+    with contextlib.suppress(*hrepo.GIT_ERRORS):  # packing is tried again after the next commit
         hrepo.maybe_pack(repo)
-    except hrepo.GIT_ERRORS:
-        pass  # packing is tried again after the next commit
 
 
 def _before(conn: sqlite3.Connection, journal_seqs: list[int]) -> dict[str, bytes | None]:
@@ -221,8 +221,6 @@ def history(state_dir: Path, store: Store, record_id: str, limit: int = 50) -> l
     (brought to the branch's head first)."""
     repo = _reader(state_dir)
     if repo is not None:
-        try:
+        with contextlib.suppress(*_READ_ERRORS):  # answered from what is indexed
             index.sync(store, repo)
-        except (*hrepo.GIT_ERRORS, sqlite3.Error):
-            pass  # answer from what is indexed
     return index.versions(store.reader(), record_id, limit)
