@@ -22,6 +22,8 @@ from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import checkpoints
 from knowledge_desktop.engine.write.publish import Publisher
 
+_FAILURES: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error, StateError)
+
 
 class VaultHistory:
     def __init__(self, root: Path, state_dir: Path, store: Store, publisher: Publisher) -> None:
@@ -59,12 +61,17 @@ class VaultHistory:
         self, progress: baseline.Progress | None = None, cancel: threading.Event | None = None
     ) -> str | None:
         """Commit the first checkpoint, every file already in the vault, if there is none
-        yet; the commit id, or None. Seconds at 100k files: call it on a worker."""
+        yet; the commit id, or None (there is one, `cancel` was set, or the repository
+        failed: the next checkpoint makes it then). Seconds at 100k files: call it on a
+        worker."""
         if self.publisher.read_only or hrepo.unavailable_reason() is not None:
             return None
         with self._commit_lock:
-            repo = hrepo.open_repo(self.state_dir, create=True)
-            commit = baseline.ensure(self.root, repo, self.store, progress=progress, cancel=cancel)
+            try:
+                repo = hrepo.open_repo(self.state_dir, create=True)
+                commit = baseline.ensure(self.root, repo, self.store, progress=progress, cancel=cancel)
+            except _FAILURES:
+                return None  # the first checkpoint that succeeds makes it
         return None if commit is None else str(commit.id)
 
     def note_observed(self, paths: list[str]) -> None:
