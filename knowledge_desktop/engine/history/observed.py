@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pygit2
+
 from knowledge_desktop.engine.fs.inside import LeavesVault, NotRegularFile, read_inside
 from knowledge_desktop.engine.history import baseline, index, trees
 from knowledge_desktop.engine.history import repo as hrepo
@@ -130,10 +132,14 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
     if baseline.ensure(root, repo, store) is not None:
         return {"state": "unchanged"}  # the baseline recorded the disk as it is now
     parent = hrepo.head(repo)
-    changes: dict[str, bytes | None] = {p: _read(root, p) for p in paths}
-    tree = trees.apply(repo, parent.tree, changes)
-    if tree == parent.tree.id:
+    changes: dict[str, bytes | None] = {}
+    for path in paths:  # only what differs from the last checkpoint (a rebuild notes every file)
+        data, before = _read(root, path), trees.blob_id(parent.tree, path)
+        if (before is not None) if data is None else pygit2.hash(data) != before:
+            changes[path] = data
+    if not changes:
         return {"state": "unchanged"}
+    tree = trees.apply(repo, parent.tree, changes)
     new_tree = repo[tree]
     authors = _authors(store.reader(), [d for d in changes.values() if d is not None])
     rows: list[index.PathRow] = []
