@@ -62,7 +62,7 @@ def ensure(
         oid = repo.create_blob(data)
         blobs[entry.path] = oid
         rows.append(index.row_for(entry.path, str(oid), data))
-    tree = trees.apply(repo, None, blobs)
+    tree, _ = trees.apply(repo, None, blobs)
     commit = hrepo.make_commit(repo, tree, None, "unknown", int(time.time()), MESSAGE.format(n=len(blobs)))
     with store.write(bulk=True) as tx:
         index.record(tx, commit, None, rows)

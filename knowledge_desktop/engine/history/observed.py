@@ -133,20 +133,18 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
         return {"state": "unchanged"}  # the baseline recorded the disk as it is now
     parent = hrepo.head(repo)
     changes: dict[str, bytes | None] = {}
+    before = trees.blob_ids(parent.tree, paths)
     for path in paths:  # only what differs from the last checkpoint (a rebuild notes every file)
-        data, before = _read(root, path), trees.blob_id(parent.tree, path)
-        if (before is not None) if data is None else pygit2.hash(data) != before:
+        data = _read(root, path)
+        if (before[path] is not None) if data is None else pygit2.hash(data) != before[path]:
             changes[path] = data
     if not changes:
         return {"state": "unchanged"}
-    tree = trees.apply(repo, parent.tree, changes)
-    new_tree = repo[tree]
+    tree, moved = trees.apply(repo, parent.tree, changes)
     authors = _authors(store.reader(), [d for d in changes.values() if d is not None])
     rows: list[index.PathRow] = []
-    for path, data in changes.items():
-        before, after = trees.blob_id(parent.tree, path), trees.blob_id(new_tree, path)
-        if before == after:
-            continue
+    for path, (_, after) in sorted(moved.items()):
+        data = changes[path]
         row = index.row_for(path, None if after is None else str(after), data)
         row.author = authors.get(row.sha256 or "", "unknown") if data is not None else None
         rows.append(row)

@@ -123,14 +123,12 @@ def _commit(repo: Any, entry: Entry, files: list[JournalFile]) -> tuple[str, str
     id, its parent's, and the index rows of the paths it changed."""
     parent = hrepo.head(repo)
     base = None if parent is None else parent.tree
-    tree = trees.apply(repo, base, {f.path: f.new_data for f in files})
-    new_tree = repo[tree]
+    tree, moved = trees.apply(repo, base, {f.path: f.new_data for f in files})
     rows: list[index.PathRow] = []
     for f in files:
-        blob = trees.blob_id(new_tree, f.path)
-        if base is not None and trees.blob_id(base, f.path) == blob:
-            continue
-        row = index.row_for(f.path, str(blob), f.new_data)
+        if f.path not in moved:
+            continue  # the checkpoint already held these bytes
+        row = index.row_for(f.path, str(moved[f.path][1]), f.new_data)
         row.record_id = f.record_id or row.record_id
         row.revision = f.revision if f.revision is not None else row.revision
         rows.append(row)
