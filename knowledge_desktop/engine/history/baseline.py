@@ -3,8 +3,8 @@
 So that each checkpoint's tree mirrors the whole vault, and a view of the vault as of a
 checkpoint sees every file, not only those written since. Made once, before the first
 other checkpoint; at 100k files it reads every file, so a host runs it on a worker
-(`VaultHistory.ensure_baseline`), and its objects go into one pack rather than stay as
-100k loose files.
+(`VaultHistory.ensure_baseline`), and its blobs are written straight into a pack
+(`packwrite.py`) rather than as 100k loose files.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pygit2
+
 from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.fs.walk import walk
-from knowledge_desktop.engine.history import index, trees
+from knowledge_desktop.engine.history import index, packwrite, trees
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.db import Store
@@ -45,23 +47,27 @@ def ensure(
     entries = [e for e in walk(root) if e.problem is None]
     blobs: dict[str, Any] = {}
     rows: list[index.PathRow] = []
-    for n, entry in enumerate(entries):
-        if cancel is not None and cancel.is_set():
-            return None
-        if progress is not None and n % 500 == 0:
-            progress("baseline", n, len(entries))
-        if entry.path in overrides:
-            data = overrides[entry.path]
-        else:
-            try:
-                data = read_inside(root, entry.path, MAX_FILE_BYTES)
-            except OSError:
-                continue  # unreadable now: the next observed checkpoint records it
-        if data is None:
-            continue
-        oid = repo.create_blob(data)
-        blobs[entry.path] = oid
-        rows.append(index.row_for(entry.path, str(oid), data))
+    writer = packwrite.PackWriter(repo)
+    try:
+        for n, entry in enumerate(entries):
+            if cancel is not None and cancel.is_set():
+                return None
+            if progress is not None and n % 500 == 0:
+                progress("baseline", n, len(entries))
+            if entry.path in overrides:
+                data = overrides[entry.path]
+            else:
+                try:
+                    data = read_inside(root, entry.path, MAX_FILE_BYTES)
+                except OSError:
+                    continue  # unreadable now: the next observed checkpoint records it
+            if data is None:
+                continue
+            oid = pygit2.Oid(raw=writer.add(data))
+            blobs[entry.path] = oid
+            rows.append(index.row_for(entry.path, str(oid), data))
+    finally:
+        writer.close()  # a cancelled baseline leaves a pack that nothing refers to yet
     tree, _ = trees.apply(repo, None, blobs)
     commit = hrepo.make_commit(repo, tree, None, "unknown", int(time.time()), MESSAGE.format(n=len(blobs)))
     with store.write(bulk=True) as tx:
