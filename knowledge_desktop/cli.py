@@ -72,6 +72,7 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
         vault.index_keywords()
         text_ms = round((time.perf_counter() - started) * 1000, 1)
     counts = vault.counts()
+    vault.history.flush_observed()  # the outside edits this scan found (issue 15)
     payload = {
         **counts,
         "elapsedMs": round(change.elapsed_ms, 1) if change else None,

@@ -1,6 +1,7 @@
 """`knowledge checkpoints | history`: the app's Git checkpoints read back (issue 15, §1–2).
 
-    knowledge checkpoints VAULT [--pending] --json   # {"unavailable", "outbox": [...], "commits": [...]}
+    knowledge checkpoints VAULT [--pending] [--observed on|off] --json
+        # {"unavailable", "outbox": [...], "commits": [...], "observed": {paths, reason, enabled}}
     knowledge history VAULT ID [--limit N] --json    # [{"commit","at","author","operation","source",
                                                      #   "revision","hash","path"}], newest first
 
@@ -16,12 +17,15 @@ from typing import Any
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.engine.write import checkpoints
 
 
 def register(command: Command) -> None:
     def cmd_checkpoints(vault: Vault, args: argparse.Namespace) -> int:
-        result = checkpoints.listing(vault.state_dir, vault.store.reader(), pending_only=args.pending)
+        if args.observed is not None:
+            if vault.read_only:
+                raise QueryError("the vault is read-only: its observed-checkpoint setting cannot change")
+            vault.history.observed_enabled = args.observed == "on"
+        result = vault.history.checkpoints(pending_only=args.pending)
         if args.json:
             _print_json(result)
             return 0
@@ -30,6 +34,11 @@ def register(command: Command) -> None:
         for row in result["outbox"]:
             detail = row["commit"] or row["reason"] or ""
             print(f"{row['journalId']:>5}  {row['state']:<9} {row['operation'] or '-':<12} {detail}")
+        waiting = result["observed"]
+        if not waiting["enabled"]:
+            print("observed checkpoints: off")
+        elif waiting["paths"]:
+            print(f"observed: {waiting['paths']} path(s) waiting  {waiting['reason'] or ''}".rstrip())
         for c in result["commits"]:
             print(f"{c['commit'][:12]}  {c['at']}  {c['operation'] or '-':<12} by {c['author']}")
         return 0
@@ -52,6 +61,11 @@ def register(command: Command) -> None:
 
     p = command("checkpoints", "The checkpoint outbox and recent checkpoint commits.", cmd_checkpoints)
     p.add_argument("--pending", action="store_true", help="only checkpoints not committed yet")
+    p.add_argument(
+        "--observed",
+        choices=("on", "off"),
+        help="turn observed checkpoints (of edits made outside the app) on or off for this vault",
+    )
     p = command("history", "A record's checkpointed versions, newest first.", cmd_history)
     p.add_argument("id", metavar="ID")
     p.add_argument("--limit", type=int, default=50)

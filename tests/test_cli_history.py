@@ -62,13 +62,42 @@ def test_history_and_checkpoints_after_two_writes(capsys: pytest.CaptureFixture[
     assert code == 0
     code, rows = run(capsys, "history", str(vault), "cl_ci", "--json")
     assert code == 0
-    (row,) = rows
-    assert set(row) == HISTORY_KEYS
+    row, before = rows  # the withdrawal, then the version the baseline recorded
+    assert set(row) == HISTORY_KEYS | {"reason"}
+    assert row["reason"] == "b"
+    assert (before["operation"], before["source"]) == ("baseline", "observed")
     assert (row["commit"], row["author"], row["revision"]) == (second["git"]["commit"], "grace", 2)
     assert row["hash"] == hashlib.sha256((vault / "private/claims/ci.md").read_bytes()).hexdigest()
     code, listing = run(capsys, "checkpoints", str(vault), "--json")
     assert code == 0
-    assert [c["commit"] for c in listing["commits"]] == [second["git"]["commit"], first["git"]["commit"]]
-    assert [c["author"] for c in listing["commits"]] == ["grace", "ada"]
+    assert [c["commit"] for c in listing["commits"]][:2] == [second["git"]["commit"], first["git"]["commit"]]
+    assert [c["author"] for c in listing["commits"]] == ["grace", "ada", "unknown"]
+    assert listing["commits"][2]["operation"] == "baseline"
     assert run(capsys, "checkpoints", str(vault), "--pending", "--json")[1]["outbox"] == []
     assert run(capsys, "history", str(vault), "cl_ci", "--limit", "0", "--json")[0] == 2
+
+
+def test_scan_commits_outside_edits_and_the_observed_setting_turns_it_off(
+    capsys: pytest.CaptureFixture[str], kit: VaultKit
+) -> None:
+    """`knowledge scan` ends with an observed checkpoint of the edits it found; `checkpoints
+    --observed off` turns that off for the vault (and says so), `on` back on."""
+    kit.claim("private/claims/ci.md", "cl_ci", "PR 42 CI red")
+    vault = kit.root
+    kit.scan().history.ensure_baseline()
+    kit.close()
+    kit.claim("private/claims/ci.md", "cl_ci", "PR 42 CI green")
+    assert run(capsys, "scan", str(vault), "--json")[0] == 0
+    code, rows = run(capsys, "history", str(vault), "cl_ci", "--json")
+    assert [(r["source"], r["operation"]) for r in rows] == [
+        ("observed", "observed"),
+        ("observed", "baseline"),
+    ]
+    code, listing = run(capsys, "checkpoints", str(vault), "--observed", "off", "--json")
+    assert code == 0
+    assert listing["observed"]["enabled"] is False
+    kit.claim("private/claims/ci.md", "cl_ci", "PR 42 CI red again")
+    run(capsys, "scan", str(vault), "--json")
+    assert len(run(capsys, "history", str(vault), "cl_ci", "--json")[1]) == 2
+    assert "observed checkpoints: off" in run(capsys, "checkpoints", str(vault))[1]
+    assert run(capsys, "checkpoints", str(vault), "--observed", "on", "--json")[1]["observed"]["enabled"]

@@ -189,6 +189,8 @@ class Vault:
         with self._lock:
             self._check_folders()
             change = self.reconciler.run(paths, source, progress=progress, cancel=cancel)
+            if change.paths and source in ("scan", "watcher"):  # observed checkpoints (issue 15)
+                self.history.note_observed(change.paths)
             if paths is None:
                 self.last_scan = change
             return change

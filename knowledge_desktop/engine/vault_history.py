@@ -10,14 +10,21 @@ paths and store so that callers need not.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.errors import QueryError, StateError
+from knowledge_desktop.engine.history import baseline, observed
+from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.versions import record_at
 from knowledge_desktop.engine.write import checkpoints
 from knowledge_desktop.engine.write.publish import Publisher
+
+_FAILURES: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error, StateError)
 
 
 class VaultHistory:
@@ -26,24 +33,32 @@ class VaultHistory:
         self.state_dir = state_dir
         self.store = store
         self.publisher = publisher
+        self._commit_lock = threading.Lock()
+        """One observed checkpoint or baseline at a time in this process."""
 
     def versions(self, record_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The record's versions, newest first: rows of `knowledge history` (commit, at,
         author, operation, source, revision, hash, path, plus reason when one was given)."""
-        rows = checkpoints.history(self.state_dir, self.store.reader(), record_id, limit)
+        rows = checkpoints.history(self.state_dir, self.store, record_id, limit)
         rows += self.user_versions(record_id, limit)["versions"]
         rows.sort(key=lambda r: str(r["at"]), reverse=True)  # stable: same-second rows keep order
         return rows[:limit]
 
     def checkpoints(self, *, pending_only: bool = False, limit: int = 50) -> dict[str, Any]:
-        """The outbox and recent commits (`knowledge checkpoints`)."""
-        return checkpoints.listing(
+        """The outbox and recent commits (`knowledge checkpoints`), and the observed paths
+        waiting for their checkpoint (`observed`: {paths, reason, enabled})."""
+        result = checkpoints.listing(
             self.state_dir, self.store.reader(), pending_only=pending_only, limit=limit
         )
+        conn = self.store.reader()
+        result["observed"] = {**observed.pending(conn), "enabled": observed.enabled(conn)}
+        return result
 
     def retry(self) -> dict[str, Any]:
-        """Commit pending checkpoints now (Activity › Retry); the outbox afterwards."""
+        """Commit pending checkpoints now (Activity › Retry), observed ones included; the
+        outbox afterwards."""
         self.publisher.retry_checkpoints()
+        self.flush_observed()
         return self.checkpoints(pending_only=True)
 
     # -- the user's own Git, past versions and diffs (issue 15, §1 last bullet and §2) -----
@@ -86,3 +101,59 @@ class VaultHistory:
                 continue
             return record_at.unified(past.at(record_id, str(row["commit"])), after, record_id)
         raise QueryError(f"no earlier version of {record_id} than {after.commit or 'now'} is known")
+
+    # -- the baseline and observed checkpoints (issue 15, §1) -----------------------------
+    def ensure_baseline(
+        self, progress: baseline.Progress | None = None, cancel: threading.Event | None = None
+    ) -> str | None:
+        """Commit the first checkpoint, every file already in the vault, if there is none
+        yet; the commit id, or None (there is one, `cancel` was set, or the repository
+        failed: the next checkpoint makes it then). Seconds at 100k files: call it on a
+        worker."""
+        if self.publisher.read_only or hrepo.unavailable_reason() is not None:
+            return None
+        with self._commit_lock:
+            try:
+                repo = hrepo.open_repo(self.state_dir, create=True)
+                commit = baseline.ensure(self.root, repo, self.store, progress=progress, cancel=cancel)
+            except _FAILURES:
+                return None  # the first checkpoint that succeeds makes it
+        return None if commit is None else str(commit.id)
+
+    def note_observed(self, paths: list[str]) -> None:
+        """Note the paths a scan or the watcher changed (from `Vault.reconcile`). Never
+        fails the reconcile: a path that could not be noted is caught by the next scan."""
+        if self.publisher.read_only:
+            return
+        try:
+            observed.note(self.state_dir, self.store, paths)
+        except (sqlite3.Error, StateError, OSError):
+            return
+
+    def observed_due(self, now: float | None = None) -> float | None:
+        """Seconds until the next observed checkpoint may be made (0.0: now), or None when
+        nothing waits: a host schedules `flush_observed` then (at most one every 5 s)."""
+        return observed.due(self.store.reader(), time.time() if now is None else now)
+
+    def flush_observed(self) -> dict[str, Any]:
+        """Commit one observed checkpoint of every noted path (a worker's job: 1,000 files
+        take about a second). `{"state": "committed", "commit", "paths"}`, `"unchanged"`,
+        `"nothing"`, `"off"` or `"pending"` with the reason (paths stay noted)."""
+        if self.publisher.read_only:
+            return {"state": "nothing"}
+        if not observed.enabled(self.store.reader()):
+            return {"state": "off"}
+        with self._commit_lock:
+            try:
+                return observed.flush(self.root, self.state_dir, self.store)
+            except (sqlite3.Error, StateError) as exc:
+                return {"state": "pending", "reason": f"the observed checkpoint failed: {exc}"}
+
+    @property
+    def observed_enabled(self) -> bool:
+        """Whether outside edits get observed checkpoints (a per-vault setting, on by default)."""
+        return observed.enabled(self.store.reader())
+
+    @observed_enabled.setter
+    def observed_enabled(self, on: bool) -> None:
+        observed.set_enabled(self.store, on)

@@ -391,6 +391,34 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # 2 (history, issue 15): why a queued checkpoint is still pending.
     ("ALTER TABLE git_outbox ADD COLUMN reason TEXT",),
+    # 3 (history, issue 15): the index of every checkpointed version (disposable: rebuilt
+    # from the repository, engine/history/index.py), the history settings and indexed
+    # head, and the paths outside edits changed, waiting for an observed checkpoint.
+    (
+        """CREATE TABLE IF NOT EXISTS checkpoint_paths (
+            commit_id TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            author TEXT,
+            operation TEXT,
+            source TEXT NOT NULL,
+            path TEXT NOT NULL,
+            record_id TEXT,
+            blob TEXT,
+            sha256 TEXT,
+            revision INTEGER,
+            reason TEXT,
+            PRIMARY KEY (ord, path)
+        )""",
+        "CREATE INDEX IF NOT EXISTS checkpoint_paths_record ON checkpoint_paths(record_id, ord)",
+        "CREATE INDEX IF NOT EXISTS checkpoint_paths_path ON checkpoint_paths(path, ord)",
+        "CREATE TABLE IF NOT EXISTS history_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE IF NOT EXISTS observed_outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL,
+            noted_at TEXT NOT NULL
+        )""",
+    ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:
@@ -406,4 +434,6 @@ DURABLE_TABLES = (
     "lifecycle_guards_v1",
     "git_outbox",
     "history",
+    "history_meta",
+    "observed_outbox",
 )

@@ -3,7 +3,10 @@
 The repository is a bare one at `.knowledge/history.git` (issue 15, §1): made on first
 need, opened without searching upward (so never the user's `.git` nor an enclosing
 repository), with no remote. One branch, `checkpoints`; each commit's tree is the
-previous checkpoint's tree with the publication's paths set to the bytes written.
+previous checkpoint's tree with the publication's paths set to the bytes written, built
+path by path (`history/trees.py`), and its changed paths go into the checkpoint index
+(`history/index.py`) that `history` reads. The first checkpoint of a vault is preceded by
+a baseline of every file already there (`history/baseline.py`).
 
 The publish transaction queues a `git_outbox` row (`queue`); after the publication is
 durable the publisher calls `flush`, which commits every pending row in order. A failure
@@ -15,31 +18,27 @@ The message carries trailers (`Operation:`, `Records:`, `Request:`, `Actor:`,
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import sqlite3
-from datetime import UTC, datetime
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.history import baseline, index, trees
+from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.history.index import trailers
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
 
-try:
-    import pygit2
-    from pygit2.enums import FileMode, RepositoryOpenFlag, SortMode
-except ImportError:  # pragma: no cover - pygit2 is a dependency; the state says why if it is missing
-    pygit2 = None  # type: ignore[assignment]
-
-REPO_DIR = "history.git"
-BRANCH = "refs/heads/checkpoints"
-COMMITTER = ("Knowledge Desktop", "knowledge-desktop@localhost")
+REPO_DIR = hrepo.REPO_DIR
+BRANCH = hrepo.BRANCH
 PENDING, COMMITTED = "pending", "committed"
-
-
-def unavailable_reason() -> str | None:
-    """Why no checkpoint can be made at all, or None."""
-    return None if pygit2 is not None else "pygit2 is not installed"
+unavailable_reason = hrepo.unavailable_reason
+open_repo = hrepo.open_repo
+__all__ = ["trailers"]
+_READ_ERRORS: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error)
 
 
 def queue(tx: Tx, journal_seq: int, now: str) -> None:
@@ -65,26 +64,19 @@ def state_of(conn: sqlite3.Connection, journal_seq: int) -> dict[str, Any]:
     return {"state": PENDING, "reason": row[2] or "not committed yet"}
 
 
-def open_repo(state_dir: Path, create: bool) -> Any:
-    """The checkpoint repository (made when `create`); never one found by searching upward."""
-    path = state_dir / REPO_DIR
-    if not path.exists():
-        if not create:
-            return None
-        return pygit2.init_repository(str(path), bare=True, initial_head="checkpoints")
-    return pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH)
-
-
-def flush(state_dir: Path, store: Store) -> None:
-    """Commit every pending checkpoint, oldest first; on a failure the rest stay pending."""
+def flush(state_dir: Path, store: Store, root: Path | None = None) -> None:
+    """Commit every pending checkpoint, oldest first; on a failure the rest stay pending.
+    With `root`, the vault's baseline is committed first when there is no checkpoint yet."""
     conn = store.reader()
     rows = conn.execute("SELECT seq, journal_seq FROM git_outbox WHERE state=? ORDER BY seq", (PENDING,))
     pending = [(int(r[0]), int(r[1])) for r in rows.fetchall()]
-    if not pending or pygit2 is None:
+    if not pending or unavailable_reason() is not None:
         return
     try:
         repo = open_repo(state_dir, create=True)
-    except (pygit2.GitError, OSError, ValueError) as exc:
+        if root is not None and hrepo.head(repo) is None:
+            baseline.ensure(root, repo, store, overrides=_before(conn, [j for _, j in pending]))
+    except hrepo.GIT_ERRORS as exc:
         _set_reason(store, [seq for seq, _ in pending], f"the checkpoint repository cannot be opened: {exc}")
         return
     for n, (seq, journal_seq) in enumerate(pending):
@@ -92,8 +84,8 @@ def flush(state_dir: Path, store: Store) -> None:
         if entry is None:
             continue
         try:
-            commit_id = _commit(repo, entry, journal.files(conn, journal_seq))
-        except (pygit2.GitError, OSError, ValueError) as exc:
+            commit_id, parent, rows_ = _commit(repo, entry, journal.files(conn, journal_seq))
+        except hrepo.GIT_ERRORS as exc:
             _set_reason(store, [s for s, _ in pending[n:]], f"the checkpoint commit failed: {exc}")
             return
         with store.write(durable=True) as tx:
@@ -106,6 +98,18 @@ def flush(state_dir: Path, store: Store) -> None:
                 "UPDATE receipts SET receipt=json_set(receipt, '$.git', json(?)) WHERE request_id=?",
                 (f'{{"state": "committed", "commit": "{commit_id}"}}', entry.request_id),
             )
+            index.record(tx, repo[commit_id], parent, rows_)
+    with contextlib.suppress(*hrepo.GIT_ERRORS):  # packing is tried again after the next commit
+        hrepo.maybe_pack(repo)
+
+
+def _before(conn: sqlite3.Connection, journal_seqs: list[int]) -> dict[str, bytes | None]:
+    """The bytes each pending publication's paths had before it (the oldest one wins)."""
+    out: dict[str, bytes | None] = {}
+    for seq in journal_seqs:
+        for f in journal.files(conn, seq):
+            out.setdefault(f.path, f.old_data)
+    return out
 
 
 def _set_reason(store: Store, seqs: list[int], reason: str) -> None:
@@ -114,20 +118,23 @@ def _set_reason(store: Store, seqs: list[int], reason: str) -> None:
             tx.execute("UPDATE git_outbox SET reason=? WHERE seq=?", (reason, seq))
 
 
-def _commit(repo: Any, entry: Entry, files: list[JournalFile]) -> str:
-    """One commit: the previous checkpoint's tree with `files` set to their new bytes."""
-    parents = [] if repo.head_is_unborn else [repo.head.target]
-    index = pygit2.Index()
-    if parents:
-        index.read_tree(repo[parents[0]].tree)
+def _commit(repo: Any, entry: Entry, files: list[JournalFile]) -> tuple[str, str | None, list[index.PathRow]]:
+    """One commit: the previous checkpoint's tree with `files` set to their new bytes; its
+    id, its parent's, and the index rows of the paths it changed."""
+    parent = hrepo.head(repo)
+    base = None if parent is None else parent.tree
+    tree, moved = trees.apply(repo, base, {f.path: f.new_data for f in files})
+    rows: list[index.PathRow] = []
     for f in files:
-        index.add(pygit2.IndexEntry(f.path, repo.create_blob(f.new_data), FileMode.BLOB))
-    tree = index.write_tree(repo)
+        if f.path not in moved:
+            continue  # the checkpoint already held these bytes
+        row = index.row_for(f.path, str(moved[f.path][1]), f.new_data)
+        row.record_id = f.record_id or row.record_id
+        row.revision = f.revision if f.revision is not None else row.revision
+        rows.append(row)
     when = _epoch(str(entry.plan.get("at", entry.created_at)))
-    actor = entry.actor or "unknown"
-    author = pygit2.Signature(actor, _email(actor), when, 0)
-    committer = pygit2.Signature(*COMMITTER, when, 0)
-    return str(repo.create_commit(BRANCH, author, committer, message(entry, files), tree, parents))
+    commit = hrepo.make_commit(repo, tree, parent, entry.actor or "unknown", when, message(entry, files))
+    return str(commit.id), None if parent is None else str(parent.id), rows
 
 
 def message(entry: Entry, files: list[JournalFile]) -> str:
@@ -147,30 +154,11 @@ def message(entry: Entry, files: list[JournalFile]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def trailers(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(": ")
-        if sep and key.isalpha():
-            out[key] = value
-    return out
-
-
-def _email(actor: str) -> str:
-    if actor.startswith("email:") and "@" in actor:
-        return actor[len("email:") :]
-    return "unknown@knowledge-desktop.invalid"
-
-
 def _epoch(at: str) -> int:
     try:
         return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp())
     except ValueError:
-        return int(datetime.now().timestamp())
-
-
-def _at(commit: Any) -> str:
-    return datetime.fromtimestamp(commit.author.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return int(time.time())
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -198,84 +186,39 @@ def listing(
     ]
     commits: list[dict[str, Any]] = []
     repo = _reader(state_dir)
-    if repo is not None and not pending_only:
-        for commit in repo.walk(repo.head.target, SortMode.TIME):
-            t = trailers(commit.message)
-            commits.append(
-                {
-                    "commit": str(commit.id),
-                    "at": _at(commit),
-                    "author": commit.author.name,
-                    "operation": t.get("Operation"),
-                    "records": [r for r in t.get("Records", "").split(", ") if r],
-                    "requestId": t.get("Request"),
-                }
-            )
-            if len(commits) >= limit:
-                break
+    commit = None if repo is None or pending_only else hrepo.head(repo)
+    while commit is not None and len(commits) < limit:  # first parents: the branch is a line
+        t = trailers(commit.message)
+        commits.append(
+            {
+                "commit": str(commit.id),
+                "at": index.at_of(commit),
+                "author": commit.author.name,
+                "operation": t.get("Operation"),
+                "records": [r for r in t.get("Records", "").split(", ") if r],
+                "requestId": t.get("Request"),
+            }
+        )
+        commit = commit.parents[0] if commit.parents else None
     return {"unavailable": unavailable_reason(), "outbox": outbox, "commits": commits}
 
 
 def _reader(state_dir: Path) -> Any:
-    if pygit2 is None:
+    if unavailable_reason() is not None:
         return None
     try:
         repo = open_repo(state_dir, create=False)
-    except (pygit2.GitError, OSError, ValueError):
+        return None if repo is None or hrepo.head(repo) is None else repo
+    except hrepo.GIT_ERRORS:
         return None
-    if repo is None or repo.head_is_unborn:
-        return None
-    return repo
 
 
-def history(
-    state_dir: Path, conn: sqlite3.Connection, record_id: str, limit: int = 50
-) -> list[dict[str, Any]]:
-    """Every checkpointed version of the record's file(s), newest first (exact id: also a
-    withdrawn, superseded or merged record's)."""
-    paths = [
-        r[0] for r in conn.execute("SELECT DISTINCT path FROM journal_files WHERE record_id=?", (record_id,))
-    ]
+def history(state_dir: Path, store: Store, record_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    """Every checkpointed version of the record, by exact id (also a withdrawn, superseded
+    or merged record's, and across a move to another path), newest first, from the index
+    (brought to the branch's head first)."""
     repo = _reader(state_dir)
-    if repo is None or not paths:
-        return []
-    out: list[dict[str, Any]] = []
-    for commit in repo.walk(repo.head.target, SortMode.TIME | SortMode.TOPOLOGICAL):
-        parent_tree = commit.parents[0].tree if commit.parents else None
-        for path in paths:
-            blob = _blob(commit.tree, path)
-            if blob is None or (parent_tree is not None and _blob(parent_tree, path) == blob):
-                continue
-            data = repo[blob].data
-            t = trailers(commit.message)
-            out.append(
-                {
-                    "commit": str(commit.id),
-                    "at": _at(commit),
-                    "author": commit.author.name,
-                    "operation": t.get("Operation"),
-                    "source": "publish",
-                    "revision": _revision(conn, t.get("Journal"), path),
-                    "hash": hashlib.sha256(data).hexdigest(),
-                    "path": path,
-                }
-            )
-            if len(out) >= limit:
-                return out
-    return out
-
-
-def _blob(tree: Any, path: str) -> Any:
-    try:
-        return tree[path].id
-    except KeyError:
-        return None
-
-
-def _revision(conn: sqlite3.Connection, journal_seq: str | None, path: str) -> int | None:
-    if journal_seq is None or not journal_seq.isdigit():
-        return None
-    row = conn.execute(
-        "SELECT revision FROM journal_files WHERE seq=? AND path=?", (int(journal_seq), path)
-    ).fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    if repo is not None:
+        with contextlib.suppress(*_READ_ERRORS):  # answered from what is indexed
+            index.sync(store, repo)
+    return index.versions(store.reader(), record_id, limit)

@@ -323,7 +323,7 @@ class Publisher:
         """Commit the pending checkpoints, after the publication is durable: whatever fails
         here leaves the publication as it is and its checkpoint pending, with the reason."""
         try:
-            checkpoints.flush(self.state_dir, self.store)
+            checkpoints.flush(self.state_dir, self.store, self.root)
             receipt["git"] = checkpoints.state_of(self.store.reader(), entry.seq)
             with self.store.write() as tx:
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
@@ -340,7 +340,7 @@ class Publisher:
             return
         try:
             with self._locked(0.0):
-                checkpoints.flush(self.state_dir, self.store)
+                checkpoints.flush(self.state_dir, self.store, self.root)
         except (WriteRejected, OSError, sqlite3.Error):
             return
 

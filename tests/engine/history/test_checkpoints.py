@@ -92,9 +92,10 @@ def test_history_lists_a_records_versions_newest_first(kit: VaultKit) -> None:
     vault = kit.scan()
     withdraw(vault, "cl_dep", "rq-0", actor="ada")
     first = withdraw(vault, "cl_tea", "rq-1", actor="grace")
-    rows = checkpoints.history(vault.state_dir, vault.store.reader(), "cl_tea")
-    assert [r["commit"] for r in rows] == [first["git"]["commit"]]
-    (row,) = rows
+    rows = checkpoints.history(vault.state_dir, vault.store, "cl_tea")
+    assert rows[0]["commit"] == first["git"]["commit"]
+    row, before = rows  # the withdrawal, then the baseline's version from before it
+    assert (before["operation"], before["source"], before["revision"]) == ("baseline", "observed", 1)
     data = (kit.root / "private/claims/tea.md").read_bytes()
     assert row["hash"] == hashlib.sha256(data).hexdigest()
     assert (row["revision"], row["author"], row["operation"], row["source"]) == (
@@ -103,8 +104,9 @@ def test_history_lists_a_records_versions_newest_first(kit: VaultKit) -> None:
         "withdraw",
         "publish",
     )
-    assert [r["author"] for r in checkpoints.history(vault.state_dir, vault.store.reader(), "cl_dep")] == [
-        "ada"
+    assert [r["author"] for r in checkpoints.history(vault.state_dir, vault.store, "cl_dep")] == [
+        "ada",
+        "unknown",
     ]
 
 

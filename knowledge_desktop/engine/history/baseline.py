@@ -1,0 +1,78 @@
+"""The first checkpoint: every file already in the vault (issue 15, §1).
+
+So that each checkpoint's tree mirrors the whole vault, and a view of the vault as of a
+checkpoint sees every file, not only those written since. Made once, before the first
+other checkpoint; at 100k files it reads every file, so a host runs it on a worker
+(`VaultHistory.ensure_baseline`), and its blobs are written straight into a pack
+(`packwrite.py`) rather than as 100k loose files.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from knowledge_desktop.engine.fs.inside import read_inside
+from knowledge_desktop.engine.fs.walk import walk
+from knowledge_desktop.engine.history import index, packwrite, trees
+from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
+from knowledge_desktop.engine.store.db import Store
+
+Progress = Callable[[str, int, int], None]
+MESSAGE = "baseline: pre-existing files in the tree\n\nOperation: baseline\nPaths: {n}\n"
+
+
+def ensure(
+    root: Path,
+    repo: Any,
+    store: Store,
+    *,
+    overrides: Mapping[str, bytes | None] | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> Any:
+    """Commit the baseline when the branch has no commit yet; the commit, or None when
+    there already is one or `cancel` was set. `overrides`: bytes to record instead of the
+    disk's (the bytes before a publication still waiting for its checkpoint; None leaves
+    the path out), so that publication's checkpoint shows its own change."""
+    if hrepo.head(repo) is not None:
+        return None
+    overrides = overrides or {}
+    entries = [e for e in walk(root) if e.problem is None]
+    blobs: dict[str, Any] = {}
+    rows: list[index.PathRow] = []
+    writer = packwrite.PackWriter(repo)
+    try:
+        for n, entry in enumerate(entries):
+            if cancel is not None and cancel.is_set():
+                return None
+            if progress is not None and n % 500 == 0:
+                progress("baseline", n, len(entries))
+            if entry.path in overrides:
+                data = overrides[entry.path]
+            else:
+                try:
+                    data = read_inside(root, entry.path, MAX_FILE_BYTES)
+                except OSError:
+                    continue  # unreadable now: the next observed checkpoint records it
+            if data is None:
+                continue
+            oid = pygit2.Oid(raw=writer.add(data))
+            blobs[entry.path] = oid
+            rows.append(index.row_for(entry.path, str(oid), data))
+    finally:
+        writer.close()  # a cancelled baseline leaves a pack that nothing refers to yet
+    tree, _ = trees.apply(repo, None, blobs)
+    commit = hrepo.make_commit(repo, tree, None, "unknown", int(time.time()), MESSAGE.format(n=len(blobs)))
+    with store.write(bulk=True) as tx:
+        index.record(tx, commit, None, rows)
+    hrepo.pack_loose(repo)
+    if progress is not None:
+        progress("baseline", len(entries), len(entries))
+    return commit

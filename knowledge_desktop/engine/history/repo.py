@@ -1,0 +1,157 @@
+"""The checkpoint repository: `.knowledge/history.git`, bare, the app's own (issue 15, §1).
+
+Opened with `NO_SEARCH`, so a vault inside the user's Git repository never adopts it;
+made with no remote. Objects are written loose as commits are made and packed, like
+`git gc --auto`, once enough loose ones pile up (`maybe_pack`), so the repository stays
+a small multiple of the vault (deltas between a folder's successive trees are tiny).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+try:
+    import pygit2
+    from pygit2.enums import RepositoryOpenFlag
+except ImportError:  # pragma: no cover - pygit2 is a dependency; callers say why when it is missing
+    pygit2 = None  # type: ignore[assignment]
+
+REPO_DIR = "history.git"
+BRANCH = "refs/heads/checkpoints"
+COMMITTER = ("Knowledge Desktop", "knowledge-desktop@localhost")
+LOOSE_LIMIT = 2000
+"""Pack the loose objects once about this many have piled up (git's gc.auto is 6700; a
+single-file publication writes 3–5 objects, one of them a whole folder's tree)."""
+PACK_LIMIT = 30
+"""Past this many packs, they are written again as one (git's gc.autoPackLimit is 50)."""
+GITIGNORE = ".gitignore"
+
+GIT_ERRORS: tuple[type[BaseException], ...] = (
+    (pygit2.GitError, OSError, ValueError, KeyError) if pygit2 is not None else (OSError, ValueError)
+)
+"""What a broken, locked, corrupt or full repository raises through pygit2."""
+
+
+def unavailable_reason() -> str | None:
+    """Why no checkpoint can be made at all, or None."""
+    return None if pygit2 is not None else "pygit2 is not installed"
+
+
+def ensure_ignored(state_dir: Path) -> None:
+    """`.knowledge/.gitignore` of `*`, so a user's own repository never sees the app's state."""
+    ignore = state_dir / GITIGNORE
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_bytes(b"*\n")
+
+
+def open_repo(state_dir: Path, create: bool) -> Any:
+    """The checkpoint repository (made when `create`, else None when absent); never one
+    found by searching upward from the vault."""
+    path = state_dir / REPO_DIR
+    if not path.exists():
+        if not create:
+            return None
+        ensure_ignored(state_dir)
+        return pygit2.init_repository(str(path), bare=True, initial_head="checkpoints")
+    return pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH | RepositoryOpenFlag.BARE)
+
+
+def has_commits(state_dir: Path) -> bool:
+    """Whether the branch exists, from the files alone (cheap: asked on every watcher batch)."""
+    repo = state_dir / REPO_DIR
+    if (repo / BRANCH).exists():
+        return True
+    try:
+        return BRANCH in (repo / "packed-refs").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def head(repo: Any) -> Any:
+    """The newest checkpoint commit, or None before the first."""
+    ref = repo.references.get(BRANCH)
+    return None if ref is None else repo[ref.target]
+
+
+def _loose_files(repo: Any) -> list[tuple[str, Path]]:
+    objects = Path(repo.path) / "objects"
+    out: list[tuple[str, Path]] = []
+    for fan in os.listdir(objects):
+        if len(fan) != 2:
+            continue
+        with contextlib.suppress(OSError):
+            out.extend((fan + name, objects / fan / name) for name in os.listdir(objects / fan))
+    return out
+
+
+def loose_estimate(repo: Any) -> int:
+    """About how many loose objects there are, from one fan-out folder (as git estimates)."""
+    try:
+        return len(os.listdir(Path(repo.path) / "objects" / "17")) * 256
+    except OSError:
+        return 0
+
+
+def maybe_pack(repo: Any, loose_limit: int = LOOSE_LIMIT) -> int:
+    """Pack the loose objects when about `loose_limit` have piled up; how many were packed."""
+    if loose_estimate(repo) < loose_limit:
+        return 0
+    return pack_loose(repo)
+
+
+def pack_loose(repo: Any) -> int:
+    """Write every loose object into one new pack, then remove the loose copies; packs
+    are written again as one when there are more than `PACK_LIMIT`."""
+    loose = _loose_files(repo)
+    if loose:
+
+        def add(builder: Any) -> None:
+            for hex_id, _ in loose:
+                builder.add(pygit2.Oid(hex=hex_id))
+
+        repo.pack(pack_delegate=add)
+        for _, path in loose:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    _consolidate(repo)
+    return len(loose)
+
+
+def _packs(repo: Any) -> set[Path]:
+    return set((Path(repo.path) / "objects" / "pack").glob("pack-*.pack"))
+
+
+def _consolidate(repo: Any) -> None:
+    before = _packs(repo)
+    if len(before) <= PACK_LIMIT:
+        return
+
+    def add_all(builder: Any) -> None:
+        for oid in repo.odb:
+            builder.add(oid)
+
+    repo.pack(pack_delegate=add_all)
+    if not _packs(repo) - before:
+        return
+    for pack in before:
+        for suffix in (".pack", ".idx", ".rev"):
+            with contextlib.suppress(OSError):
+                pack.with_suffix(suffix).unlink()
+
+
+def email_of(actor: str) -> str:
+    if actor.startswith("email:") and "@" in actor:
+        return actor[len("email:") :]
+    return "unknown@knowledge-desktop.invalid"
+
+
+def make_commit(repo: Any, tree: Any, parent: Any, author: str, when: int, message: str) -> Any:
+    """Commit `tree` on the checkpoint branch after `parent` (None for the first)."""
+    sig = pygit2.Signature(author, email_of(author), when, 0)
+    committer = pygit2.Signature(*COMMITTER, when, 0)
+    parents = [] if parent is None else [parent.id]
+    return repo[repo.create_commit(BRANCH, sig, committer, message, tree, parents)]
