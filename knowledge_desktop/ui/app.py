@@ -1,4 +1,4 @@
-"""`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]]`: the window.
+"""`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]] [--repository FOLDER]`: the window.
 
 With no folder it reopens the last vault, or the bundled demo vault the
 first time (or with `--demo`). `--screenshot` waits until the vault is
@@ -28,13 +28,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--select", metavar="ID", help="open this record (id or path) once loaded")
     parser.add_argument(
         "--pane",
-        choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity"),
+        choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity", "repository"),
         help="bring this pane to the front once loaded (useful with --screenshot)",
     )
     parser.add_argument(
         "--record-tab",
         choices=("rendered", "source", "history"),
         help="show this tab of the record pane (useful with --select and --screenshot)",
+    )
+    parser.add_argument(
+        "--repository", metavar="FOLDER", help="add this documentation repository to the vault once loaded"
     )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
     parser.add_argument(
@@ -82,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = last if last is not None and last.is_dir() else demo_vault_path()
 
     def after_load() -> None:
+        if args.repository:
+            window.repository.add_repository(Path(args.repository))
         if args.pane:
             window.focus_pane(args.pane.capitalize())
         if args.search:
