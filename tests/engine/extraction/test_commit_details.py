@@ -40,7 +40,7 @@ def test_a_commit_shows_its_subject_author_and_touched_paths_with_renames(rk: Re
 def test_an_unknown_commit_is_a_clear_error(rk: RepoKit) -> None:
     rk.write("a.md", "# A\n")
     rk.commit("docs: a")
-    with pytest.raises(QueryError, match="commit 0{40} cannot be read"):
+    with pytest.raises(QueryError, match=r"commit 0{40} cannot be read"):
         commit_details(rk.root, "0" * 40)
     with pytest.raises(QueryError, match="cannot be read"):
         commit_details(rk.root / "missing", "0" * 40)
