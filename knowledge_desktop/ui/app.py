@@ -15,6 +15,9 @@ from pathlib import Path
 
 from knowledge_desktop.resources import demo_vault_path
 
+ENTITY_KINDS = ("decision", "concept", "change", "commit")
+"""`--select` with an id of one of these kinds names a repository entity (with `--repository`)."""
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="knowledge-desktop", description="Browse a knowledge vault.")
@@ -25,7 +28,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--screenshot", metavar="FILE.png", help="render the window to a PNG once loaded, then exit"
     )
-    parser.add_argument("--select", metavar="ID", help="open this record (id or path) once loaded")
+    parser.add_argument(
+        "--select",
+        metavar="ID",
+        help="open this record (id or path) once loaded; with --repository, an entity id shows that entity",
+    )
     parser.add_argument(
         "--pane",
         choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity", "repository"),
@@ -53,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from knowledge_desktop.ui.process import tune_for_window
 
     tune_for_window()  # before Qt starts threads of its own (each would get an arena)
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from knowledge_desktop.ui.dialogs import install_crash_hook
@@ -86,9 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def after_load() -> None:
         if args.repository:
-            window.repository.add_repository(Path(args.repository))
+            folder = Path(args.repository).resolve()
+            if args.select and args.select.split(":", 1)[0] in ENTITY_KINDS:
+                window.repository.pending_reveal = (str(folder), args.select)
+                args.select = None
+            window.repository.add_repository(folder)
         if args.pane:
             window.focus_pane(args.pane.capitalize())
+            if args.pane == "repository":  # give it room: it is a wide table
+                dock = window.docks["Repository"]
+                window.resizeDocks([dock], [window.width() * 45 // 100], Qt.Orientation.Horizontal)
         if args.search:
             window.search.set_query(args.search)
         if args.record_tab:

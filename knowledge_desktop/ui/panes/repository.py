@@ -66,6 +66,8 @@ class RepositoryPane(Pane):
         documentation.entity_requested.connect(self.reveal)
         self.extractions: dict[str, Extraction] = {}
         self.definitions: dict[str, dict[str, str]] = {}
+        self.pending_reveal: tuple[str, str] | None = None
+        """(folder, entity id) to reveal once that folder's extraction arrives (`--select`)."""
         self.watcher = RepositoryWatcher(self)
         self.watcher.changed.connect(self.extract)
 
@@ -215,6 +217,9 @@ class RepositoryPane(Pane):
             viewer = self.viewer.region
             if viewer is not None and not viewer.matches:  # the region shown was stale: show it anew
                 self._open_selected()
+        if self.pending_reveal is not None and self.pending_reveal[0] == folder:
+            self.reveal(*self.pending_reveal)
+            self.pending_reveal = None
 
     def _failed(self, folder: str, message: str) -> None:
         self.progress.setVisible(False)
