@@ -115,7 +115,7 @@ def test_a_click_opens_the_region_highlighted_or_the_commit_with_its_paths(
     assert pane.viewer.region is not None
     assert pane.viewer.region.matches
     commits = pane.trees["change"]
-    commits.itemActivated.emit(top(commits)[f"commit:{repo[1]['second']}"], 0)
+    commits.itemClicked.emit(top(commits)[f"commit:{repo[1]['second']}"], 0)
     qtbot.waitUntil(lambda: pane.viewer.commit is not None)
     shown = pane.viewer.text.toPlainText()
     assert "added     adr/0002-use-yaml.md" in shown

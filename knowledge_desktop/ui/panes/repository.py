@@ -99,7 +99,8 @@ class RepositoryPane(Pane):
             tree.setColumnCount(len(columns))
             tree.setHeaderLabels(list(columns))
             tree.setAlternatingRowColors(True)
-            tree.itemActivated.connect(self._activate)
+            tree.itemActivated.connect(self._activate)  # Enter or double-click
+            tree.itemClicked.connect(self._activate)  # issue 17: "a click opens the exact region"
             tree.setColumnWidth(0, 280)
             self.trees[kind] = tree
             self.tabs.addTab(tree, TAB_TITLES[kind])
