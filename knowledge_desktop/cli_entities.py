@@ -17,12 +17,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop.engine.extraction import ExtractOptions, MemoryCandidate, extract, to_json
+from knowledge_desktop.engine.extraction import ExtractOptions, extract, to_json
 from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS
-from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
-
-PAGE = 1000
+from knowledge_desktop.engine.vault_claims import vault_claims
 
 
 def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -47,7 +45,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
     if args.vault is not None:
         with Vault.open(args.vault) as vault:
             vault.reconcile()
-            memory = claims(vault)
+            memory = vault_claims(vault)
     options = ExtractOptions(max_commits=args.max_commits, since_tag=args.since_tag)
     document = extract(Path(args.repo), options, memory)
     if args.json:
@@ -55,31 +53,6 @@ def cmd_entities(args: argparse.Namespace) -> int:
         return 0
     print(summary(document))
     return 0
-
-
-def claims(vault: Vault) -> list[MemoryCandidate]:
-    """The vault's current claims as memory candidates: the body is the fact; the
-    claim's `entities` and evidence paths are its explicit references."""
-    out: list[MemoryCandidate] = []
-    offset: int | None = 0
-    while offset is not None:
-        page = vault.records(RecordFilter(kind="claim"), limit=PAGE, offset=offset)
-        for item in page["items"]:
-            if not item["id"]:
-                continue
-            view = vault.show(item["path"])
-            if view["body"] is None:
-                continue
-            fm = view["frontmatter"] or {}
-            refs = [e for e in fm.get("entities") or [] if isinstance(e, str)]
-            refs += [
-                ev["path"]
-                for ev in fm.get("evidence") or []
-                if isinstance(ev, dict) and isinstance(ev.get("path"), str)
-            ]
-            out.append(MemoryCandidate(item["id"], view["body"], tuple(refs), item["path"]))
-        offset = page["nextOffset"]
-    return out
 
 
 def summary(document: dict[str, Any]) -> str:

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QStyle
+from PySide6.QtWidgets import QFileDialog, QMenu, QStyle
 
 from knowledge_desktop.ui.dialogs import show_about
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
 
-PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics")
-"""The docked panes in the order of their Alt+1…Alt+5 focus shortcuts."""
+PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics", "Repository")
+"""The docked panes in the order of their Alt+1…Alt+6 focus shortcuts."""
 
 
 class WindowActions:
@@ -41,6 +41,18 @@ class WindowActions:
             window.export_diagnostics,
             "Ctrl+E",
             "Write the diagnostics as HTML, JSON, CSV or Markdown",
+        )
+        self.add_repository = self._action(
+            "Add &Repository…",
+            self._choose_repository,
+            None,
+            "Show a documentation repository's decisions, concepts and changes beside this vault",
+        )
+        self.remove_repository = self._action(
+            "Remo&ve Repository",
+            lambda _checked=False: window.repository.remove_repository(),
+            None,
+            "Stop showing the repository selected in the Repository pane",
         )
         self.quit = self._action("&Quit", window.close, _keys("Ctrl+Q", key.Quit))
         self.back = self._action("&Back", window.go_back, _keys("Alt+Left", key.Back), "Go back")
@@ -117,6 +129,9 @@ class WindowActions:
         file_menu.addSeparator()
         file_menu.addAction(self.export)
         file_menu.addSeparator()
+        file_menu.addAction(self.add_repository)
+        file_menu.addAction(self.remove_repository)
+        file_menu.addSeparator()
         file_menu.addAction(self.quit)
         go = bar.addMenu("&Go")
         for action in (self.back, self.forward, self.search, self.switch):
@@ -171,6 +186,15 @@ class WindowActions:
         self.back.setEnabled(can_back)
         self.forward.setEnabled(can_forward)
         self.export.setEnabled(has_vault)
+        self.add_repository.setEnabled(has_vault)
+        self.remove_repository.setEnabled(has_vault)
+
+    def _choose_repository(self) -> None:
+        """File › Add Repository…: pick a folder; it is remembered for the open vault."""
+        folder = QFileDialog.getExistingDirectory(self.window, "Add Documentation Repository")
+        if folder:
+            self.window.repository.add_repository(Path(folder))
+            self.window.focus_pane("Repository")
 
 
 def _keys(own: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:

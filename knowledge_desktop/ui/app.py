@@ -1,4 +1,4 @@
-"""`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]]`: the window.
+"""`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]] [--repository FOLDER]`: the window.
 
 With no folder it reopens the last vault, or the bundled demo vault the
 first time (or with `--demo`). `--screenshot` waits until the vault is
@@ -15,6 +15,9 @@ from pathlib import Path
 
 from knowledge_desktop.resources import demo_vault_path
 
+ENTITY_KINDS = ("decision", "concept", "change", "commit")
+"""`--select` with an id of one of these kinds names a repository entity (with `--repository`)."""
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="knowledge-desktop", description="Browse a knowledge vault.")
@@ -25,16 +28,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--screenshot", metavar="FILE.png", help="render the window to a PNG once loaded, then exit"
     )
-    parser.add_argument("--select", metavar="ID", help="open this record (id or path) once loaded")
+    parser.add_argument(
+        "--select",
+        metavar="ID",
+        help="open this record (id or path) once loaded; with --repository, an entity id shows that entity",
+    )
     parser.add_argument(
         "--pane",
-        choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity"),
+        choices=("catalog", "search", "backlinks", "timeline", "diagnostics", "activity", "repository"),
         help="bring this pane to the front once loaded (useful with --screenshot)",
     )
     parser.add_argument(
         "--record-tab",
         choices=("rendered", "source", "history"),
         help="show this tab of the record pane (useful with --select and --screenshot)",
+    )
+    parser.add_argument(
+        "--repository", metavar="FOLDER", help="add this documentation repository to the vault once loaded"
     )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
     parser.add_argument(
@@ -50,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from knowledge_desktop.ui.process import tune_for_window
 
     tune_for_window()  # before Qt starts threads of its own (each would get an arena)
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from knowledge_desktop.ui.dialogs import install_crash_hook
@@ -82,8 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = last if last is not None and last.is_dir() else demo_vault_path()
 
     def after_load() -> None:
+        if args.repository:
+            folder = Path(args.repository).resolve()
+            if args.select and args.select.split(":", 1)[0] in ENTITY_KINDS:
+                window.repository.pending_reveal = (str(folder), args.select)
+                args.select = None
+            window.repository.add_repository(folder)
         if args.pane:
             window.focus_pane(args.pane.capitalize())
+            if args.pane == "repository":  # give it room: it is a wide table
+                dock = window.docks["Repository"]
+                window.resizeDocks([dock], [window.width() * 45 // 100], Qt.Orientation.Horizontal)
         if args.search:
             window.search.set_query(args.search)
         if args.record_tab:

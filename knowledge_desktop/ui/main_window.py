@@ -45,12 +45,13 @@ from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, vault_gone
 from knowledge_desktop.ui.observed import ObservedCheckpoints
-from knowledge_desktop.ui.opening import Opened, VaultOpener
+from knowledge_desktop.ui.opening import Opened, VaultOpener, dropped_folder
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.catalog import CatalogPane
 from knowledge_desktop.ui.panes.diagnostics import DiagnosticsPane
 from knowledge_desktop.ui.panes.record import RecordPane
+from knowledge_desktop.ui.panes.repository import RepositoryPane
 from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.backlinks = BacklinksPane(self.runner)
         self.timeline = TimelinePane(self.runner)
         self.diagnostics = DiagnosticsPane(self.runner)
+        self.repository = RepositoryPane(self.runner, self.settings, self.backlinks.documentation)
         # Panes hear of a change in this order, and their queries queue for the workers
         # in it: the record on screen first, the slow whole-vault views last.
         self.panes: list[Pane] = [
@@ -127,6 +129,7 @@ class MainWindow(QMainWindow):
             self.search,
             self.diagnostics,
             self.timeline,
+            self.repository,
         ]
         for pane in self.panes:
             pane.open_requested.connect(self.open_record)
@@ -137,14 +140,17 @@ class MainWindow(QMainWindow):
         self._dock(self.catalog, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock(self.search, Qt.DockWidgetArea.LeftDockWidgetArea)
         self._dock(self.backlinks, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock(self.repository, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock(self.timeline, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._dock(self.diagnostics, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["Catalog"], self.docks["Search"])
         self.tabifyDockWidget(self.docks["Timeline"], self.docks["Diagnostics"])
+        self.tabifyDockWidget(self.docks["Backlinks"], self.docks["Repository"])
         for title in PANE_TITLES:
             # A tab or the pane's own heading names each; a title bar would say it twice.
             self.docks[title].setTitleBarWidget(QWidget())
         self.docks["Catalog"].raise_()
+        self.docks["Backlinks"].raise_()
         self.docks["Diagnostics"].raise_()
 
         self.summary = QLabel("")
@@ -239,11 +245,11 @@ class MainWindow(QMainWindow):
         self.loaded.emit()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if _dropped_folder(event) is not None:
+        if dropped_folder(event) is not None:
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        folder = _dropped_folder(event)
+        folder = dropped_folder(event)
         if folder is None:
             event.ignore()  # a file, a web link, text: not something to open as a vault
             return
@@ -464,6 +470,7 @@ class MainWindow(QMainWindow):
                 save(self.settings)
         self.settings.sync()
         self.past.close_live()
+        self.repository.close_watchers()
         self._close_vault()
         self.runner.close()
         self._on_busy(0)
@@ -482,11 +489,3 @@ class MainWindow(QMainWindow):
             self._retired.append(self.vault)
             self.vault = None
             self._on_busy(self.runner.running)
-
-
-def _dropped_folder(event: QDropEvent) -> Path | None:
-    """The local folder a drag carries first, if it carries one."""
-    urls = event.mimeData().urls()
-    if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
-        return Path(urls[0].toLocalFile())
-    return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButton
 
 from knowledge_desktop.engine.changes import ChangeSet
@@ -275,3 +276,11 @@ def _close_opened(result: Opened) -> None:
     if watcher is not None:
         watcher.stop()
     vault.close()
+
+
+def dropped_folder(event: QDropEvent) -> Path | None:
+    """The local folder a drag carries first, if it carries one."""
+    urls = event.mimeData().urls()
+    if urls and urls[0].isLocalFile() and Path(urls[0].toLocalFile()).is_dir():
+        return Path(urls[0].toLocalFile())
+    return None

@@ -71,6 +71,8 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
         scope = _scope_of(scopes, h.line)
         if scope is None or h.level <= scope[2] or len(h.text.strip()) <= 1:
             continue
+        if h.text.strip().rstrip(":").lower() in GLOSSARY_NAMES:
+            continue  # a "Glossary" or "Terms" heading names a scope, not a term
         leaf = not any(o.line > h.line and o.line <= h.end for o in outline.headings[i + 1 :])
         has_text = i in with_text
         title_heading = whole_glossary and h.level == 1 and i == 0

@@ -23,7 +23,8 @@ from knowledge_desktop.engine.extraction.parsed import Parsed, link_destinations
 from knowledge_desktop.engine.extraction.source import text_list, text_value
 
 ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
-_NOT_ADR = re.compile(r"^(?:readme|index|template|.*[-_]template)$", re.IGNORECASE)
+# A numbered file is a record even when its slug ends in "template" (MADR 0019 is about one).
+_NOT_ADR = re.compile(r"^(?:readme|index|template|(?!\d+[-_]).*[-_]template)$", re.IGNORECASE)
 _META = re.compile(
     r"^[ \t]{0,8}(?:[-*+][ \t]{1,8})?(?:\*\*|__)?(status|date)(?:(?:\*\*|__)[ \t]{0,8}:|:(?:\*\*|__)?)(.*)$",
     re.IGNORECASE,

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.changes import CATALOG, LINKS, TEXT
 from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
 from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
+from knowledge_desktop.ui.panes.backlinks_docs import DocumentationSection
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.tasks import Runner
@@ -185,6 +186,9 @@ class BacklinksPane(Pane):
         layout.setSpacing(2)
         layout.addWidget(self.heading)
         layout.addWidget(self.stack)
+        # Repository entities this record (a claim) supports: filled by the Repository pane.
+        self.documentation = DocumentationSection()
+        layout.addWidget(self.documentation)
         self._show_message("Open a record to see what links to it.")
 
     def focus_target(self) -> QWidget:
@@ -205,6 +209,7 @@ class BacklinksPane(Pane):
     def refresh(self) -> None:
         vault, path = self.vault, self.current
         if vault is None or path is None:
+            self.documentation.show_for(None)
             self.result = None
             self._shown_for = None
             self.model.clear()
@@ -227,6 +232,7 @@ class BacklinksPane(Pane):
         self.result = result
         self._shown_for = path
         self.model.set_result(result)
+        self.documentation.show_for(result.get("id"))
         title = result.get("title") or result.get("path") or path
         counts = result.get("counts", {})
         total = sum(counts.values()) if counts else 0

@@ -134,3 +134,15 @@ def test_an_alias_two_concepts_declare_is_ambiguous(rk: RepoKit) -> None:
     doc = rk.extract(history=False)
     assert "ambiguous-alias" in codes(doc, "concepts")
     assert entity(doc, "concept:Alpha")["aliases"] == ["shared"]
+
+
+def test_a_glossary_or_terms_heading_in_a_terminology_document_is_not_a_term(rk: RepoKit) -> None:
+    # Woodpecker's docs/92-development/09-terminology.md: "## Glossary" holds the
+    # `- **Term**: definition` list and "## Terms" holds naming rules; neither is a term.
+    rk.write(
+        "docs/terminology.md",
+        "# Terminology\n\n## Glossary\n\n- **Agent**: runs the steps.\n- **Forge**: hosts the code.\n\n"
+        "## Terms\n\nPipelines were previously called builds.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Agent", "concept:Forge"]

@@ -173,3 +173,13 @@ def test_cited_paths_become_affected_path_links_only_when_they_exist(rk: RepoKit
     )
     e = entity(rk.extract(history=False), "decision:adr/0001.md")
     assert e["links"] == [{"kind": "affected-path", "target": "src/store.py"}]
+
+
+def test_a_numbered_adr_whose_slug_ends_in_template_is_a_decision(rk: RepoKit) -> None:
+    # MADR's own 0019-consequences-in-minimal-template.md is a record about a template.
+    rk.write(
+        "docs/decisions/0019-consequences-in-minimal-template.md", "---\nstatus: accepted\n---\n# Minimal\n"
+    )
+    rk.write("docs/decisions/adr-template.md", "# Title\n\n## Status\n\nproposed\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc, "decision") == ["decision:docs/decisions/0019-consequences-in-minimal-template.md"]

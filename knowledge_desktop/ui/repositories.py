@@ -1,0 +1,160 @@
+"""Documentation repositories beside a vault: which are added, their extraction, their watch.
+
+Issue 17 §3. The list is per vault and lives in the window's QSettings (key
+`repositoriesByVault`: JSON mapping the vault folder's real path to the
+repository folders added to it, in the order added). It is UI state, not
+vault content, so it is not written into the vault's folder.
+
+Each repository keeps one `Extractor` (engine/extraction) so a re-run after
+an edit parses only what changed; its runs are serialised by a lock since two
+workers may pick up consecutive requests. A watchdog observer on the
+repository folder reports edits to its documents and moves of HEAD (writes
+under `.git/HEAD`, `.git/refs/` and `.git/packed-refs`); everything else under
+`.git` (objects, the index, logs) is ignored. Reports are debounced on the UI
+thread before a re-extraction is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+
+from knowledge_desktop.engine.extraction import ExtractOptions, Extractor
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_claims import vault_claims
+
+log = logging.getLogger(__name__)
+
+SETTINGS_KEY = "repositoriesByVault"
+DEBOUNCE_MS = 400
+
+
+def _vault_key(vault_root: Path) -> str:
+    return os.path.realpath(vault_root)
+
+
+def _all(settings: QSettings) -> dict[str, list[str]]:
+    raw = settings.value(SETTINGS_KEY, "")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: [p for p in v if isinstance(p, str)] for k, v in data.items() if isinstance(v, list)}
+
+
+def added_repositories(settings: QSettings, vault_root: Path) -> list[str]:
+    """The repository folders added to the vault at `vault_root`, in the order added."""
+    return _all(settings).get(_vault_key(vault_root), [])
+
+
+def set_repositories(settings: QSettings, vault_root: Path, folders: list[str]) -> None:
+    data = _all(settings)
+    if folders:
+        data[_vault_key(vault_root)] = folders
+    else:
+        data.pop(_vault_key(vault_root), None)
+    settings.setValue(SETTINGS_KEY, json.dumps(data, sort_keys=True))
+    settings.sync()
+
+
+class Extraction:
+    """One repository's kept `Extractor`, run on workers one at a time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.extractor: Extractor | None = None
+        self.lock = threading.Lock()
+        self.document: dict[str, Any] | None = None
+        """The last result taken on the UI thread (read by the backlinks section)."""
+
+    def run(self, vault: Vault | None) -> dict[str, Any]:
+        """Extract now (on a worker), linking the vault's current claims."""
+        memory = vault_claims(vault) if vault is not None else None
+        with self.lock:
+            if self.extractor is None:
+                self.extractor = Extractor(self.root, ExtractOptions())
+            return self.extractor.extract(memory)
+
+
+def _relevant(root: str, path: str) -> bool:
+    """An edit the extraction can see: a file outside `.git`, or a move of HEAD or a ref."""
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    if rel == ".git" or not rel.startswith(".git/"):
+        return not rel.startswith("..")
+    inner = rel[len(".git/") :]
+    return inner in ("HEAD", "packed-refs") or inner.startswith("refs/")
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, root: str, report: Signal) -> None:
+        self.root = root
+        self.report = report
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+        if any(p and _relevant(self.root, os.fsdecode(p)) for p in paths):
+            self.report.emit(self.root)
+
+
+class RepositoryWatcher(QObject):
+    """Watches added repositories; `changed(root)` fires once per quiet gap after edits."""
+
+    changed = Signal(str)
+    _reported = Signal(str)  # from watchdog's thread; queued to this object's thread
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._observers: dict[str, BaseObserver] = {}
+        self._timers: dict[str, QTimer] = {}
+        self._reported.connect(self._debounce)
+
+    def watch(self, root: Path) -> None:
+        key = str(root)
+        if key in self._observers:
+            return
+        observer = Observer()
+        try:
+            observer.schedule(_Handler(key, self._reported), key, recursive=True)
+            observer.start()
+        except OSError as exc:  # a missing folder, a watch limit: shown as stale, never a crash
+            log.warning("cannot watch %s: %s", key, exc)
+            return
+        self._observers[key] = observer
+
+    def unwatch(self, root: Path) -> None:
+        observer = self._observers.pop(str(root), None)
+        timer = self._timers.pop(str(root), None)
+        if timer is not None:
+            timer.stop()
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=2)
+
+    def stop(self) -> None:
+        for key in list(self._observers):
+            self.unwatch(Path(key))
+
+    def _debounce(self, root: str) -> None:
+        if root not in self._observers:
+            return
+        timer = self._timers.get(root)
+        if timer is None:
+            timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.setInterval(DEBOUNCE_MS)
+            timer.timeout.connect(lambda r=root: self.changed.emit(r))
+            self._timers[root] = timer
+        timer.start()
