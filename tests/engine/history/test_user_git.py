@@ -148,13 +148,17 @@ def test_versions_merge_checkpoints_and_the_users_commits_newest_first(
         request = make_request("withdraw", payload, request_id="rq-a")
         receipt = vault.write(request, lambda ctx: plan_withdraw(ctx, fence, "wrong"))
         rows = vault.history.versions("cl_a")
+        baseline = rows[1]  # the first checkpoint: every file as it was before the withdrawal
+        assert (baseline["source"], baseline["operation"]) == ("observed", "baseline")
         assert [(r["source"], r["commit"]) for r in rows] == [
             ("publish", receipt["git"]["commit"]),
+            ("observed", baseline["commit"]),
             ("user-git", commits[2]),
             ("user-git", commits[1]),
             ("user-git", commits[0]),
         ]
-        assert [r["commit"] for r in vault.history.versions("cl_a", limit=2)] == [
+        assert [r["commit"] for r in vault.history.versions("cl_a", limit=3)] == [
             receipt["git"]["commit"],
+            baseline["commit"],
             commits[2],
         ]
