@@ -159,7 +159,8 @@ def test_pending_checkpoints_are_listed_with_their_reason_and_retry_commits_them
     vault = window.vault
     assert vault is not None
     assert vault.history.checkpoints(pending_only=True)["outbox"] == []
-    assert len(vault.history.checkpoints()["commits"]) == 2
+    commits = vault.history.checkpoints()["commits"]
+    assert [c["operation"] for c in commits] == ["edit-body", "edit-body", "baseline"]
 
 
 def test_unavailable_checkpoints_say_why(

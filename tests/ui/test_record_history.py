@@ -2,17 +2,14 @@
 first, each one's diff with the changed words highlighted, Open This Version, and the
 selection kept when a publish adds a version.
 
-`VaultHistory.versions` is the engine's; `version_bytes` and `diff` are being built in
-parallel, so until they land these tests add stand-ins that read the same checkpoint
-repository (`fake_history`)."""
+The engine is the real one: the page's first checkpoint (the baseline, the file as the
+app first found it) comes last, below the two edits."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import Path
 
-import pygit2
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -26,31 +23,6 @@ from tests.vaultkit import VaultKit, fence_of, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
 ADA = "private/people/ada.md"
-
-
-def _version_bytes(self: VaultHistory, commit: str, path: str) -> bytes:
-    repo = pygit2.Repository(str(self.state_dir / "history.git"))
-    return bytes(repo[commit].tree[path].data)
-
-
-def _diff(self: VaultHistory, record_id: str, from_: str | None = None, to: str | None = None) -> str:
-    path = self.versions(record_id)[0]["path"]
-
-    def text(at: str | None) -> str:
-        if at == "now" or at is None:
-            return (self.root / path).read_text(encoding="utf-8")
-        return _version_bytes(self, at, path).decode("utf-8")
-
-    old, new = text(from_).splitlines(keepends=True), text(to).splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"))
-
-
-@pytest.fixture
-def fake_history(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stand-ins for the engine's `version_bytes` and `diff` (added only where missing)."""
-    for name, fake in (("version_bytes", _version_bytes), ("diff", _diff)):
-        if not hasattr(VaultHistory, name):
-            monkeypatch.setattr(VaultHistory, name, fake, raising=False)
 
 
 @pytest.fixture
@@ -80,14 +52,14 @@ def history_of(qtbot: QtBot, window: MainWindow, record: str, count: int) -> Non
 
 
 def test_versions_are_listed_newest_first_with_a_word_diff(
-    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit, fake_history: None
+    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit
 ) -> None:
     window = open_window(edited.root, watch=False)
-    history_of(qtbot, window, "pg_ada", 2)
+    history_of(qtbot, window, "pg_ada", 3)
     tab = window.record.history
-    assert [r[1] for r in rows(window)] == ["grace", "ada"]
-    assert {r[2] for r in rows(window)} == {"edit-body"}
-    assert {r[3] for r in rows(window)} == {"This app"}
+    assert [r[1] for r in rows(window)] == ["grace", "ada", "unknown"]
+    assert [r[2] for r in rows(window)] == ["edit-body", "edit-body", "baseline"]
+    assert [r[3] for r in rows(window)] == ["This app", "This app", "First checkpoint"]
     assert tab.selected_commit() == tab.rows[0]["commit"]
     result = tab.diff_result
     assert result is not None
@@ -106,25 +78,25 @@ def test_versions_are_listed_newest_first_with_a_word_diff(
 
 
 def test_a_publish_adds_a_version_and_keeps_the_selection(
-    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit, fake_history: None
+    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit
 ) -> None:
     window = open_window(edited.root, watch=False)
-    history_of(qtbot, window, "pg_ada", 2)
+    history_of(qtbot, window, "pg_ada", 3)
     tab = window.record.history
     tab.tree.setCurrentItem(tab.tree.topLevelItem(1))
     older = tab.selected_commit()
     vault = window.vault
     assert vault is not None
     vault.edit_body(fence_of(vault, "pg_ada"), "Ada wrote notes on the engine.\n", actor="ada")
-    qtbot.waitUntil(lambda: len(rows(window)) == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: len(rows(window)) == 4, timeout=20_000)
     assert tab.selected_commit() == older
 
 
 def test_open_this_version_shows_it_read_only(
-    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit, fake_history: None
+    qtbot: QtBot, open_window: OpenWindow, edited: VaultKit
 ) -> None:
     window = open_window(edited.root, watch=False)
-    history_of(qtbot, window, "pg_ada", 2)
+    history_of(qtbot, window, "pg_ada", 3)
     tab = window.record.history
     tab.tree.setCurrentItem(tab.tree.topLevelItem(1))
     tab.open_button.click()

@@ -47,9 +47,12 @@ from knowledge_desktop.ui.widgets.source_view import SourceView
 LIMIT = 50
 COLUMNS = ("When", "Author", "Operation", "Source", "Reason")
 SOURCES = {"publish": "This app", "observed": "Outside edit", "user-git": "your Git"}
+FIRST_CHECKPOINT = "First checkpoint"
+"""The baseline's source label: the file as the app first found it, whoever wrote it."""
 SOURCE_TIPS = {
     "publish": "Written by Knowledge Desktop or the knowledge command",
-    "observed": "An edit made outside the app, checkpointed when the app saw it",
+    "observed": "An edit made outside the app, checkpointed when the app saw it (the first "
+    "checkpoint holds every file as the app first found it)",
     "user-git": "A commit of your own Git repository (read only: the app never writes to it)",
 }
 NO_RECORD = "History is kept for records; this file is not one."
@@ -286,7 +289,7 @@ class HistoryTab(QWidget):
                     when(row.get("at")),
                     str(row.get("author") or "unknown"),
                     str(row.get("operation") or ("edit" if source != "publish" else "")),
-                    SOURCES.get(source, source),
+                    FIRST_CHECKPOINT if row.get("operation") == "baseline" else SOURCES.get(source, source),
                     str(row.get("reason") or ""),
                 ]
             )
