@@ -27,9 +27,6 @@ from knowledge_desktop.engine.vault import Vault
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
 
-OBSERVED_API = ("observed_due", "flush_observed", "observed_enabled")
-
-
 class ObservedCheckpoints(QObject):
     """One pending timer at a time; one flush at a time."""
 
@@ -53,12 +50,11 @@ class ObservedCheckpoints(QObject):
         window.loaded.connect(self._vault_opened)
 
     def vault(self) -> Vault | None:
-        """The vault whose outside edits may be checkpointed now, if any (none while the
-        engine has no observed checkpoints: a build without them leaves the menu off)."""
+        """The vault whose outside edits may be checkpointed now, if any."""
         vault = self.window.vault
-        if vault is None or vault.read_only or getattr(vault, "as_of", None) is not None:
+        if vault is None or vault.read_only or vault.as_of is not None:
             return None
-        return vault if all(hasattr(vault.history, name) for name in OBSERVED_API) else None
+        return vault
 
     def _vault_opened(self) -> None:
         self.timer.stop()  # it was for the vault before
@@ -72,6 +68,24 @@ class ObservedCheckpoints(QObject):
                 lambda on: self.action.setChecked(on) if vault is self.window.vault else None,
                 lambda _message: self.action.setEnabled(False),  # the engine cannot say: leave it
             )
+            self._first_checkpoint(vault)
+
+    def _first_checkpoint(self, vault: Vault) -> None:
+        """Record the vault's first checkpoint (every file as found: seconds at 100k) on a
+        background worker, so that neither a publish nor the next flush makes it inline;
+        then commit what scans noted while the vault was closed."""
+        status = self.window.statusBar()
+
+        def done(commit: str | None) -> None:
+            if vault is not self.window.vault:
+                return
+            if commit is not None:
+                status.showMessage("Recorded the vault's first checkpoint in its history.", 5000)
+            self.changed(None)
+
+        self.window.runner.submit(
+            vault.history.ensure_baseline, done, lambda _message: self.changed(None), background=True
+        )
 
     def set_enabled(self, on: bool) -> None:
         vault = self.vault()
