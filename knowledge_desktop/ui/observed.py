@@ -27,6 +27,7 @@ from knowledge_desktop.engine.vault import Vault
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
 
+
 class ObservedCheckpoints(QObject):
     """One pending timer at a time; one flush at a time."""
 

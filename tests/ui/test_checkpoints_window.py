@@ -44,3 +44,29 @@ def test_an_outside_edit_becomes_an_observed_checkpoint(
     assert (newest["source"], newest["author"]) == ("observed", "unknown")
     data = window.vault.history.version_bytes(newest["commit"], ADA)
     assert b"Edited in another editor." in data
+
+
+def test_outside_edits_whose_checkpoint_failed_wait_in_activity_with_retry(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    kit.page(ADA, "pg_ada", "Ada Lovelace", body="First.\n", type="person")
+    window = open_window(kit.root, watch=False)
+    qtbot.waitUntil(lambda: operations(window) == ["baseline"], timeout=20_000)
+    vault = window.vault
+    assert vault is not None
+    lock = vault.state_dir / "history.git" / "refs" / "heads" / "checkpoints.lock"
+    lock.write_text("another process\n")
+    kit.page(ADA, "pg_ada", "Ada Lovelace", body="Edited elsewhere.\n", type="person")
+    vault.history.note_observed([ADA])
+    assert vault.history.flush_observed()["state"] == "pending"
+    panel = window.writes.activity.checkpoints
+    window.writes.activity.refresh()
+    qtbot.waitUntil(lambda: panel.observed_stuck == 1, timeout=10_000)
+    item = panel.list.topLevelItem(0)
+    assert (item.text(1), item.text(2)) == ("outside edits", "1 file(s)")
+    assert "lock" in item.text(3)
+    assert panel.retry_button.isEnabled()
+    lock.unlink()
+    panel.retry_button.click()
+    qtbot.waitUntil(lambda: panel.observed_stuck == 0 and panel.isHidden(), timeout=20_000)
+    assert operations(window) == ["observed", "baseline"]

@@ -44,6 +44,8 @@ class CheckpointsPanel(QWidget):
         self.vault: Vault | None = None
         self.pending: list[dict[str, Any]] = []
         self.unavailable: str | None = None
+        self.observed_stuck = 0
+        """Outside edits noted but not checkpointed because the last try failed."""
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.retry_button = QPushButton("Retry")
@@ -118,16 +120,26 @@ class CheckpointsPanel(QWidget):
             )
             item.setToolTip(3, item.text(3))
             self.list.addTopLevelItem(item)
-        count = len(self.pending)
+        observed = listing.get("observed") or {}
+        # outside edits whose observed checkpoint failed (not those merely waiting for the timer)
+        self.observed_stuck = int(observed.get("paths") or 0) if observed.get("reason") else 0
+        if self.observed_stuck:
+            item = QTreeWidgetItem(
+                ["", "outside edits", f"{self.observed_stuck} file(s)", str(observed.get("reason"))]
+            )
+            item.setToolTip(3, item.text(3))
+            self.list.addTopLevelItem(item)
+        count = len(self.pending) + (1 if self.observed_stuck else 0)
         if self.unavailable:
             self.status.setText(
                 f"Checkpoints are unavailable: {self.unavailable}. Writes are still saved; "
                 "their versions are not recorded in the history."
             )
         elif count:
+            first = self.pending[0].get("reason") if self.pending else observed.get("reason")
             self.status.setText(
                 f"{count} checkpoint(s) pending: the writes are saved, their history copy waits. "
-                f"Last reason: {self.pending[0].get('reason') or 'not committed yet'}"
+                f"Last reason: {first or 'not committed yet'}"
             )
         writable = self.vault is not None and not self.vault.read_only
         self.retry_button.setEnabled(writable and count > 0 and not self.unavailable)
