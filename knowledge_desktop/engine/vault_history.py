@@ -120,6 +120,20 @@ class VaultHistory:
                 return None  # the first checkpoint that succeeds makes it
         return None if commit is None else str(commit.id)
 
+    def maintain(self) -> int:
+        """Pack the checkpoint repository's loose objects once enough have piled up (as
+        `git gc --auto` does): seconds now and then, so a host calls it on a worker after
+        publications. How many objects were packed; 0 also when the repository failed
+        (packing is tried again next time)."""
+        if self.publisher.read_only:
+            return 0
+        with self._commit_lock:
+            try:
+                repo = hrepo.open_repo(self.state_dir, create=False)
+                return 0 if repo is None else hrepo.maybe_pack(repo)
+            except _FAILURES:
+                return 0
+
     def note_observed(self, paths: list[str]) -> None:
         """Note the paths a scan or the watcher changed (from `Vault.reconcile`). Never
         fails the reconcile: a path that could not be noted is caught by the next scan."""

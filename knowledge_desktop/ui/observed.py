@@ -39,6 +39,7 @@ class ObservedCheckpoints(QObject):
         self.timer.timeout.connect(self.flush)
         self.asking = False
         self.flushing = False
+        self.packing = False
         self.action = QAction("Checkpoint &Outside Edits", window)
         self.action.setCheckable(True)
         self.action.setStatusTip("Record edits made outside the app in the vault's history")
@@ -101,9 +102,18 @@ class ObservedCheckpoints(QObject):
         if not on:
             self.timer.stop()
 
-    def changed(self, _change: ChangeSet | None) -> None:
-        """A ChangeSet was applied: schedule the next observed checkpoint unless one is."""
+    def changed(self, change: ChangeSet | None) -> None:
+        """A ChangeSet was applied: schedule the next observed checkpoint unless one is;
+        after a publication, let the engine pack the checkpoint repository on a background
+        worker when enough loose objects piled up (the publish path leaves it)."""
         vault = self.vault()
+        if vault is not None and change is not None and change.source == "publish" and not self.packing:
+            self.packing = True
+
+            def packed(_count: object) -> None:
+                self.packing = False
+
+            self.window.runner.submit(vault.history.maintain, packed, packed, background=True)
         if vault is None or self.timer.isActive() or self.asking or self.flushing:
             return
         self.asking = True

@@ -96,9 +96,10 @@ def loose_estimate(repo: Any) -> int:
         return 0
 
 
-def maybe_pack(repo: Any, loose_limit: int = LOOSE_LIMIT) -> int:
-    """Pack the loose objects when about `loose_limit` have piled up; how many were packed."""
-    if loose_estimate(repo) < loose_limit:
+def maybe_pack(repo: Any, loose_limit: int | None = None) -> int:
+    """Pack the loose objects when about `loose_limit` (`LOOSE_LIMIT`) have piled up; how
+    many were packed."""
+    if loose_estimate(repo) < (LOOSE_LIMIT if loose_limit is None else loose_limit):
         return 0
     return pack_loose(repo)
 

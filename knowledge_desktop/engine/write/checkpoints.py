@@ -64,9 +64,11 @@ def state_of(conn: sqlite3.Connection, journal_seq: int) -> dict[str, Any]:
     return {"state": PENDING, "reason": row[2] or "not committed yet"}
 
 
-def flush(state_dir: Path, store: Store, root: Path | None = None) -> None:
+def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: int | None = None) -> None:
     """Commit every pending checkpoint, oldest first; on a failure the rest stay pending.
-    With `root`, the vault's baseline is committed first when there is no checkpoint yet."""
+    With `root`, the vault's baseline is committed first when there is no checkpoint yet.
+    The loose objects are packed once about `loose_limit` have piled up (seconds: the
+    publish path passes a high one, and the window packs on a worker, `maintain`)."""
     conn = store.reader()
     rows = conn.execute("SELECT seq, journal_seq FROM git_outbox WHERE state=? ORDER BY seq", (PENDING,))
     pending = [(int(r[0]), int(r[1])) for r in rows.fetchall()]
@@ -100,7 +102,7 @@ def flush(state_dir: Path, store: Store, root: Path | None = None) -> None:
             )
             index.record(tx, repo[commit_id], parent, rows_)
     with contextlib.suppress(*hrepo.GIT_ERRORS):  # packing is tried again after the next commit
-        hrepo.maybe_pack(repo)
+        hrepo.maybe_pack(repo, loose_limit)
 
 
 def _before(conn: sqlite3.Connection, journal_seqs: list[int]) -> dict[str, bytes | None]:

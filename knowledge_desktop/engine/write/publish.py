@@ -39,6 +39,7 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import KnownError, QueryError
 from knowledge_desktop.engine.fs.atomic import fsync_folder
 from knowledge_desktop.engine.fs.lock import LockBusy, exclusive
+from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
@@ -55,6 +56,9 @@ STEP: Callable[[str], None] | None = None
 "published", "restored:N", "rolled-back"); the kill tests SIGKILL the process there."""
 LOCK_NAME = "write.lock"
 LOCK_WAIT_S = 30.0
+PUBLISH_LOOSE_LIMIT = 4 * hrepo.LOOSE_LIMIT
+"""A publication packs the checkpoint repository only when packing is far overdue (a
+process that only publishes, like a script of CLI writes): packing takes seconds."""
 
 
 class WriteFailed(KnownError):
@@ -323,7 +327,8 @@ class Publisher:
         """Commit the pending checkpoints, after the publication is durable: whatever fails
         here leaves the publication as it is and its checkpoint pending, with the reason."""
         try:
-            checkpoints.flush(self.state_dir, self.store, self.root)
+            # packing waits for a worker (`VaultHistory.maintain`) unless far overdue
+            checkpoints.flush(self.state_dir, self.store, self.root, PUBLISH_LOOSE_LIMIT)
             receipt["git"] = checkpoints.state_of(self.store.reader(), entry.seq)
             with self.store.write() as tx:
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())

@@ -240,3 +240,19 @@ def test_the_users_enclosing_repository_is_never_adopted(kit: VaultKit) -> None:
     assert set(outer.status()) == set(status_before)
     assert outer.path_is_ignored(".knowledge/history.git/HEAD")
     assert Path(repo_of(vault).path).resolve() == (vault.state_dir / hrepo.REPO_DIR).resolve()
+
+
+def test_publications_leave_packing_to_maintain(kit: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Packing takes seconds, so a publication leaves it (unless far overdue) and the
+    window's worker packs through `maintain` (issue 15 §4: packed as Git does)."""
+    from knowledge_desktop.engine.write import publish
+
+    monkeypatch.setattr(hrepo, "loose_estimate", lambda repo: len(hrepo._loose_files(repo)))
+    monkeypatch.setattr(hrepo, "LOOSE_LIMIT", 1)
+    vault = based(kit)
+    withdraw(vault, "cl_tea", "rq-1")
+    assert loose_objects(vault)  # below the publish path's limit: left loose
+    assert publish.PUBLISH_LOOSE_LIMIT > 1
+    assert vault.history.maintain() > 0
+    assert loose_objects(vault) == []
+    assert vault.history.versions("cl_tea")[0]["operation"] == "withdraw"  # readable from the pack
