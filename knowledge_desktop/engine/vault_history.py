@@ -36,11 +36,21 @@ class VaultHistory:
         self._commit_lock = threading.Lock()
         """One observed checkpoint or baseline at a time in this process."""
 
-    def versions(self, record_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    def versions(self, record_id: str, limit: int = 50, until: str | None = None) -> list[dict[str, Any]]:
         """The record's versions, newest first: rows of `knowledge history` (commit, at,
-        author, operation, source, revision, hash, path, plus reason when one was given)."""
-        rows = checkpoints.history(self.state_dir, self.store, record_id, limit)
-        rows += self.user_versions(record_id, limit)["versions"]
+        author, operation, source, revision, hash, path, plus reason when one was given).
+        With `until` (a checkpoint commit: a past view's), only the versions up to it."""
+        rows = checkpoints.history(self.state_dir, self.store, record_id, limit, until)
+        user = self.user_versions(record_id, limit)["versions"]
+        if until is not None:
+            found = (
+                self.store.reader()
+                .execute("SELECT MAX(at) FROM checkpoint_paths WHERE commit_id=?", (until,))
+                .fetchone()
+            )
+            cutoff = str(found[0]) if found and found[0] else ""
+            user = [r for r in user if str(r["at"]) <= cutoff]
+        rows += user
         rows.sort(key=lambda r: str(r["at"]), reverse=True)  # stable: same-second rows keep order
         return rows[:limit]
 

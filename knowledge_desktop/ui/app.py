@@ -46,6 +46,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--repository", metavar="FOLDER", help="add this documentation repository to the vault once loaded"
     )
+    parser.add_argument(
+        "--as-of",
+        metavar="DATE|COMMIT",
+        help="then show the vault as it was at this day (YYYY-MM-DD) or checkpoint, read-only",
+    )
     parser.add_argument("--search", metavar="TEXT", help="type this into the search box once loaded")
     parser.add_argument(
         "--event-log", metavar="FILE", help="append one JSON line per applied change set to FILE"
@@ -92,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = last if last is not None and last.is_dir() else demo_vault_path()
 
     def after_load() -> None:
+        if args.as_of and window.vault is not None and window.vault.as_of is None:
+            window.past.open(args.as_of, args.as_of)  # loads again: the rest follows then
+            return
         if args.repository:
             folder = Path(args.repository).resolve()
             if args.select and args.select.split(":", 1)[0] in ENTITY_KINDS:
@@ -135,7 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 QTimer.singleShot(300, shoot)
 
-        window.loaded.connect(lambda: QTimer.singleShot(300, settle))
+        def loaded() -> None:
+            if not args.as_of or (window.vault is not None and window.vault.as_of is not None):
+                QTimer.singleShot(300, settle)
+
+        window.loaded.connect(loaded)
         window.load_failed.connect(failed)
     window.open_vault(path)
     # A bug on the main thread (in a slot) reaches the crash dialog as a worker's does.

@@ -236,8 +236,10 @@ class AsOfView(QObject):
             self.banner.hide()
         else:
             name = self.live.root.name if self.live is not None else ""
-            label = self.label_text or str(shown.get("at") or "")
+            label = when(shown.get("at")) if shown.get("at") else self.label_text
             self.label.setText(f"Viewing {name} as of {label} — read-only")
+            window.watch_state.setText("⏸ Past view")
+            window.watch_state.setToolTip("A vault as of a checkpoint does not change: Back to Now goes live")
             self.label.setToolTip(f"Checkpoint {shown.get('commit')} ({shown.get('source') or 'checkpoint'})")
             window.setWindowTitle(f"{name} as of {label} (read-only) — Knowledge Desktop")
             window.record.history.live = self.live

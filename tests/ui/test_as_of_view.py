@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
+from knowledge_desktop.ui.panes.record import HISTORY_TAB
 from knowledge_desktop.ui.panes.record_history import DiffDialog
 from tests.vaultkit import VaultKit, fence_of, wait_idle
 
@@ -39,12 +40,18 @@ def test_the_past_vault_opens_read_only_and_compares_with_now(
     assert past.as_of["commit"] == first["git"]["commit"]
     assert window.past.banner.isVisible()
     assert "read-only" in window.past.label.text()
+    assert window.watch_state.text() == "⏸ Past view"
 
     window.open_record("pg_ada")
     qtbot.waitUntil(lambda: (s := window.writes.shown) is not None and s.id == "pg_ada", timeout=20_000)
     qtbot.waitUntil(lambda: "very first program" in window.record.source.toPlainText(), timeout=20_000)
     assert not any(a.isEnabled() for a in window.writes.actions)
     assert past.find("pg_grace") == []  # written after the checkpoint: not in the past view
+    window.record.tabs.setCurrentIndex(HISTORY_TAB)  # the versions up to the checkpoint only
+    qtbot.waitUntil(lambda: len(window.record.history.rows) == 2, timeout=20_000)
+    shown = [r["commit"] for r in window.record.history.rows]
+    assert shown[0] == first["git"]["commit"]
+    assert [r["operation"] for r in window.record.history.rows] == ["edit-body", "baseline"]
 
     window.past.compare.trigger()
     compare = window.past.dialog

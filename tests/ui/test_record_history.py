@@ -8,7 +8,6 @@ app first found it) comes last, below the two edits."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -110,8 +109,11 @@ def test_open_this_version_shows_it_read_only(
 
 
 def test_a_record_without_checkpoints_says_so(
-    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, tmp_path: Path
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Before the vault's first checkpoint (it is being made on a worker, or the
+    repository cannot be written), the tab says why it is empty."""
+    monkeypatch.setattr(VaultHistory, "ensure_baseline", lambda self, *a, **k: None)
     kit.page(ADA, "pg_ada", "Ada Lovelace", body="Plain.\n", type="person")
     window = open_window(kit.root, watch=False)
     window.open_record("pg_ada")

@@ -150,12 +150,22 @@ def _changed(repo: Any, commit: Any) -> list[PathRow]:
     return rows
 
 
-def versions(conn: sqlite3.Connection, record_id: str, limit: int) -> list[dict[str, Any]]:
-    """The record's versions, newest first (rows of `knowledge history`)."""
+def versions(
+    conn: sqlite3.Connection, record_id: str, limit: int, until: str | None = None
+) -> list[dict[str, Any]]:
+    """The record's versions, newest first (rows of `knowledge history`); with `until` (a
+    checkpoint commit id), only those made at or before that checkpoint."""
+    last = None
+    if until is not None:
+        found = conn.execute("SELECT MAX(ord) FROM checkpoint_paths WHERE commit_id=?", (until,)).fetchone()
+        if found is None or found[0] is None:
+            return []
+        last = int(found[0])
     rows = conn.execute(
         "SELECT commit_id, at, author, operation, source, revision, sha256, path, reason"
-        " FROM checkpoint_paths WHERE record_id=? AND blob IS NOT NULL ORDER BY ord DESC LIMIT ?",
-        (record_id, limit),
+        " FROM checkpoint_paths WHERE record_id=? AND blob IS NOT NULL AND (? IS NULL OR ord <= ?)"
+        " ORDER BY ord DESC LIMIT ?",
+        (record_id, last, last, limit),
     ).fetchall()
     out: list[dict[str, Any]] = []
     for r in rows:

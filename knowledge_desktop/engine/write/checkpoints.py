@@ -215,12 +215,14 @@ def _reader(state_dir: Path) -> Any:
         return None
 
 
-def history(state_dir: Path, store: Store, record_id: str, limit: int = 50) -> list[dict[str, Any]]:
+def history(
+    state_dir: Path, store: Store, record_id: str, limit: int = 50, until: str | None = None
+) -> list[dict[str, Any]]:
     """Every checkpointed version of the record, by exact id (also a withdrawn, superseded
     or merged record's, and across a move to another path), newest first, from the index
-    (brought to the branch's head first)."""
+    (brought to the branch's head first); with `until`, up to that checkpoint commit."""
     repo = _reader(state_dir)
     if repo is not None:
         with contextlib.suppress(*_READ_ERRORS):  # answered from what is indexed
             index.sync(store, repo)
-    return index.versions(store.reader(), record_id, limit)
+    return index.versions(store.reader(), record_id, limit, until)

@@ -262,8 +262,11 @@ class HistoryTab(QWidget):
             return
         if not self.rows:
             self._say("Reading the history…")
+        # a past view lists the versions up to its checkpoint, not the ones written since
+        shown = self.vault.as_of if self.live is not None and self.vault is not None else None
+        until = str(shown["commit"]) if shown else None
         self.runner.submit(
-            lambda: history.versions(record_id, LIMIT),
+            lambda: history.versions(record_id, LIMIT, until),
             lambda rows: self._show(record_id, rows),
             lambda message: self._say(f"The history cannot be read now: {message}"),
             key="record-history",

@@ -256,3 +256,17 @@ def test_publications_leave_packing_to_maintain(kit: VaultKit, monkeypatch: pyte
     assert vault.history.maintain() > 0
     assert loose_objects(vault) == []
     assert vault.history.versions("cl_tea")[0]["operation"] == "withdraw"  # readable from the pack
+
+
+def test_versions_until_a_checkpoint_leave_out_what_came_after(kit: VaultKit) -> None:
+    """A past view's History lists the versions up to its checkpoint (issue 15 §3)."""
+    vault = based(kit)
+    first = withdraw(vault, "cl_tea", "rq-1")["git"]["commit"]
+    edit_outside(kit, vault, "Ada likes green tea")
+    assert vault.history.flush_observed()["state"] == "committed"
+    everything = [v["operation"] for v in vault.history.versions("cl_tea")]
+    assert everything == ["observed", "withdraw", "baseline"]
+    until = vault.history.versions("cl_tea", until=first)
+    assert [(v["operation"], v["commit"]) for v in until][0] == ("withdraw", first)
+    assert [v["operation"] for v in until] == ["withdraw", "baseline"]
+    assert vault.history.versions("cl_tea", until="0" * 40) == []  # no such checkpoint
