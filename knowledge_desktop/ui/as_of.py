@@ -238,7 +238,7 @@ class AsOfView(QObject):
             name = self.live.root.name if self.live is not None else ""
             label = when(shown.get("at")) if shown.get("at") else self.label_text
             self.label.setText(f"Viewing {name} as of {label} — read-only")
-            window.watch_state.setText("⏸ Past view")
+            window.watch_state.setText("Past view, read-only")
             window.watch_state.setToolTip("A vault as of a checkpoint does not change: Back to Now goes live")
             self.label.setToolTip(f"Checkpoint {shown.get('commit')} ({shown.get('source') or 'checkpoint'})")
             window.setWindowTitle(f"{name} as of {label} (read-only) — Knowledge Desktop")

@@ -40,7 +40,7 @@ def test_the_past_vault_opens_read_only_and_compares_with_now(
     assert past.as_of["commit"] == first["git"]["commit"]
     assert window.past.banner.isVisible()
     assert "read-only" in window.past.label.text()
-    assert window.watch_state.text() == "⏸ Past view"
+    assert window.watch_state.text() == "Past view, read-only"
 
     window.open_record("pg_ada")
     qtbot.waitUntil(lambda: (s := window.writes.shown) is not None and s.id == "pg_ada", timeout=20_000)
