@@ -72,12 +72,15 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
         vault.index_keywords()
         text_ms = round((time.perf_counter() - started) * 1000, 1)
     counts = vault.counts()
-    vault.history.flush_observed()  # the outside edits this scan found (issue 15)
+    # issue 15: the first checkpoint (every file as found), then the outside edits found
+    baseline = vault.history.ensure_baseline()
+    observed = vault.history.flush_observed()
     payload = {
         **counts,
         "elapsedMs": round(change.elapsed_ms, 1) if change else None,
         "parsed": change.parsed if change else 0,
         "vault": vault.info(),
+        "checkpoint": {"baseline": baseline, "observed": observed},
     }
     if text_ms is not None:
         payload["textIndexMs"] = text_ms

@@ -101,3 +101,18 @@ def test_scan_commits_outside_edits_and_the_observed_setting_turns_it_off(
     assert len(run(capsys, "history", str(vault), "cl_ci", "--json")[1]) == 2
     assert "observed checkpoints: off" in run(capsys, "checkpoints", str(vault))[1]
     assert run(capsys, "checkpoints", str(vault), "--observed", "on", "--json")[1]["observed"]["enabled"]
+
+
+def test_the_first_scan_records_the_vaults_first_checkpoint(
+    capsys: pytest.CaptureFixture[str], kit: VaultKit
+) -> None:
+    """A vault kept only with other editors and `knowledge scan` gets a history too: the
+    first scan commits every file as found, later scans only what changed."""
+    kit.claim("private/claims/ci.md", "cl_ci", "PR 42 CI red")
+    code, first = run(capsys, "scan", str(kit.root), "--json")
+    assert code == 0
+    assert len(first["checkpoint"]["baseline"]) == 40
+    code, again = run(capsys, "scan", str(kit.root), "--json")
+    assert again["checkpoint"] == {"baseline": None, "observed": {"state": "nothing"}}
+    code, rows = run(capsys, "history", str(kit.root), "cl_ci", "--json")
+    assert [(r["operation"], r["commit"]) for r in rows] == [("baseline", first["checkpoint"]["baseline"])]

@@ -267,6 +267,6 @@ def test_versions_until_a_checkpoint_leave_out_what_came_after(kit: VaultKit) ->
     everything = [v["operation"] for v in vault.history.versions("cl_tea")]
     assert everything == ["observed", "withdraw", "baseline"]
     until = vault.history.versions("cl_tea", until=first)
-    assert [(v["operation"], v["commit"]) for v in until][0] == ("withdraw", first)
+    assert (until[0]["operation"], until[0]["commit"]) == ("withdraw", first)
     assert [v["operation"] for v in until] == ["withdraw", "baseline"]
     assert vault.history.versions("cl_tea", until="0" * 40) == []  # no such checkpoint
