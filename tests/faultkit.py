@@ -379,6 +379,10 @@ IGNORED_COLUMNS = {
     # `generation` (above) counts the partition's index transactions, so it depends on how
     # many runs there were (a kill adds one), never on the Markdown.
 }
+HISTORY_INDEX = {"checkpoint_paths"}
+"""The index of the checkpoint repository's commits: read from `.knowledge/history.git`
+(and brought up to its head by `history.index.sync`), not from the Markdown, so a
+reference scan of the same files has none."""
 STAT_COLUMNS = ("size", "mtime_ns", "inode")
 """files' stat of each file, compared with the file system itself (see `check_stats`), not
 with a reference scan taken when the files had other mtimes and inodes."""
@@ -411,6 +415,8 @@ def dump(db: Path) -> Dump:
         stats: dict[str, tuple[int, int, int]] = {}
         for name in names:
             if name in schema.DURABLE_TABLES or name.startswith("sqlite_") or FTS_SHADOW.match(name):
+                continue
+            if name in HISTORY_INDEX:
                 continue
             if re.match(r"^keyword_(history_)?fts_v1_", name):
                 try:

@@ -76,14 +76,11 @@ class ObservedCheckpoints(QObject):
         """Record the vault's first checkpoint (every file as found: seconds at 100k) on a
         background worker, so that neither a publish nor the next flush makes it inline;
         then commit what scans noted while the vault was closed."""
-        status = self.window.statusBar()
 
-        def done(commit: str | None) -> None:
-            if vault is not self.window.vault:
-                return
-            if commit is not None:
-                status.showMessage("Recorded the vault's first checkpoint in its history.", 5000)
-            self.changed(None)
+        def done(_commit: str | None) -> None:
+            # quietly: the status bar is the scan's and the searches' (History shows it)
+            if vault is self.window.vault:
+                self.changed(None)
 
         self.window.runner.submit(
             vault.history.ensure_baseline, done, lambda _message: self.changed(None), background=True

@@ -150,7 +150,9 @@ def test_the_users_own_git_is_labelled_and_a_read_error_is_worded(
     }
     answers: list[object] = [[theirs]]
 
-    def versions(self: VaultHistory, record_id: str, limit: int = 50) -> list[dict[str, object]]:
+    def versions(
+        self: VaultHistory, record_id: str, limit: int = 50, until: str | None = None
+    ) -> list[dict[str, object]]:
         answer = answers[-1]
         if isinstance(answer, Exception):
             raise answer
