@@ -121,7 +121,11 @@ def sync(store: Store, repo: Any) -> None:
     commit = tip
     while commit is not None and str(commit.id) != known:
         missing.append(commit)
-        commit = commit.parents[0] if commit.parents else None
+        if not commit.parent_ids:
+            commit = None
+            break
+        hrepo.ensure_sound(repo, commit.parent_ids[0])  # a truncated one would hang libgit2
+        commit = repo[commit.parent_ids[0]]
     with store.write() as tx:
         if commit is None:  # the indexed head is not in the branch: index it all again
             tx.execute("DELETE FROM checkpoint_paths")

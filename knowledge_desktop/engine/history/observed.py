@@ -133,7 +133,7 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
         return {"state": "unchanged"}  # the baseline recorded the disk as it is now
     parent = hrepo.head(repo)
     changes: dict[str, bytes | None] = {}
-    before = trees.blob_ids(parent.tree, paths)
+    before = trees.blob_ids(repo, parent.tree, paths)
     for path in paths:  # only what differs from the last checkpoint (a rebuild notes every file)
         data = _read(root, path)
         if (before[path] is not None) if data is None else pygit2.hash(data) != before[path]:

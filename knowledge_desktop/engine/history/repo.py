@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +74,49 @@ def has_commits(state_dir: Path) -> bool:
 
 
 def head(repo: Any) -> Any:
-    """The newest checkpoint commit, or None before the first."""
+    """The newest checkpoint commit, or None before the first (its commit and root tree
+    checked sound first: every checkpoint starts by reading them)."""
     ref = repo.references.get(BRANCH)
-    return None if ref is None else repo[ref.target]
+    if ref is None:
+        return None
+    ensure_sound(repo, ref.target)
+    commit = repo[ref.target]
+    ensure_sound(repo, commit.tree_id)
+    return commit
+
+
+_sound: set[tuple[str, str]] = set()
+_sound_lock = threading.Lock()
+
+
+def ensure_sound(repo: Any, oid: Any) -> None:
+    """Raise ValueError when `oid`'s loose object file is not a whole zlib stream.
+
+    libgit2 never returns from inflating a truncated loose object (it spins), so a
+    checkpoint that read one would hold the write lock forever and every later open
+    would hang retrying it. Loose objects are checked once per process before they are
+    read; packed ones carry their own checksums and are left to libgit2."""
+    hex_id = str(oid)
+    key = (str(repo.path), hex_id)
+    with _sound_lock:
+        if key in _sound:
+            return
+    path = Path(repo.path) / "objects" / hex_id[:2] / hex_id[2:]
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return  # packed, or missing: libgit2 says so itself
+    stream = zlib.decompressobj()
+    try:
+        while data and not stream.eof:
+            stream.decompress(data, 1 << 20)
+            data = stream.unconsumed_tail
+    except zlib.error as exc:
+        raise ValueError(f"checkpoint object {hex_id} is corrupt ({exc})") from None
+    if not stream.eof:
+        raise ValueError(f"checkpoint object {hex_id} is truncated")
+    with _sound_lock:
+        _sound.add(key)
 
 
 def _loose_files(repo: Any) -> list[tuple[str, Path]]:

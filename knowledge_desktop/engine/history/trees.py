@@ -15,6 +15,8 @@ from typing import Any
 
 from pygit2.enums import FileMode
 
+from knowledge_desktop.engine.history.repo import ensure_sound
+
 Change = bytes | Any | None
 """New bytes, an existing blob's id (a `pygit2.Oid`), or None to delete the path."""
 
@@ -34,7 +36,10 @@ def _builder(repo: Any, tree: Any) -> Any:
         return repo.TreeBuilder()
     with _kept_lock:
         kept = _kept.pop((repo.path, str(tree.id)), None)
-    return kept if kept is not None else repo.TreeBuilder(tree)
+    if kept is not None:
+        return kept
+    ensure_sound(repo, tree.id)
+    return repo.TreeBuilder(tree)
 
 
 def _write(repo: Any, builder: Any) -> Any:
@@ -92,26 +97,37 @@ def _apply(
     return _write(repo, builder)
 
 
-def blob_ids(tree: Any, paths: list[str]) -> dict[str, Any]:
+def blob_ids(repo: Any, tree: Any, paths: list[str]) -> dict[str, Any]:
     """The blob id at each path in `tree` (None: no file there), reading each folder's
-    tree once."""
+    tree once (each checked sound before it is read)."""
     folders: dict[str, list[str]] = {}
     for path in paths:
         folder, _, _name = path.rpartition("/")
         folders.setdefault(folder, []).append(path)
     out: dict[str, Any] = {}
     for folder, members in folders.items():
-        sub = tree
-        if folder:
-            try:
-                sub = tree[folder] if tree is not None else None
-            except (KeyError, ValueError):
-                sub = None
-        if sub is not None and sub.type_str != "tree":
-            sub = None
+        sub = _folder(repo, tree, folder)
         for path in members:
             out[path] = blob_id(sub, path.rpartition("/")[2])
     return out
+
+
+def _folder(repo: Any, tree: Any, folder: str) -> Any:
+    """The subtree at `folder` (None: absent or not a folder), walked a name at a time so
+    that each tree is checked sound before libgit2 reads it."""
+    sub = tree
+    for name in folder.split("/") if folder else []:
+        if sub is None:
+            return None
+        try:
+            entry = sub[name]  # the entry only: its object is read when used
+        except (KeyError, ValueError):
+            return None
+        if entry.type_str != "tree":
+            return None
+        ensure_sound(repo, entry.id)
+        sub = entry
+    return sub
 
 
 def blob_id(tree: Any, path: str) -> Any:
@@ -127,5 +143,9 @@ def blob_id(tree: Any, path: str) -> Any:
 
 def read(repo: Any, tree: Any, path: str) -> bytes | None:
     """The bytes at `path` in `tree`, or None when there is no file there."""
-    oid = blob_id(tree, path)
-    return None if oid is None else bytes(repo[oid].data)
+    folder, _, name = path.rpartition("/")
+    oid = blob_id(_folder(repo, tree, folder), name)
+    if oid is None:
+        return None
+    ensure_sound(repo, oid)
+    return bytes(repo[oid].data)

@@ -4,6 +4,7 @@ edits, the index `history` reads, renames, faults and the user's own repository.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -270,3 +271,43 @@ def test_versions_until_a_checkpoint_leave_out_what_came_after(kit: VaultKit) ->
     assert (until[0]["operation"], until[0]["commit"]) == ("withdraw", first)
     assert [v["operation"] for v in until] == ["withdraw", "baseline"]
     assert vault.history.versions("cl_tea", until="0" * 40) == []  # no such checkpoint
+
+
+def test_a_truncated_checkpoint_object_leaves_the_checkpoint_pending_instead_of_hanging(
+    kit: VaultKit,
+) -> None:
+    """libgit2 never returns from inflating a truncated loose object: each one the
+    checkpoint path reads is checked first, so the publication gets `pending` with the
+    reason and the vault still opens (run in a child process, killed if it hangs)."""
+    import subprocess
+    import sys
+
+    vault = based(kit)
+    withdraw(vault, "cl_cake", "rq-1")  # a loose commit and trees on top of the baseline's pack
+    tree = repo_of(vault)[tip(vault)].tree_id
+    kit.close()
+    loose = vault.state_dir / hrepo.REPO_DIR / "objects" / str(tree)[:2] / str(tree)[2:]
+    data = loose.read_bytes()
+    loose.chmod(0o644)
+    loose.write_bytes(data[:10])
+    script = (
+        "import sys, json\n"
+        "from knowledge_desktop.engine.vault import Vault\n"
+        "from tests.engine.history.test_history_core import withdraw\n"
+        "with Vault.open(sys.argv[1]) as v:\n"
+        "    v.reconcile()\n"
+        "    print(json.dumps(withdraw(v, 'cl_tea', 'rq-2')['git']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(kit.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    git = json.loads(done.stdout.strip().splitlines()[-1])
+    assert git["state"] == "pending"
+    assert "truncated" in git["reason"]
+    assert "withdrawn" in (kit.root / TEA).read_text(encoding="utf-8")  # the publication stands
