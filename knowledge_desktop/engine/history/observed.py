@@ -85,6 +85,11 @@ def due(conn: sqlite3.Connection, now: float) -> float | None:
     return max(0.0, (float(last) if last else 0.0) + MIN_INTERVAL - now)
 
 
+class Unreadable(Exception):
+    """One file that cannot be checkpointed (over the size limit, no permission, an I/O
+    error): it is left out of this checkpoint with its reason, the others go in."""
+
+
 def _read(root: Path, path: str) -> bytes | None:
     """The file's bytes now; None when it is gone, not a file, or leads out of the vault."""
     try:
@@ -94,13 +99,16 @@ def _read(root: Path, path: str) -> bytes | None:
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ELOOP):
             return None
-        raise
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise  # the disk, not the file: the checkpoint waits with its reason
+        raise Unreadable(f"{path}: {exc.strerror or exc}") from None
 
 
 def flush(root: Path, state_dir: Path, store: Store) -> dict[str, Any]:
     """Commit one observed checkpoint of every noted path. `{"state": "committed",
     "commit"}`, `"unchanged"`, `"nothing"`, or `"pending"` with the reason (the paths
-    stay noted)."""
+    stay noted); files that cannot be read are left out and listed in `"skipped"` with
+    their reasons (one oversized file must not hold back everyone else's edits)."""
     conn = store.reader()
     noted = conn.execute("SELECT seq, path FROM observed_outbox ORDER BY seq").fetchall()
     if not noted:
@@ -133,13 +141,18 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
         return {"state": "unchanged"}  # the baseline recorded the disk as it is now
     parent = hrepo.head(repo)
     changes: dict[str, bytes | None] = {}
+    skipped: list[dict[str, str]] = []
     before = trees.blob_ids(repo, parent.tree, paths)
     for path in paths:  # only what differs from the last checkpoint (a rebuild notes every file)
-        data = _read(root, path)
+        try:
+            data = _read(root, path)
+        except Unreadable as exc:
+            skipped.append({"path": path, "reason": str(exc)})
+            continue
         if (before[path] is not None) if data is None else pygit2.hash(data) != before[path]:
             changes[path] = data
     if not changes:
-        return {"state": "unchanged"}
+        return {"state": "unchanged", "skipped": skipped} if skipped else {"state": "unchanged"}
     tree, moved = trees.apply(repo, parent.tree, changes)
     authors = _authors(store.reader(), [d for d in changes.values() if d is not None])
     rows: list[index.PathRow] = []
@@ -159,7 +172,10 @@ def _commit(root: Path, state_dir: Path, store: Store, paths: list[str]) -> dict
     with store.write(durable=True) as tx:
         index.record(tx, commit, str(parent.id), rows)
     hrepo.maybe_pack(repo)
-    return {"state": "committed", "commit": str(commit.id), "paths": len(rows)}
+    result: dict[str, Any] = {"state": "committed", "commit": str(commit.id), "paths": len(rows)}
+    if skipped:
+        result["skipped"] = skipped
+    return result
 
 
 def _authors(conn: sqlite3.Connection, datas: list[bytes]) -> dict[str, str]:

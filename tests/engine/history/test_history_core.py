@@ -311,3 +311,17 @@ def test_a_truncated_checkpoint_object_leaves_the_checkpoint_pending_instead_of_
     assert git["state"] == "pending"
     assert "truncated" in git["reason"]
     assert "withdrawn" in (kit.root / TEA).read_text(encoding="utf-8")  # the publication stands
+
+
+def test_an_oversized_file_is_left_out_and_the_other_outside_edits_are_committed(kit: VaultKit) -> None:
+    vault = based(kit)
+    big = kit.root / "private" / "notes" / "huge.md"
+    big.parent.mkdir(parents=True, exist_ok=True)
+    big.write_bytes(b"x" * (9 * 1024 * 1024))
+    edit_outside(kit, vault, "Ada likes green tea")  # reconciles: both files noted
+    result = vault.history.flush_observed()
+    assert result["state"] == "committed"
+    assert [s["path"] for s in result["skipped"]] == ["private/notes/huge.md"]
+    assert "larger than" in result["skipped"][0]["reason"]
+    assert vault.history.checkpoints()["observed"]["paths"] == 0  # nothing left waiting
+    assert vault.history.versions("cl_tea")[0]["operation"] == "observed"
