@@ -18,6 +18,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import inside
+from knowledge_desktop.engine.history.repo import ensure_sound
 
 try:
     import pygit2
@@ -160,14 +161,19 @@ def lookup_commit(repo: Any, prefix: str) -> Any:
 
 def newest_at_or_before(repo: Any, tip: Any, instant: datetime, max_commits: int = 100_000) -> Any:
     """The newest commit on `tip`'s first-parent line made at or before `instant`."""
+    # Followed parent by parent: a walk sorted by time alone puts a parent first when two
+    # commits share a second (a publication right after the baseline), and would answer
+    # with the older one.
     limit = int(instant.timestamp())
-    walker = repo.walk(tip, pygit2.enums.SortMode.TIME)
-    walker.simplify_first_parent()
-    for n, commit in enumerate(walker):
+    oid = tip
+    for _ in range(max_commits):
+        ensure_sound(repo, oid)
+        commit = repo[oid]
         if commit.author.time <= limit:
             return commit
-        if n >= max_commits:
-            break
+        if not commit.parent_ids:
+            return None
+        oid = commit.parent_ids[0]
     return None
 
 

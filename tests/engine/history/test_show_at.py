@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +115,22 @@ def test_diff_between_given_moments(edited: tuple[Vault, list[str]]) -> None:
     assert vault.history.diff("pg_ada", second, "now") == ""
     with pytest.raises(QueryError, match="pg_ada did not exist at 2001"):
         vault.history.diff("pg_ada", "2001-06-01")
+
+
+def test_the_moment_of_two_commits_in_one_second_is_the_later_one(tmp_path: Path) -> None:
+    """A publication right after the baseline shares its second: "as of then" is the
+    publication, the tip of the line, not its parent."""
+    import pygit2
+
+    from knowledge_desktop.engine.versions.when import newest_at_or_before
+
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    sig = pygit2.Signature("a", "a@example.invalid", 1_700_000_000, 0)
+    tree = repo.TreeBuilder().write()
+    first = repo.create_commit("refs/heads/checkpoints", sig, sig, "baseline", tree, [])
+    second = repo.create_commit("refs/heads/checkpoints", sig, sig, "edit", tree, [first])
+    next_sig = pygit2.Signature("a", "a@example.invalid", 1_700_000_005, 0)
+    third = repo.create_commit("refs/heads/checkpoints", next_sig, next_sig, "later", tree, [second])
+    between = datetime.fromtimestamp(1_700_000_001, UTC)
+    assert newest_at_or_before(repo, third, between).id == second
+    assert newest_at_or_before(repo, third, datetime.fromtimestamp(1_600_000_000, UTC)) is None
