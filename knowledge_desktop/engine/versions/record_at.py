@@ -57,8 +57,18 @@ class PastReader:
 
     def __init__(self, root: Path, state_dir: Path, conn: sqlite3.Connection) -> None:
         self.root, self.state_dir, self.conn = root, state_dir, conn
-        self.checkpoints = checkpoint_repo(state_dir)
+        self._checkpoints: Any = None
+        self._opened = False
         self.user: UserRepo | None = user_repo(root, state_dir)
+
+    @property
+    def checkpoints(self) -> Any:
+        """The checkpoint repository, opened when first read (the user's history needs none,
+        and a broken one must not keep it from answering)."""
+        if not self._opened:
+            self._checkpoints = checkpoint_repo(self.state_dir)
+            self._opened = True
+        return self._checkpoints
 
     # -- the user's Git ----------------------------------------------------------------
     def user_history(self, record_id: str, limit: int) -> user_git.UserHistory:

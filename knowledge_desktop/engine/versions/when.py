@@ -76,15 +76,19 @@ def available() -> bool:
 
 # -- the two repositories ------------------------------------------------------------------
 def checkpoint_repo(state_dir: Path) -> Any:
-    """The app's checkpoint repository, or None (none yet, unreadable, or no commit)."""
+    """The app's checkpoint repository, or None (none yet, or no commit yet); a QueryError
+    when it is there but cannot be read, so that a broken repository is never mistaken
+    for a record that did not exist."""
     path = state_dir / CHECKPOINT_REPO
     if pygit2 is None or not path.is_dir():
         return None
     try:
         repo = pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH)
-    except (pygit2.GitError, OSError, ValueError):
-        return None
-    return repo if checkpoint_tip(repo) is not None else None
+        ref = repo.references.get(CHECKPOINT_BRANCH)
+        tip = ref.target if ref is not None else None
+    except (pygit2.GitError, OSError, ValueError) as exc:
+        raise QueryError(f"the checkpoint repository cannot be read ({exc}): {path}") from None
+    return repo if tip is not None else None
 
 
 def checkpoint_tip(repo: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 import pygit2
 import pytest
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history import trees
 from knowledge_desktop.engine.vault import Vault
@@ -222,6 +223,8 @@ def test_a_corrupt_repository_never_fails_a_reconcile(kit: VaultKit) -> None:
     assert vault.find("cl_tea")[0]["title"] == "into a broken repository"
     assert vault.history.flush_observed()["state"] == "pending"
     assert vault.history.versions("cl_tea")  # answered from the index
+    with pytest.raises(QueryError, match="checkpoint repository cannot be read"):
+        vault.history.show_at("cl_tea", "2099-01-01")  # said as such, not "did not exist"
     assert vault.history.checkpoints()["observed"]["paths"] == 1
     assert (kit.root / TEA).read_bytes() == data
 
