@@ -49,6 +49,9 @@ def build(
     statuses[HISTORY] = history_status
     statuses[SYMBOLS] = NOT_ANALYZED
     statuses[MEMORY] = memory_status
+    if history_status == NOT_ANALYZED:  # commits are changes too
+        by_area[CHANGES].add(Reason(CHANGES, "history-not-analyzed", detail="see history"))
+        statuses[CHANGES] = PARTIAL
     if statuses[DOCUMENTS] != COMPLETE:
         for area in (DECISIONS, CONCEPTS, CHANGES):
             by_area[area].add(Reason(area, "documents-partial", detail="see documents"))

@@ -68,8 +68,22 @@ def discover(root: Path, reasons: list[Reason]) -> list[str]:
         reasons.append(Reason(DOCUMENTS, "folder-unreadable", where.replace(os.sep, "/"), exc.strerror or ""))
 
     for folder, dirs, files in os.walk(root, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
         rel = os.path.relpath(folder, root)
+        kept = []
+        for d in sorted(dirs):
+            where = (d if rel == "." else f"{rel}/{d}").replace(os.sep, "/")
+            full = os.path.join(folder, d)
+            why = None
+            if os.path.islink(full):
+                why = "a symbolic link: not followed"
+            elif d.startswith(".") or d in SKIPPED_FOLDERS:
+                why = None if d == ".git" else "a hidden or tool folder: not read"
+            else:
+                kept.append(d)
+                continue
+            if why is not None and _holds_markdown(full):
+                reasons.append(Reason(DOCUMENTS, "folder-skipped", where, why))
+        dirs[:] = kept
         for name in files:
             if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith("."):
                 path = (name if rel == "." else f"{rel}/{name}").replace(os.sep, "/")
@@ -81,6 +95,20 @@ def discover(root: Path, reasons: list[Reason]) -> list[str]:
                     continue
                 found.append(path)
     return sorted(found)
+
+
+def _holds_markdown(folder: str, budget: int = 2000) -> bool:
+    """Whether a folder left out holds Markdown (looked at up to `budget` entries), so
+    that leaving it out is said in coverage, never silent."""
+    seen = 0
+    for _here, _dirs, files in os.walk(folder):
+        for name in files:
+            if name.lower().endswith(MARKDOWN_SUFFIXES):
+                return True
+        seen += len(files) + len(_dirs)
+        if seen > budget:
+            return True  # too big to look through: say it may hold some
+    return False
 
 
 def scan_documents(root: Path, cache: DocumentCache | None = None) -> Scan:

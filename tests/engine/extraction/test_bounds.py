@@ -188,3 +188,32 @@ def test_a_file_name_that_is_not_utf8_is_reported_not_printed_raw(rk: RepoKit) -
     from knowledge_desktop.engine.extraction import to_json
 
     to_json(doc).encode("utf-8")
+
+
+def test_folders_left_out_are_said_when_they_hold_markdown(rk: RepoKit) -> None:
+    """Hidden and tool folders and symbolic links to folders are not read; when one holds
+    Markdown, coverage says so rather than reading as complete."""
+    import os
+
+    rk.write("docs/guide.md", "# Guide\n")
+    rk.write(".tools/empty.txt", "nothing to read\n")
+    assert rk.extract(history=False)["coverage"]["documents"]["status"] == "complete"
+    rk.write(".github/adr/0001-use-markdown.md", "# Use Markdown\n\nStatus: Accepted\n")
+    os.symlink(rk.root / "docs", rk.root / "linked")
+    doc = rk.extract(history=False)
+    found = doc["coverage"]["documents"]
+    assert found["status"] == "partial"
+    skipped = [(r["path"], r["detail"]) for r in found["reasons"] if r["code"] == "folder-skipped"]
+    assert skipped == [
+        (".github", "a hidden or tool folder: not read"),
+        ("linked", "a symbolic link: not followed"),
+    ]
+
+
+def test_changes_are_partial_when_history_was_not_analyzed(rk: RepoKit) -> None:
+    rk.write("CHANGELOG.md", "# Changelog\n\n## 1.0.0\n\n- First release\n")
+    rk.commit("feat: first", {"f.txt": "1"})
+    assert rk.extract()["coverage"]["changes"]["status"] == "complete"
+    doc = rk.extract(since_tag="v9")
+    assert doc["coverage"]["changes"]["status"] == "partial"
+    assert {r["code"] for r in doc["coverage"]["changes"]["reasons"]} == {"history-not-analyzed"}
