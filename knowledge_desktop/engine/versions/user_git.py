@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 import time
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from knowledge_desktop.engine.versions.when import USER_GIT, UserRepo, blob_at, iso
@@ -38,6 +40,11 @@ class UserHistory:
     repository: str | None = None
 
 
+_answers: OrderedDict[tuple[str, ...], UserHistory] = OrderedDict()
+_answers_lock = threading.Lock()
+KEPT_ANSWERS = 256
+
+
 def file_history(
     user: UserRepo,
     vault_path: str,
@@ -46,7 +53,26 @@ def file_history(
     max_commits: int = MAX_COMMITS,
     budget_s: float = BUDGET_S,
 ) -> UserHistory:
-    """The commits of `user` that changed `vault_path` (or the path it had before a rename)."""
+    """The commits of `user` that changed `vault_path` (or the path it had before a rename).
+
+    A walk can take seconds in a big repository and the History tab asks again on every
+    publish, so answers are kept per HEAD: commits never change, so the same HEAD gives
+    the same answer (unless the walk was cut by its time budget, which depends on load)."""
+    key = (str(user.repo.path), str(user.repo.head.target), vault_path, str(limit), str(max_commits))
+    with _answers_lock:
+        kept = _answers.get(key)
+    if kept is not None:
+        return replace(kept, versions=[dict(v) for v in kept.versions])
+    found = _walk(user, vault_path, limit, max_commits=max_commits, budget_s=budget_s)
+    if found.cut is None or "commit limit" in found.cut:
+        with _answers_lock:
+            _answers[key] = replace(found, versions=[dict(v) for v in found.versions])
+            while len(_answers) > KEPT_ANSWERS:
+                _answers.popitem(last=False)
+    return found
+
+
+def _walk(user: UserRepo, vault_path: str, limit: int, *, max_commits: int, budget_s: float) -> UserHistory:
     repo = user.repo
     out = UserHistory(repository=str(repo.path))
     path = user.repo_path(vault_path)

@@ -5,6 +5,7 @@ repository the vault lies in, followed across a rename, labelled "user-git", mer
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
@@ -162,3 +163,37 @@ def test_versions_merge_checkpoints_and_the_users_commits_newest_first(
             baseline["commit"],
             commits[2],
         ]
+
+
+def test_the_users_history_is_walked_once_per_head(
+    user: tuple[Path, pygit2.Repository, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same HEAD gives the same answer without walking again; a new commit walks anew."""
+    root, repo, _commits = user
+    walks: list[str] = []
+    real_walk = user_git._walk
+
+    def counted(*args: Any, **kwargs: Any) -> user_git.UserHistory:
+        walks.append(args[1])
+        return real_walk(*args, **kwargs)
+
+    monkeypatch.setattr(user_git, "_answers", type(user_git._answers)())
+    monkeypatch.setattr(user_git, "_walk", counted)
+    with Vault.open(root) as vault:
+        vault.reconcile()
+        first = vault.history.user_versions("cl_a")["versions"]
+        again = vault.history.user_versions("cl_a")["versions"]
+        assert again == first
+        assert len(walks) == 1
+        again[0]["reason"] = "changed by a caller"  # a caller's edit never reaches the kept answer
+        assert vault.history.user_versions("cl_a")["versions"] == first
+        commit_files(
+            repo,
+            "refs/heads/main",
+            {NEW: claim(3, "Third.\n")},
+            "edit tea again",
+            epoch("2024-05-01T10:00:00"),
+        )
+        newest = vault.history.user_versions("cl_a")["versions"]
+        assert len(walks) == 2
+        assert newest[0]["reason"] == "edit tea again"
