@@ -38,6 +38,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import Cancelled, QueryError, StateError
 from knowledge_desktop.engine.fs.inside import inside
+from knowledge_desktop.engine.history.repo import ensure_sound
 from knowledge_desktop.engine.reconcile import Progress
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.vault import Vault
@@ -219,9 +220,10 @@ def _resolve(repo: Any, at: str) -> Any:
     return commit
 
 
-def _entries(tree: Any, base: Path, top: bool = True) -> Iterator[tuple[Path, Any]]:
+def _entries(repo: Any, tree: Any, base: Path, top: bool = True) -> Iterator[tuple[Path, Any]]:
     """(file to write, blob id) of every regular file in `tree`; links, submodules and
-    names that could leave the folder are left out."""
+    names that could leave the folder are left out. Each tree is checked sound before it
+    is read (libgit2 never returns from a truncated loose object)."""
     for entry in tree:
         name = entry.name
         if (
@@ -233,7 +235,8 @@ def _entries(tree: Any, base: Path, top: bool = True) -> Iterator[tuple[Path, An
         ):
             continue
         if entry.type_str == "tree":
-            yield from _entries(entry, base / name, False)
+            ensure_sound(repo, entry.id)
+            yield from _entries(repo, entry, base / name, False)
         elif entry.type_str == "blob" and stat.S_ISREG(entry.filemode):
             yield base / name, entry.id
 
@@ -245,7 +248,8 @@ def _materialize(
     progress: Callable[[str, int, int], None] | None,
     cancel: threading.Event | None,
 ) -> None:
-    files = list(_entries(tree, folder))
+    ensure_sound(repo, tree.id)
+    files = list(_entries(repo, tree, folder))
     total = len(files)
     made: set[Path] = {folder}
     for done, (path, blob_id) in enumerate(files, 1):
@@ -255,6 +259,7 @@ def _materialize(
             path.parent.mkdir(parents=True, exist_ok=True)
             made.update(path.parents)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o444)
+        ensure_sound(repo, blob_id)
         with os.fdopen(fd, "wb") as out:
             out.write(repo[blob_id].data)
         if progress is not None:
