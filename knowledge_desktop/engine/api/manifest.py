@@ -150,9 +150,12 @@ def _predicates(value: object, errors: list[str]) -> list[PredicateDef]:
             errors.append(f"{where}.predicate: required")
             ok = False
         else:
-            problem = predicate_problem(name) if isinstance(name, str) else "must be text"
-            if problem is None and "*" in name:
+            if not isinstance(name, str):
+                problem: str | None = "must be text"
+            elif "*" in name:
                 problem = "a declared predicate is a full name, without '*'"
+            else:
+                problem = predicate_problem(name)
             if problem:
                 errors.append(f"{where}.predicate: {problem}")
                 ok = False
