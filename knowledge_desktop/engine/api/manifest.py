@@ -223,6 +223,8 @@ def load_manifest(path: Path) -> Manifest:
         parsed = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestInvalid([f"{path}: not JSON ({exc})"]) from exc
+    except RecursionError as exc:
+        raise ManifestInvalid([f"{path}: nested too deeply to be a manifest"]) from exc
     manifest, errors = manifest_errors(parsed)
     if manifest is None:
         raise ManifestInvalid([f"{path}: {e}" for e in errors])

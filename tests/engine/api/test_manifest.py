@@ -186,3 +186,9 @@ def test_load_names_the_file_and_raises_all_errors(tmp_path: Path) -> None:
         load_manifest(path)
     with pytest.raises(ManifestInvalid, match="cannot be read"):
         load_manifest(tmp_path / "missing.json")
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    with pytest.raises(ManifestInvalid, match="nested too deeply"):
+        load_manifest(path)
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(ManifestInvalid, match="not JSON"):
+        load_manifest(path)
