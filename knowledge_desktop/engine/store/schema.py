@@ -420,7 +420,8 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     # 4 (knowledge API, issue 16): installed extensions (their manifest, partition and ref
-    # key), the permissions a person turned on, and each extension's writes per local day
+    # key), the permissions a person turned on, each extension's writes per local day, and
+    # the refs it was given
     # (engine/api/grants.py, quotas.py; docs/decisions.md).
     (
         """CREATE TABLE IF NOT EXISTS extensions_v1 (
@@ -443,6 +444,15 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             chars INTEGER NOT NULL,
             PRIMARY KEY (name, day)
         )""",
+        # the refs handed to each extension, so resolving one is an index lookup
+        # (engine/api/refs.py RefBook); derivable from the key, kept so nobody has to
+        """CREATE TABLE IF NOT EXISTS extension_refs_v1 (
+            name TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            PRIMARY KEY (name, ref)
+        ) WITHOUT ROWID""",
     ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
@@ -464,4 +474,5 @@ DURABLE_TABLES = (
     "extensions_v1",
     "extension_grants_v1",
     "extension_quota_v1",
+    "extension_refs_v1",
 )

@@ -24,7 +24,7 @@ from knowledge_desktop.engine.api.quotas import (
     check_single_write,
     local_day,
 )
-from knowledge_desktop.engine.api.refs import BadRef, make_ref, ref_kind, resolve, resolve_entity
+from knowledge_desktop.engine.api.refs import BadRef, RefBook, make_ref, ref_kind, resolve, resolve_entity
 from knowledge_desktop.engine.errors import ApiError, NoEntity, QuotaExceeded, WriteTooLarge
 from knowledge_desktop.engine.store.db import Store
 
@@ -77,6 +77,38 @@ def test_entity_refs_follow_merges_and_say_no_entity_when_gone() -> None:
         resolve_entity(KEY_A, make_ref(KEY_A, "entity", "pg_0004"), IDS, survivor)
     with pytest.raises(NoEntity, match="no entity"):
         resolve_entity(KEY_A, make_ref(KEY_B, "entity", "pg_0005"), IDS, survivor)
+
+
+def test_a_ref_book_resolves_the_refs_it_issued_without_candidates(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.sqlite")
+    try:
+        book = RefBook(store, "recipes", KEY_A)
+        refs = book.issue("entity", IDS[:3])
+        assert refs == [make_ref(KEY_A, "entity", i) for i in IDS[:3]]
+        assert book.lookup(refs[1]) == IDS[1]
+        assert book.lookup(refs[1], "entity") == IDS[1]
+        with pytest.raises(BadRef, match="not a document ref"):
+            book.lookup(refs[1], "document")
+        # another extension's book knows nothing of these refs
+        assert RefBook(store, "weather", KEY_B).lookup(refs[1]) is None
+        # a ref never issued (or a lost table) is found by scanning candidates, then remembered
+        late = make_ref(KEY_A, "entity", IDS[40])
+        assert book.lookup(late) is None
+        assert book.lookup(late, candidates=lambda: IDS) == IDS[40]
+        assert book.lookup(late) == IDS[40]
+        # a row edited to point elsewhere is not believed
+        with store.write() as w:
+            w.execute("UPDATE extension_refs_v1 SET record_id='pg_9999' WHERE ref=?", (refs[0],))
+        assert book.lookup(refs[0]) is None
+        assert book.lookup(refs[0], candidates=lambda: IDS) == IDS[0]
+        # entities: through merges, and `no entity` when gone
+        assert book.entity(refs[2], survivor=lambda i: "pg_0042") == "pg_0042"
+        with pytest.raises(NoEntity, match="no entity"):
+            book.entity(refs[2], survivor=lambda i: None)
+        book.forget()
+        assert book.lookup(refs[1]) is None
+    finally:
+        store.close()
 
 
 class Clock:
