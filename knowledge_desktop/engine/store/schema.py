@@ -420,8 +420,7 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     # 4 (knowledge API, issue 16): installed extensions (their manifest, partition and ref
-    # key), the permissions a person turned on, each extension's writes per local day, and
-    # the refs it was given
+    # key), the permissions a person turned on, and each extension's writes per local day
     # (engine/api/grants.py, quotas.py; docs/decisions.md).
     (
         """CREATE TABLE IF NOT EXISTS extensions_v1 (
@@ -444,8 +443,10 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             chars INTEGER NOT NULL,
             PRIMARY KEY (name, day)
         )""",
-        # the refs handed to each extension, so resolving one is an index lookup
-        # (engine/api/refs.py RefBook); derivable from the key, kept so nobody has to
+    ),
+    # 5 (knowledge API, issue 16): the refs handed to each extension, so resolving one is an
+    # index lookup (engine/api/refs.py RefBook); derivable from the key, kept to save the scan.
+    (
         """CREATE TABLE IF NOT EXISTS extension_refs_v1 (
             name TEXT NOT NULL,
             ref TEXT NOT NULL,

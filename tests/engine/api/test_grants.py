@@ -51,10 +51,27 @@ def store(root: Path) -> Iterator[Store]:
 
 def test_the_migration_adds_durable_tables(store: Store) -> None:
     names = {r[0] for r in store.reader().execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for table in ("extensions_v1", "extension_grants_v1", "extension_quota_v1"):
+    for table in ("extensions_v1", "extension_grants_v1", "extension_quota_v1", "extension_refs_v1"):
         assert table in names
         assert table in schema.DURABLE_TABLES
     assert store.identity("durable_schema") == str(len(schema.DURABLE_MIGRATIONS))
+
+
+def test_a_database_from_migration_4_gets_the_refs_table(root: Path) -> None:
+    path = root / ".knowledge" / "state.sqlite"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("DROP TABLE extension_refs_v1")
+        conn.execute("UPDATE store_identity SET value='4' WHERE key='durable_schema'")
+    conn.close()
+    again = Store(path)
+    try:
+        names = {r[0] for r in again.reader().execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "extension_refs_v1" in names
+        assert again.identity("durable_schema") == "5"
+    finally:
+        again.close()
 
 
 def test_install_turns_every_permission_off_and_declares_predicates(store: Store, root: Path) -> None:
