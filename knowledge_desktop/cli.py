@@ -25,7 +25,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from knowledge_desktop import cli_adopt, cli_entities, cli_history, cli_lifecycle, cli_versions
+from knowledge_desktop import (
+    cli_adopt,
+    cli_entities,
+    cli_extensions,
+    cli_history,
+    cli_lifecycle,
+    cli_versions,
+)
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import KnownError, QueryError, StateError, VaultGone
 from knowledge_desktop.engine.query.grep_query import GrepQuery
@@ -529,6 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_adopt.register(command, helpers)
     cli_history.register(command)
     cli_entities.register(sub, _Parser)
+    cli_extensions.register(sub, _Parser)
     cli_versions.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")

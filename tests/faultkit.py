@@ -649,6 +649,22 @@ DURABLE_SEED: dict[str, list[dict[str, Any]]] = {
             "at": "2026-10-01T09:00:00.000Z",
         }
     ],
+    "extensions_v1": [
+        {
+            "name": "recipes",
+            "scope": "private",
+            "manifest": '{"name": "recipes", "description": "Recipes"}',
+            "secret": b"k" * 32,
+            "installed_at": "2026-10-01T09:00:00.000Z",
+        }
+    ],
+    "extension_grants_v1": [
+        {"name": "recipes", "permission": "collections.create", "granted_at": "2026-10-01T09:00:00.000Z"}
+    ],
+    "extension_quota_v1": [{"name": "recipes", "day": "2026-10-01", "writes": 3, "chars": 120}],
+    "extension_refs_v1": [
+        {"name": "recipes", "ref": "ent_" + "a" * 26, "kind": "entity", "record_id": "pg_ada"}
+    ],
 }
 """One row in each durable table but the identity, by column name (later migrations add
 columns with defaults): what a kill must never lose or change."""

@@ -63,3 +63,38 @@ class StateDamaged(StateError):
 
 class StateMissing(StateError):
     """The vault's `.knowledge/` folder or its database went away while the vault was open."""
+
+
+class ApiError(KnownError):
+    """A call of the knowledge API for extensions cannot be answered as asked
+    (spec: facts-entities-collections-api)."""
+
+
+class PermissionRefused(ApiError):
+    """An extension called for something it has no grant for; the message carries
+    `lacks knowledge permission <permission>` (spec: Permission strings, the two ways of failing)."""
+
+
+class QuotaExceeded(ApiError):
+    """An extension's write goes past its daily quota or a single write's limit (spec: Write rules);
+    the message contains `quota` or names the limit."""
+
+
+class UnknownExtension(ApiError):
+    """No extension of that name is installed in the vault."""
+
+
+class ManifestInvalid(ApiError):
+    """An extension manifest fails the install checks; `errors` lists every one of them."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = list(errors)
+        super().__init__("invalid extension manifest:\n" + "\n".join(f"  {e}" for e in self.errors))
+
+
+class NoEntity(ApiError):
+    """A ref names no entity any more (deleted), or never did; the message contains `no entity`."""
+
+
+class WriteTooLarge(ApiError):
+    """One write of an extension is over a single-write limit (spec: Write rules)."""

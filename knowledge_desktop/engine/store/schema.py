@@ -419,6 +419,42 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             noted_at TEXT NOT NULL
         )""",
     ),
+    # 4 (knowledge API, issue 16): installed extensions (their manifest, partition and ref
+    # key), the permissions a person turned on, and each extension's writes per local day
+    # (engine/api/grants.py, quotas.py; docs/decisions.md).
+    (
+        """CREATE TABLE IF NOT EXISTS extensions_v1 (
+            name TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            manifest TEXT NOT NULL,
+            secret BLOB NOT NULL,
+            installed_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS extension_grants_v1 (
+            name TEXT NOT NULL,
+            permission TEXT NOT NULL,
+            granted_at TEXT NOT NULL,
+            PRIMARY KEY (name, permission)
+        )""",
+        """CREATE TABLE IF NOT EXISTS extension_quota_v1 (
+            name TEXT NOT NULL,
+            day TEXT NOT NULL,
+            writes INTEGER NOT NULL,
+            chars INTEGER NOT NULL,
+            PRIMARY KEY (name, day)
+        )""",
+    ),
+    # 5 (knowledge API, issue 16): the refs handed to each extension, so resolving one is an
+    # index lookup (engine/api/refs.py RefBook); derivable from the key, kept to save the scan.
+    (
+        """CREATE TABLE IF NOT EXISTS extension_refs_v1 (
+            name TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            PRIMARY KEY (name, ref)
+        ) WITHOUT ROWID""",
+    ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:
@@ -436,4 +472,8 @@ DURABLE_TABLES = (
     "history",
     "history_meta",
     "observed_outbox",
+    "extensions_v1",
+    "extension_grants_v1",
+    "extension_quota_v1",
+    "extension_refs_v1",
 )
