@@ -20,6 +20,7 @@ from pathlib import Path
 import pygit2
 
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.extraction.history import first_parent_diff
 
 _STATUS = {
     pygit2.enums.DeltaStatus.ADDED: "added",
@@ -64,12 +65,7 @@ def commit_details(repo_root: Path, sha: str) -> CommitDetails:
         raise QueryError(f"{repo_root}: {sha} is not a commit")
     message = commit.raw_message.decode("utf-8", errors="replace")
     try:
-        if commit.parent_ids:
-            parent = repo[commit.parent_ids[0]]
-            assert isinstance(parent, pygit2.Commit)
-            diff = repo.diff(parent.tree, commit.tree)
-        else:
-            diff = commit.tree.diff_to_tree(swap=True)
+        diff = first_parent_diff(repo, commit)
         diff.find_similar()
     except (pygit2.GitError, KeyError, ValueError) as exc:
         raise QueryError(f"{repo_root}: commit {sha}: its changes cannot be read ({exc})") from exc

@@ -172,12 +172,7 @@ def _change(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Found, list
         body = message.split("\n", 1)[1] if "\n" in message else ""
         conventional["breaking"] = bool(m.group(3)) or bool(_BREAKING.search(body))
         found.conventional = conventional
-    if commit.parent_ids:
-        parent = repo[commit.parent_ids[0]]
-        assert isinstance(parent, pygit2.Commit)
-        diff = repo.diff(parent.tree, commit.tree)
-    else:
-        diff = commit.tree.diff_to_tree(swap=True)
+    diff = first_parent_diff(repo, commit)
     paths: set[str] = set()
     for delta in diff.deltas:  # a rename or copy keeps both sides; added/deleted have one
         if delta.status != pygit2.enums.DeltaStatus.ADDED:
@@ -208,3 +203,13 @@ def _not_analyzed(out: HistoryResult, code: str, detail: str) -> HistoryResult:
     out.reasons.append(Reason(HISTORY, code, detail=detail))
     out.status = "not-analyzed"
     return out
+
+
+def first_parent_diff(repo: Any, commit: Any) -> Any:
+    """The commit's changes against its first parent (a merge's too), or against nothing
+    for a root commit."""
+    if commit.parent_ids:
+        parent = repo[commit.parent_ids[0]]
+        assert isinstance(parent, pygit2.Commit)
+        return repo.diff(parent.tree, commit.tree)
+    return commit.tree.diff_to_tree(swap=True)

@@ -7,11 +7,31 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pygit2
 from pygit2.enums import FileMode
 
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
+from knowledge_desktop.engine.write.requests import make_request
+from tests.vaultkit import read_fence
+
 CHECKPOINTS = "refs/heads/checkpoints"
+REPO_DIR = "history.git"
+
+
+def withdraw(vault: Vault, record_id: str, request_id: str, actor: str = "grace") -> dict[str, Any]:
+    """Withdraw a record through the publish path (a publication, hence a checkpoint)."""
+    fence = read_fence(vault, record_id)
+    payload = {"fence": f"{fence.record_id}:{fence.revision}:{fence.sha256}", "reason": "wrong"}
+    request = make_request("withdraw", payload, request_id=request_id, actor=actor)
+    return vault.write(request, lambda ctx: plan_withdraw(ctx, fence, "wrong"))
+
+
+def repo_of(vault: Vault) -> pygit2.Repository:
+    """The vault's checkpoint repository."""
+    return pygit2.Repository(str(vault.state_dir / REPO_DIR))
 
 
 def epoch(text: str) -> int:

@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 import pygit2
 import pytest
 
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import checkpoints
-from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
-from knowledge_desktop.engine.write.requests import make_request
-from tests.vaultkit import VaultKit, read_fence
-
-
-def withdraw(vault: Vault, record_id: str, request_id: str, actor: str = "grace") -> dict[str, Any]:
-    fence = read_fence(vault, record_id)
-    payload = {"fence": f"{fence.record_id}:{fence.revision}:{fence.sha256}", "reason": "wrong"}
-    request = make_request("withdraw", payload, request_id=request_id, actor=actor)
-    return vault.write(request, lambda ctx: plan_withdraw(ctx, fence, "wrong"))
-
-
-def repo_of(vault: Vault) -> pygit2.Repository:
-    return pygit2.Repository(str(vault.state_dir / checkpoints.REPO_DIR))
+from tests.engine.history.gitkit import repo_of, withdraw
+from tests.vaultkit import VaultKit
 
 
 def test_a_publication_is_committed_with_its_bytes_message_and_author(kit: VaultKit) -> None:

@@ -8,7 +8,6 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pygit2
 import pytest
@@ -17,22 +16,10 @@ from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history import trees
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
-from knowledge_desktop.engine.write.requests import make_request
-from tests.vaultkit import VaultKit, read_fence
+from tests.engine.history.gitkit import repo_of, withdraw
+from tests.vaultkit import VaultKit
 
 TEA = "private/claims/tea.md"
-
-
-def withdraw(vault: Vault, record_id: str, request_id: str, actor: str = "grace") -> dict[str, Any]:
-    fence = read_fence(vault, record_id)
-    payload = {"fence": f"{fence.record_id}:{fence.revision}:{fence.sha256}", "reason": "wrong"}
-    request = make_request("withdraw", payload, request_id=request_id, actor=actor)
-    return vault.write(request, lambda ctx: plan_withdraw(ctx, fence, "wrong"))
-
-
-def repo_of(vault: Vault) -> pygit2.Repository:
-    return pygit2.Repository(str(vault.state_dir / hrepo.REPO_DIR))
 
 
 def tip(vault: Vault) -> str:
@@ -296,7 +283,7 @@ def test_a_truncated_checkpoint_object_leaves_the_checkpoint_pending_instead_of_
     script = (
         "import sys, json\n"
         "from knowledge_desktop.engine.vault import Vault\n"
-        "from tests.engine.history.test_history_core import withdraw\n"
+        "from tests.engine.history.gitkit import withdraw\n"
         "with Vault.open(sys.argv[1]) as v:\n"
         "    v.reconcile()\n"
         "    print(json.dumps(withdraw(v, 'cl_tea', 'rq-2')['git']))\n"
