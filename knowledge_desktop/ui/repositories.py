@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
@@ -97,7 +97,7 @@ def _relevant(root: str, path: str) -> bool:
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, root: str, report: Signal) -> None:
+    def __init__(self, root: str, report: SignalInstance) -> None:
         self.root = root
         self.report = report
 

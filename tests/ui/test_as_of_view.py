@@ -56,9 +56,9 @@ def test_the_past_vault_opens_read_only_and_compares_with_now(
     window.past.compare.trigger()
     compare = window.past.dialog
     assert isinstance(compare, DiffDialog)
-    qtbot.waitUntil(lambda: compare.result is not None, timeout=20_000)
-    assert compare.result is not None
-    assert "engine" in compare.result.added
+    qtbot.waitUntil(lambda: compare.word_diff is not None, timeout=20_000)
+    assert compare.word_diff is not None
+    assert "engine" in compare.word_diff.added
     compare.close()
 
     with qtbot.waitSignal(window.loaded, timeout=20_000):

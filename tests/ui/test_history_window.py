@@ -175,10 +175,10 @@ def test_open_as_of_shows_a_read_only_vault_under_a_banner(
     banner.compare.trigger()
     compare = banner.dialog
     assert isinstance(compare, DiffDialog)
-    qtbot.waitUntil(lambda: compare.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: compare.word_diff is not None, timeout=10_000)
     assert as_of["diff"] == (live.root, "pg_ada", "c0ffee", "now")  # asked of the LIVE vault
-    assert compare.result is not None
-    assert compare.result.added == ["very"]
+    assert compare.word_diff is not None
+    assert compare.word_diff.added == ["very"]
     compare.close()
 
     with qtbot.waitSignal(window.loaded, timeout=20_000):

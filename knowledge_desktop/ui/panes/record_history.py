@@ -103,7 +103,7 @@ class DiffDialog(QDialog):
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
         self.view.setPlainText("Loading…")
-        self.result: WordDiff | None = None
+        self.word_diff: WordDiff | None = None
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -111,7 +111,7 @@ class DiffDialog(QDialog):
         layout.addWidget(buttons)
 
     def show_diff(self, result: WordDiff) -> None:
-        self.result = result
+        self.word_diff = result
         self.view.setHtml(result.html)
 
     def show_error(self, message: str) -> None:
@@ -194,8 +194,8 @@ class HistoryTab(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
-        for column, width in enumerate((150, 110, 110, 110)):
-            self.tree.setColumnWidth(column, width)
+        for index, width in enumerate((150, 110, 110, 110)):
+            self.tree.setColumnWidth(index, width)
         self.tree.currentItemChanged.connect(lambda *_: self._selected())
         self.against_now = QCheckBox("Compare with now")
         self.against_now.setToolTip("Show what changed since this version, up to the file on disk now")
@@ -306,11 +306,14 @@ class HistoryTab(QWidget):
             return
         self.stack.setCurrentIndex(1)
         commits = [str(r.get("commit")) for r in rows]
-        self.tree.setCurrentItem(self.tree.topLevelItem(commits.index(keep) if keep in commits else 0))
+        chosen = self.tree.topLevelItem(commits.index(keep) if keep in commits else 0)
+        if chosen is not None:
+            self.tree.setCurrentItem(chosen)
         self._keep = None
 
     def selected_commit(self) -> str | None:
-        index = self.tree.indexOfTopLevelItem(self.tree.currentItem()) if self.tree.currentItem() else -1
+        current = self.tree.currentItem()
+        index = self.tree.indexOfTopLevelItem(current) if current is not None else -1
         return str(self.rows[index]["commit"]) if 0 <= index < len(self.rows) else None
 
     def _selected(self) -> None:

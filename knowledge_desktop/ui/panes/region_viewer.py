@@ -101,8 +101,8 @@ class RegionViewer(QWidget):
         fmt = QTextCharFormat()
         fmt.setBackground(QColor(255, 236, 150))
         fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.format = fmt  # type: ignore[attr-defined]
-        selection.cursor = cursor  # type: ignore[attr-defined]
+        selection.format = fmt
+        selection.cursor = cursor
         self.text.setExtraSelections([selection])
         # Scroll so the region starts near the top, with a line of context above it.
         self.text.moveCursor(QTextCursor.MoveOperation.End)
@@ -116,7 +116,7 @@ class RegionViewer(QWidget):
         if not sel:
             return None
         doc = self.text.document()
-        c = sel[0].cursor  # type: ignore[attr-defined]
+        c = sel[0].cursor
         return doc.findBlock(c.selectionStart()).blockNumber() + 1, doc.findBlock(
             c.selectionEnd()
         ).blockNumber() + 1

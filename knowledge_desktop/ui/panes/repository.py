@@ -238,7 +238,9 @@ class RepositoryPane(Pane):
             by_id = {e["id"]: e for e in doc["entities"]}
             for target, claims in words.supporters(doc).items():
                 e = by_id.get(target)
-                for claim in claims if e is not None else []:
+                if e is None:
+                    continue
+                for claim in claims:
                     index.setdefault(claim, []).append((folder, target, e["kind"], e["name"]))
         self.documentation.set_index(index)
 
@@ -270,11 +272,7 @@ class RepositoryPane(Pane):
         self._apply_filter()
 
     def _show_coverage(self, coverage: dict[str, Any]) -> None:
-        expanded = {
-            self.coverage.topLevelItem(i).text(0)
-            for i in range(self.coverage.topLevelItemCount())
-            if self.coverage.topLevelItem(i).isExpanded()
-        }
+        expanded = {item.text(0) for item in top_items(self.coverage) if item.isExpanded()}
         self.coverage.clear()
         for area, status, reasons in words.coverage_lines(coverage):
             item = QTreeWidgetItem([area, status])
@@ -285,14 +283,13 @@ class RepositoryPane(Pane):
                 item.addChild(child)
             self.coverage.addTopLevelItem(item)
             item.setExpanded(area in expanded or status != "complete")
-            for child_index in range(item.childCount()):
-                item.child(child_index).setFirstColumnSpanned(True)
+            for child in children(item):
+                child.setFirstColumnSpanned(True)
 
     def _apply_filter(self) -> None:
         needle = self.filter.text().strip().lower()
         for tree in self.trees.values():
-            for i in range(tree.topLevelItemCount()):
-                item = tree.topLevelItem(i)
+            for item in top_items(tree):
                 hay = str(item.data(0, Qt.ItemDataRole.UserRole + 1) or "").lower()
                 item.setHidden(bool(needle) and needle not in hay)
 
@@ -320,8 +317,9 @@ class RepositoryPane(Pane):
 
     def _open_selected(self) -> None:
         tree = self.tabs.currentWidget()
-        if isinstance(tree, QTreeWidget) and tree.currentItem() is not None and tree is not self.coverage:
-            self._activate(tree.currentItem())
+        current = tree.currentItem() if isinstance(tree, QTreeWidget) else None
+        if current is not None and tree is not self.coverage:
+            self._activate(current)
 
     def reveal(self, folder: str, entity_id: str) -> None:
         """Show `entity_id` of the repository `folder`, selected, with its evidence open."""
@@ -334,8 +332,7 @@ class RepositoryPane(Pane):
             dock.show()
             dock.raise_()
         for tree in self.trees.values():
-            for i in range(tree.topLevelItemCount()):
-                item = tree.topLevelItem(i)
+            for item in top_items(tree):
                 if item.data(0, ROLE) == ("entity", entity_id):
                     self.filter.clear()
                     self.tabs.setCurrentWidget(tree)
@@ -403,21 +400,27 @@ def _key(item: QTreeWidgetItem | None) -> str | None:
 
 
 def _save_state(tree: QTreeWidget) -> tuple[str | None, set[str], int]:
-    expanded = {
-        str(_key(tree.topLevelItem(i)))
-        for i in range(tree.topLevelItemCount())
-        if tree.topLevelItem(i).isExpanded()
-    }
+    expanded = {str(_key(item)) for item in top_items(tree) if item.isExpanded()}
     return _key(tree.currentItem()), expanded, tree.verticalScrollBar().value()
 
 
 def _restore_state(tree: QTreeWidget, state: tuple[str | None, set[str], int]) -> None:
     current, expanded, scroll = state
-    for i in range(tree.topLevelItemCount()):
-        item = tree.topLevelItem(i)
+    for item in top_items(tree):
         if _key(item) in expanded:
             item.setExpanded(True)
-        for node in [item, *(item.child(j) for j in range(item.childCount()))]:
+        for node in [item, *children(item)]:
             if current is not None and _key(node) == current:
                 tree.setCurrentItem(node)
     tree.verticalScrollBar().setValue(scroll)
+
+
+def top_items(tree: QTreeWidget) -> list[QTreeWidgetItem]:
+    """The tree's top-level items (Qt's accessor may answer None; these never are)."""
+    found = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
+    return [item for item in found if item is not None]
+
+
+def children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    found = (item.child(i) for i in range(item.childCount()))
+    return [child for child in found if child is not None]
