@@ -17,10 +17,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.extraction import ExtractOptions, extract, to_json
 from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_claims import vault_claims
+from knowledge_desktop.engine.vault_state import STATE_DIR
 
 
 def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -43,6 +45,13 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
 def cmd_entities(args: argparse.Namespace) -> int:
     memory = None
     if args.vault is not None:
+        # Only a vault the app already keeps: a read of the claims must not make a
+        # `.knowledge/` in whatever folder was named.
+        if not (Path(args.vault) / STATE_DIR / "manifest.json").is_file():
+            raise QueryError(
+                f"--vault {args.vault}: not a vault the app keeps (no .knowledge/manifest.json);"
+                " open it in the app or run `knowledge scan` on it first"
+            )
         with Vault.open(args.vault) as vault:
             vault.reconcile()
             memory = vault_claims(vault)

@@ -79,6 +79,8 @@ def test_vault_claims_become_memory_relations(
     kit.claim("private/claims/a.md", "cl_a", "A", body="We keep `ADR-1` as it is.\n")
     kit.claim("private/claims/b.md", "cl_b", "B", body="concept:Vault\n")
     kit.claim("private/claims/c.md", "cl_c", "C", body="Nothing to link.\n")
+    kit.scan()
+    kit.close()
     code, doc, _ = run(capsys, "entities", str(repo.root), "--vault", str(kit.root), "--json")
     assert code == 0
     validate(doc)
@@ -96,7 +98,22 @@ def test_a_relation_overflow_fails_with_a_message(
     monkeypatch.setattr(relations, "MAX_MEMORY_RELATIONS", 1)
     kit.claim("private/claims/a.md", "cl_a", "A", body="ADR-1\n")
     kit.claim("private/claims/b.md", "cl_b", "B", body="ADR-1\n")
+    kit.scan()
+    kit.close()
     code, out, err = run(capsys, "entities", str(repo.root), "--vault", str(kit.root), "--json")
     assert code == 2
     assert out == ""
     assert "more than 1 memory relations" in err
+
+
+def test_a_folder_the_app_does_not_keep_is_refused_and_left_as_it_was(
+    capsys: pytest.CaptureFixture[str], repo: RepoKit, tmp_path: Path
+) -> None:
+    """`--vault` only reads: a folder without `.knowledge/` gets no state made in it."""
+    folder = tmp_path / "notes"
+    (folder / "private" / "notes").mkdir(parents=True)
+    (folder / "private" / "notes" / "a.md").write_text("# A\n", encoding="utf-8")
+    code, _out, err = run(capsys, "entities", str(repo.root), "--vault", str(folder), "--json")
+    assert code == 2
+    assert "not a vault the app keeps" in err
+    assert not (folder / ".knowledge").exists()
