@@ -50,9 +50,7 @@ class VaultHistory:
             )
             cutoff = str(found[0]) if found and found[0] else ""
             user = [r for r in user if str(r["at"]) <= cutoff]
-        rows += user
-        rows.sort(key=lambda r: str(r["at"]), reverse=True)  # stable: same-second rows keep order
-        return rows[:limit]
+        return _merge_newest_first(rows, user)[:limit]
 
     def checkpoints(self, *, pending_only: bool = False, limit: int = 50) -> dict[str, Any]:
         """The outbox and recent commits (`knowledge checkpoints`), and the observed paths
@@ -181,3 +179,24 @@ class VaultHistory:
     @observed_enabled.setter
     def observed_enabled(self, on: bool) -> None:
         observed.set_enabled(self.store, on)
+
+
+def _merge_newest_first(
+    checkpoints: list[dict[str, Any]], user: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The two lists, each newest first, merged by time without reordering either: the
+    checkpoints keep their commit order (a baseline made during the first publication is
+    stamped a moment after that publication's own time, yet comes before it)."""
+    out: list[dict[str, Any]] = []
+    i = j = 0
+    while i < len(checkpoints) or j < len(user):
+        take_user = i >= len(checkpoints) or (
+            j < len(user) and str(user[j]["at"]) > str(checkpoints[i]["at"])
+        )
+        if take_user:
+            out.append(user[j])
+            j += 1
+        else:
+            out.append(checkpoints[i])
+            i += 1
+    return out

@@ -197,3 +197,17 @@ def test_the_users_history_is_walked_once_per_head(
         newest = vault.history.user_versions("cl_a")["versions"]
         assert len(walks) == 2
         assert newest[0]["reason"] == "edit tea again"
+
+
+def test_the_merge_keeps_checkpoint_order_when_a_baseline_is_stamped_after_its_publication() -> None:
+    """The first publication makes the baseline while it commits, so the baseline's time
+    can be a second later than the publication's own; the list still reads in commit order."""
+    from knowledge_desktop.engine.vault_history import _merge_newest_first
+
+    publish = {"commit": "p", "at": "2026-12-02T10:00:00Z"}
+    baseline = {"commit": "b", "at": "2026-12-02T10:00:01Z"}
+    theirs = [{"commit": "u2", "at": "2026-12-02T10:00:00Z"}, {"commit": "u1", "at": "2024-01-01T10:00:00Z"}]
+    merged = _merge_newest_first([publish, baseline], theirs)
+    assert [r["commit"] for r in merged] == ["p", "b", "u2", "u1"]
+    newer = [{"commit": "u3", "at": "2026-12-03T00:00:00Z"}]
+    assert [r["commit"] for r in _merge_newest_first([publish, baseline], newer)] == ["u3", "p", "b"]
