@@ -38,6 +38,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import Cancelled, QueryError, StateError
 from knowledge_desktop.engine.fs.inside import inside
+from knowledge_desktop.engine.history.index import iso
 from knowledge_desktop.engine.history.repo import ensure_sound
 from knowledge_desktop.engine.reconcile import Progress
 from knowledge_desktop.engine.store.db import Store
@@ -55,7 +56,6 @@ from knowledge_desktop.engine.versions.when import (
     CHECKPOINT,
     checkpoint_repo,
     checkpoint_tip,
-    iso,
     lookup_commit,
     newest_at_or_before,
     parse_at,

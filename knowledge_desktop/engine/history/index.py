@@ -199,5 +199,10 @@ def trailers(text: str) -> dict[str, str]:
     return out
 
 
+def iso(seconds: int) -> str:
+    """A commit time as the history rows give it: `2026-12-02T10:24:39Z`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def at_of(commit: Any) -> str:
-    return datetime.fromtimestamp(commit.author.time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(commit.author.time)

@@ -19,6 +19,7 @@ from typing import Any
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.graph.node import RecordNode
+from knowledge_desktop.engine.history.index import iso
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES, ParsedFile, parse_bytes
 from knowledge_desktop.engine.versions import user_git
 from knowledge_desktop.engine.versions.when import (
@@ -30,7 +31,6 @@ from knowledge_desktop.engine.versions.when import (
     blob_at,
     checkpoint_repo,
     checkpoint_tip,
-    iso,
     lookup_commit,
     newest_at_or_before,
     parse_at,

@@ -18,7 +18,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from knowledge_desktop.engine.versions.when import USER_GIT, UserRepo, blob_at, iso
+from knowledge_desktop.engine.history.index import iso
+from knowledge_desktop.engine.versions.when import USER_GIT, UserRepo, blob_at
 
 try:
     import pygit2

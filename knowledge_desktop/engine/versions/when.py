@@ -18,6 +18,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import inside
+from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history.repo import ensure_sound
 
 try:
@@ -26,9 +27,7 @@ try:
 except ImportError:  # pragma: no cover - pygit2 is a dependency
     pygit2 = None  # type: ignore[assignment]
 
-CHECKPOINT_REPO = "history.git"
-CHECKPOINT_BRANCH = "refs/heads/checkpoints"
-"""Where `engine/write/checkpoints.py` keeps its commits (issue 15, §1)."""
+CHECKPOINT_BRANCH = hrepo.BRANCH
 CHECKPOINT, USER_GIT = "checkpoint", "user-git"
 HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 MIN_PREFIX = 7
@@ -66,24 +65,16 @@ def parse_at(text: str) -> Moment:
     return Moment(instant=parsed.astimezone(UTC), text=value)
 
 
-def iso(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def available() -> bool:
-    return pygit2 is not None
-
-
 # -- the two repositories ------------------------------------------------------------------
 def checkpoint_repo(state_dir: Path) -> Any:
     """The app's checkpoint repository, or None (none yet, or no commit yet); a QueryError
     when it is there but cannot be read, so that a broken repository is never mistaken
     for a record that did not exist."""
-    path = state_dir / CHECKPOINT_REPO
+    path = state_dir / hrepo.REPO_DIR
     if pygit2 is None or not path.is_dir():
         return None
     try:
-        repo = pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH)
+        repo = hrepo.open_repo(state_dir, create=False)
         ref = repo.references.get(CHECKPOINT_BRANCH)
         tip = ref.target if ref is not None else None
     except (pygit2.GitError, OSError, ValueError) as exc:
@@ -134,7 +125,7 @@ def user_repo(root: Path, state_dir: Path) -> UserRepo | None:
         if not found:
             return None
         git_dir = Path(found).resolve()
-        if inside(str(state_dir.resolve()), str(git_dir)) or git_dir.name == CHECKPOINT_REPO:
+        if inside(str(state_dir.resolve()), str(git_dir)) or git_dir.name == hrepo.REPO_DIR:
             return None
         repo = pygit2.Repository(str(git_dir), RepositoryOpenFlag.NO_SEARCH)
         if repo.is_bare or repo.head_is_unborn or repo.workdir is None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import adoption
 from knowledge_desktop.engine.write.plan import WriteRejected
-from knowledge_desktop.ui.panes.activity_checkpoints import CheckpointsPanel
+from knowledge_desktop.ui.panes.activity_checkpoints import CheckpointsPanel, utc_seconds
 from knowledge_desktop.ui.tasks import Runner
 
 LIMIT = 200
@@ -50,12 +50,6 @@ def entry_details(entry: dict[str, Any]) -> str:
     if entry["state"] == "pending":
         return "interrupted: not finished yet (Resume carries it out or rolls it back)"
     return f"failed: {outcome.get('message', outcome.get('code', 'rolled back'))}"
-
-
-def _when(at: object) -> str:
-    """`2026-12-02T06:44:10.923Z` as `2026-12-02 06:44:10 UTC`: the journal's times are UTC."""
-    text = str(at or "")
-    return f"{text[:10]} {text[11:19]} UTC" if len(text) >= 19 else text
 
 
 def needs_review(entry: dict[str, Any]) -> bool:
@@ -125,7 +119,7 @@ class ActivityPane(QWidget):
         for entry in entries:
             row = QTreeWidgetItem(
                 [
-                    _when(entry.get("at")),
+                    utc_seconds(entry.get("at")),
                     str(entry.get("operation") or ""),
                     str(entry.get("targetId") or ""),
                     str(entry.get("state") or ""),

@@ -29,7 +29,9 @@ from knowledge_desktop.ui.tasks import Runner
 COLUMNS = ("Queued", "Operation", "Request", "Why it waits")
 
 
-def _when(at: object) -> str:
+def utc_seconds(at: object) -> str:
+    """`2026-12-02T06:44:10.923Z` as `2026-12-02 06:44:10 UTC`: the journal's and the
+    outbox's times are UTC (the Activity pane's rows use it too)."""
     text = str(at or "")
     return f"{text[:10]} {text[11:19]} UTC" if len(text) >= 19 else text
 
@@ -112,7 +114,7 @@ class CheckpointsPanel(QWidget):
         for row in self.pending:
             item = QTreeWidgetItem(
                 [
-                    _when(row.get("createdAt")),
+                    utc_seconds(row.get("createdAt")),
                     str(row.get("operation") or ""),
                     str(row.get("requestId") or ""),
                     str(row.get("reason") or "not committed yet"),
