@@ -86,8 +86,10 @@ def open_state(root: Path) -> OpenedState:
             lost = f"{STATE_DB} was deleted"
         elif db_path.stat().st_size == 0:
             lost = f"{STATE_DB} was emptied"
-    if lost is not None:
-        _remove_empty(db_path)
+    # Without a manifest an empty file is a first open stopped before its first commit
+    # (SQLite makes the file at connect and the manifest follows the first commit):
+    # nothing was ever kept in it, so it is no damage to report.
+    _remove_empty(db_path)
     store, incident = _open_checked(db_path)
     own_id = _manifest_id(own / MANIFEST) if read_only and not outside else None
     vault_id = manifest_id or store.identity("vault_id") or own_id or (remembered or {}).get("vaultId")

@@ -68,6 +68,16 @@ def test_an_emptied_state_database_is_reported_as_lost(indexed: Any, tmp_path: P
     assert [p for p in _consistent(kit, tmp_path) if "state-missing" not in p] == []
 
 
+def test_an_empty_state_file_from_a_first_open_stopped_early_is_no_damage(kit: VaultKit) -> None:
+    """Killed between SQLite making the file and the first commit (the manifest is not yet
+    written): the next open starts afresh, sets nothing aside and reports nothing."""
+    fk.make_vault(kit.root, 5, seed=3, body_max=200)
+    (kit.root / STATE).parent.mkdir()
+    (kit.root / STATE).write_bytes(b"")
+    assert _codes(kit) == {}
+    assert [p.name for p in (kit.root / ".knowledge").iterdir() if "corrupt" in p.name] == []
+
+
 def _set_aside(kit: VaultKit) -> list[Path]:
     return [
         p
