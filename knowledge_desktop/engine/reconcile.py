@@ -27,11 +27,11 @@ from knowledge_desktop.engine.errors import Cancelled
 from knowledge_desktop.engine.fs.walk import (
     FileEntry,
     classify_path,
-    folder_entry,
     is_utf8,
     shown_path,
     stat_one,
     walk,
+    walk_below,
 )
 from knowledge_desktop.engine.graph import snapshot
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
@@ -355,10 +355,7 @@ class Reconciler:
                 continue
             full = self.root / rel
             if full.is_dir() and not full.is_symlink() and is_utf8(rel):
-                try:
-                    below = walk(full)
-                except OSError as exc:
-                    below = [folder_entry(str(full), "", exc)]
+                below = walk_below(full)
                 for entry in below:
                     sub_path = f"{rel}/{entry.path}" if entry.path else rel
                     scope, kind = _scope_kind(sub_path)

@@ -18,6 +18,7 @@ import pytest
 
 from knowledge_desktop.engine import reconcile as reconcile_module
 from knowledge_desktop.engine.errors import NotAVault, VaultNotFound
+from knowledge_desktop.engine.fs import walk as walk_module
 from knowledge_desktop.engine.records import parse as parse_module
 from knowledge_desktop.engine.store import db, schema
 from knowledge_desktop.engine.vault import Vault
@@ -144,6 +145,41 @@ def test_a_removed_folder_removes_everything_below_it(kit: VaultKit) -> None:
     (kit.root / "private/people").rmdir()
     change = vault.reconcile(["private/people"], "watcher")
     assert change.removed == ["pg_ada", "pg_bob"]
+
+
+def _moved_away_when_listed(
+    monkeypatch: pytest.MonkeyPatch, folder: Path, elsewhere: Path
+) -> list[Path]:
+    """Make `folder` move to `elsewhere` just before it is listed, as another program's
+    rename lands between a folder being seen and being read."""
+    moved: list[Path] = []
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if Path(path) == folder and not moved:
+            os.rename(folder, elsewhere)
+            moved.append(folder)
+        return real_scandir(path)
+
+    monkeypatch.setattr(walk_module.os, "scandir", scandir)
+    return moved
+
+
+@pytest.mark.parametrize("reported", ["private/people", "private"])
+def test_a_folder_renamed_away_while_listed_reads_as_removed(
+    kit: VaultKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reported: str
+) -> None:
+    """A watcher event names a folder (or its parent), and the folder is renamed out of the
+    vault between the check that it is a folder and its listing: its records are removed,
+    nothing is raised (a race the live-vault fuzz test met on CI)."""
+    small_vault(kit)
+    vault = kit.scan()
+    moved = _moved_away_when_listed(monkeypatch, kit.root / "private/people", tmp_path / "gone")
+    change = vault.reconcile([reported], "watcher")
+    assert moved
+    assert change.removed == ["pg_ada", "pg_bob"]
+    monkeypatch.undo()
+    assert_equals_a_fresh_scan(kit, vault)
 
 
 def _random_edit(kit: VaultKit, rng: random.Random, step: int) -> list[str]:

@@ -16,6 +16,7 @@ leads nowhere, a folder it may not list, a name that is not UTF-8.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat as stat_mod
@@ -91,8 +92,10 @@ def walk(root: Path) -> list[FileEntry]:
         except OSError as exc:
             if not rel:
                 raise
-            out.append(folder_entry(folder, rel.rstrip("/"), exc))
-            continue
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                with contextlib.suppress(OSError):  # else gone too, since it was listed
+                    out.append(folder_entry(folder, rel.rstrip("/"), exc))
+            continue  # a folder moved or deleted since its parent was listed holds nothing
         in_library = depth == 2 and rel.endswith("/ontologies/")
         for entry in entries:
             name = entry.name
@@ -127,6 +130,23 @@ def walk(root: Path) -> list[FileEntry]:
             except OSError:
                 continue  # gone since the folder was listed
     return out
+
+
+def walk_below(folder: Path) -> list[FileEntry]:
+    """`walk` of one folder below the vault root, with paths relative to that folder.
+
+    Unlike the root, such a folder may be renamed or deleted by another program
+    between the check that it is one and its listing: then it holds nothing. One
+    that is there but cannot be listed is a single `folder-unreadable` entry."""
+    try:
+        return walk(folder)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return []
+        try:
+            return [folder_entry(str(folder), "", exc)]
+        except OSError:
+            return []
 
 
 def is_utf8(name: str) -> bool:

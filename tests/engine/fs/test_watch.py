@@ -13,6 +13,7 @@ import random
 import shutil
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class Recorder:
         self.rescans = 0
         self.states: list[WatchState] = []
         self.errors: list[BaseException] = []
+        self.tracebacks: list[str] = []
 
     def on_paths(self, paths: set[str]) -> None:
         with self.lock:
@@ -76,6 +78,7 @@ class Recorder:
     def on_error(self, exc: BaseException) -> None:
         with self.lock:
             self.errors.append(exc)
+            self.tracebacks.append("".join(traceback.format_exception(exc)))
             self.lock.notify_all()
 
     @property
@@ -878,7 +881,7 @@ def test_a_thousand_random_operations_leave_the_projections_of_a_fresh_scan(
         watcher.stop()
     assert published.count(True) >= 10
     assert [i["state"] for i in vault.journal(limit=1000)["items"] if i["state"] != "published"] == []
-    assert recorder.errors == []
+    assert recorder.errors == [], "\n".join(recorder.tracebacks)
     assert recorder.rescans == 0
     assert [s.mode for s in recorder.states] == ["watching", "stopped"]
     assert len(recorder.batches) >= 2
