@@ -147,9 +147,7 @@ def test_a_removed_folder_removes_everything_below_it(kit: VaultKit) -> None:
     assert change.removed == ["pg_ada", "pg_bob"]
 
 
-def _moved_away_when_listed(
-    monkeypatch: pytest.MonkeyPatch, folder: Path, elsewhere: Path
-) -> list[Path]:
+def _moved_away_when_listed(monkeypatch: pytest.MonkeyPatch, folder: Path, elsewhere: Path) -> list[Path]:
     """Make `folder` move to `elsewhere` just before it is listed, as another program's
     rename lands between a folder being seen and being read."""
     moved: list[Path] = []
