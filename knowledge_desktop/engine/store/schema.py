@@ -455,6 +455,12 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (name, ref)
         ) WITHOUT ROWID""",
     ),
+    # 6 (knowledge API, issue 16): the run a journal entry belongs to, so that a change list
+    # groups by run and `changes.revert` undoes a run's entries together.
+    (
+        "ALTER TABLE journal ADD COLUMN run_id TEXT",
+        "CREATE INDEX IF NOT EXISTS journal_run ON journal(run_id)",
+    ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:

@@ -42,6 +42,8 @@ class Entry:
     created_at: str
     finished_at: str | None
     reviewed_at: str | None
+    run_id: str | None = None
+    """The run the entry belongs to (issue 16), when its request named one."""
 
     @property
     def conflict(self) -> bool:
@@ -63,7 +65,7 @@ class JournalFile:
 
 _ENTRY_COLUMNS = (
     "seq, request_id, operation, payload_sha256, actor, target_id, state, plan, outcome,"
-    " created_at, finished_at, reviewed_at"
+    " created_at, finished_at, reviewed_at, run_id"
 )
 
 
@@ -80,11 +82,12 @@ def record_intent(
     plan: dict[str, Any],
     files: list[JournalFile],
     now: str,
+    run_id: str | None = None,
 ) -> int:
     """Insert a `pending` entry with its files; its journal id (`seq`)."""
     cursor = tx.execute(
         "INSERT INTO journal(request_id, operation, scope, payload, created_at, payload_sha256, actor,"
-        " target_id, state, plan) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " target_id, state, plan, run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             request_id,
             operation,
@@ -96,6 +99,7 @@ def record_intent(
             target_id,
             PENDING,
             json.dumps(plan, ensure_ascii=False),
+            run_id,
         ),
     )
     seq = cursor.lastrowid
@@ -168,7 +172,9 @@ def listing(conn: sqlite3.Connection, limit: int, offset: int) -> tuple[list[Ent
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:
-    seq, request_id, operation, sha, actor, target, state, plan, outcome, created, finished, reviewed = row
+    seq, request_id, operation, sha, actor, target, state, plan, outcome, created, finished, reviewed, run = (
+        row
+    )
     return Entry(
         seq,
         request_id,
@@ -182,6 +188,7 @@ def _entry(row: tuple[Any, ...]) -> Entry:
         created,
         finished,
         reviewed,
+        run,
     )
 
 
@@ -223,4 +230,5 @@ def entry_json(entry: Entry, receipt: dict[str, Any] | None) -> dict[str, Any]:
         "receipt": receipt,
         "outcome": entry.outcome,
         "reviewedAt": entry.reviewed_at,
+        "runId": entry.run_id,
     }

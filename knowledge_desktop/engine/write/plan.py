@@ -95,6 +95,9 @@ class Request:
     expected_ontology_fingerprint: str | None = None
     """For assertion writes: the fingerprint the writer read (spec: records-and-ontology,
     Fingerprints). None: the one current when the operation plans is the fence."""
+    run_id: str | None = None
+    """The run this write belongs to (an extension's run, issue 16); journaled with the entry
+    so that its changes are listed and reverted together. None: a write of no run."""
 
 
 class WriteRejected(KnownError):

@@ -128,6 +128,7 @@ class Publisher:
                     plan=journal.plan_json(plan, ctx.now, affected),
                     files=files,
                     now=ctx.now,
+                    run_id=request.run_id,
                 )
             _step("journaled")
             return self._carry_out(seq, recovering=False)

@@ -25,6 +25,7 @@ def make_request(
     actor: str | None = None,
     expected_vault_id: str | None = None,
     expected_ontology_fingerprint: str | None = None,
+    run_id: str | None = None,
 ) -> Request:
     return Request(
         request_id or new_id("request"),
@@ -33,4 +34,5 @@ def make_request(
         actor or default_actor(),
         expected_vault_id,
         expected_ontology_fingerprint,
+        run_id,
     )

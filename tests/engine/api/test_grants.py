@@ -63,13 +63,15 @@ def test_a_database_from_migration_4_gets_the_refs_table(root: Path) -> None:
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("DROP TABLE extension_refs_v1")
+        conn.execute("DROP INDEX journal_run")  # and what came after migration 5
+        conn.execute("ALTER TABLE journal DROP COLUMN run_id")
         conn.execute("UPDATE store_identity SET value='4' WHERE key='durable_schema'")
     conn.close()
     again = Store(path)
     try:
         names = {r[0] for r in again.reader().execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert "extension_refs_v1" in names
-        assert again.identity("durable_schema") == "5"
+        assert again.identity("durable_schema") == str(len(schema.DURABLE_MIGRATIONS))
     finally:
         again.close()
 

@@ -274,6 +274,15 @@ def test_the_journal_lists_entries_newest_first_with_receipts(vault: Vault, kit:
     assert [i["requestId"] for i in vault.journal(limit=2, offset=2)["items"]] == ["rq_0"]
 
 
+def test_a_request_of_a_run_is_journaled_with_its_run(vault: Vault, kit: VaultKit) -> None:
+    """A run id given with the request (an extension's run, issue 16) is kept on the entry;
+    a request of no run has none."""
+    vault.write(make_request("save", {}, request_id="rq_a", run_id="run_1"), rewrite(kit.root, {A: "a\n"}))
+    vault.write(make_request("save", {}, request_id="rq_b"), rewrite(kit.root, {A: "b\n"}))
+    items = vault.journal()["items"]
+    assert [(i["requestId"], i["runId"]) for i in items] == [("rq_b", None), ("rq_a", "run_1")]
+
+
 def test_recovery_waits_for_a_live_writer(vault: Vault, kit: VaultKit, crash_at: list[str]) -> None:
     """An entry whose writer still holds the vault's write lock is not 'recovered' by another
     open; it is reported as interrupted instead."""
