@@ -19,7 +19,7 @@ import unicodedata
 from pathlib import Path
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-PREFIXES = {"page": "pg", "claim": "cl", "relationship": "rl", "request": "rq"}
+PREFIXES = {"page": "pg", "claim": "cl", "relationship": "rl", "request": "rq", "run": "run"}
 KIND_DIRECTORIES = {"claim": "claims/", "relationship": "relationships/"}
 SLUG_MAX = 80
 SUFFIX_LENGTH = 6

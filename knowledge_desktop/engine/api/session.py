@@ -1,0 +1,115 @@
+"""One extension's calls on one vault: who calls, in which partition, under which run.
+
+Every method of the knowledge API (facts, entities, documents, collections,
+changes) takes a `Session` rather than a vault, so that the rules every call
+shares live in one place (docs/decisions.md, "The knowledge API mapped onto the
+vault"):
+
+- the actor of every write is `extension:<name>`, and every write carries the
+  session's run id, given by the caller or made fresh when the session opens,
+  so that `changes.list` groups a run's writes and `changes.revert` undoes them;
+- permissions are read from the durable grants on every check, so a switch a
+  person turns counts from the next call (`grants.Extensions`);
+- each write is charged to the extension's daily quota before it is planned
+  (`quotas.Quotas`; `collections.bulk` raises the character limit);
+- refs are issued and resolved through the extension's own `RefBook`.
+
+It writes only through the one publish path (`write`), handed in by the layer
+that owns the vault (`engine/vault_api.py`), since this package sits below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine.api.grants import Extensions, Installed
+from knowledge_desktop.engine.api.permissions import Permission
+from knowledge_desktop.engine.api.quotas import Quotas, Usage
+from knowledge_desktop.engine.api.refs import RefBook
+from knowledge_desktop.engine.store.db import Store
+from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.naming import new_id
+from knowledge_desktop.engine.write.plan import Plan, Request
+from knowledge_desktop.engine.write.requests import make_request
+
+Planner = Callable[[WriteContext], Plan]
+Write = Callable[[Request, Planner], dict[str, Any]]
+"""The publish path: `Vault.write(request, planner)` → the receipt."""
+
+BULK = "collections.bulk"
+
+
+def actor_of(name: str) -> str:
+    """The journal's actor for writes of extension `name`."""
+    return f"extension:{name}"
+
+
+def new_run_id() -> str:
+    """A fresh run id (`run_…`, sortable by time like record ids)."""
+    return new_id("run")
+
+
+@dataclass(slots=True)
+class Session:
+    """The context of one extension's calls; see the module docstring."""
+
+    extensions: Extensions
+    installed: Installed
+    store: Store
+    root: Path
+    write: Write
+    run_id: str
+    refs: RefBook
+    quotas: Quotas
+
+    @classmethod
+    def open(cls, store: Store, root: Path, write: Write, name: str, run_id: str | None = None) -> Session:
+        """A session of the installed extension `name` (`UnknownExtension` otherwise)."""
+        extensions = Extensions(store, root)
+        installed = extensions.get(name)
+        return cls(
+            extensions,
+            installed,
+            store,
+            root,
+            write,
+            run_id or new_run_id(),
+            RefBook(store, name, extensions.key(name)),
+            Quotas(store),
+        )
+
+    @property
+    def name(self) -> str:
+        return self.installed.name
+
+    @property
+    def scope(self) -> str:
+        """The partition the extension is installed in: all it reads and writes is here."""
+        return self.installed.scope
+
+    @property
+    def folder(self) -> Path:
+        return self.root / self.scope
+
+    @property
+    def actor(self) -> str:
+        return actor_of(self.name)
+
+    def check(self, needed: str | Permission) -> None:
+        """`PermissionRefused` unless a grant covers `needed` (single-object methods)."""
+        self.extensions.check(self.name, needed)
+
+    def allowed(self, needed: str | Permission) -> bool:
+        """Whether a grant covers `needed` (query methods leave out what is not)."""
+        return self.extensions.allowed(self.name, needed)
+
+    def charge(self, chars: int) -> Usage:
+        """Count one write of `chars` characters today, or `QuotaExceeded` (nothing counted)."""
+        return self.quotas.charge(self.name, chars, bulk=self.allowed(BULK))
+
+    def request(self, operation: str, payload: dict[str, Any], request_id: str | None = None) -> Request:
+        """A request of this extension, in this session's run."""
+        return make_request(operation, payload, request_id=request_id, actor=self.actor, run_id=self.run_id)
