@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QStyle
 
 from knowledge_desktop.ui.dialogs import show_about
+from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
@@ -54,6 +55,14 @@ class WindowActions:
             None,
             "Stop showing the repository selected in the Repository pane",
         )
+        self.knowledge = self._action(
+            "&Knowledge…",
+            self._open_knowledge,
+            None,
+            "Extensions and agents installed in this vault, and what each may read or write",
+        )
+        self.knowledge_dialog: KnowledgeSettings | None = None
+        """Settings › Knowledge while it is open (tests drive it)."""
         self.quit = self._action("&Quit", window.close, _keys("Ctrl+Q", key.Quit))
         self.back = self._action("&Back", window.go_back, _keys("Alt+Left", key.Back), "Go back")
         self.forward = self._action(
@@ -118,7 +127,7 @@ class WindowActions:
         return action
 
     def _build_menus(self) -> QMenu:
-        """File, Go, Record, View and Help; returns the Open Recent menu (filled as it opens)."""
+        """File, Go, Record, Settings, View and Help; returns the Open Recent menu (filled as it opens)."""
         window = self.window
         bar = window.menuBar()
         file_menu = bar.addMenu("&File")
@@ -139,6 +148,8 @@ class WindowActions:
         record = bar.addMenu("&Record")
         for action in self.record_actions:
             record.addAction(action)
+        settings = bar.addMenu("&Settings")
+        settings.addAction(self.knowledge)
         view = bar.addMenu("&View")
         for title, dock in window.docks.items():
             action = dock.toggleViewAction()
@@ -188,6 +199,7 @@ class WindowActions:
         self.export.setEnabled(has_vault)
         self.add_repository.setEnabled(has_vault)
         self.remove_repository.setEnabled(has_vault)
+        self.knowledge.setEnabled(has_vault)
 
     def _choose_repository(self) -> None:
         """File › Add Repository…: pick a folder; it is remembered for the open vault."""
@@ -195,6 +207,20 @@ class WindowActions:
         if folder:
             self.window.repository.add_repository(Path(folder))
             self.window.focus_pane("Repository")
+
+    def _open_knowledge(self) -> None:
+        """Settings › Knowledge… for the open vault (not a read-only one: grants are written)."""
+        vault = self.window.vault
+        if vault is None:
+            return
+        if vault.read_only:
+            self.window.statusBar().showMessage(
+                "This vault is read-only here: its extensions' permissions cannot be changed", 8000
+            )
+            return
+        self.knowledge_dialog = KnowledgeSettings(vault, self.window.runner, self.window)
+        self.knowledge_dialog.finished.connect(lambda _code: setattr(self, "knowledge_dialog", None))
+        self.knowledge_dialog.open()
 
 
 def _keys(own: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:

@@ -1,0 +1,169 @@
+"""Settings › Knowledge: the extensions installed in the vault and a switch per permission.
+
+Spec: facts-entities-collections-api ("What the user sees"); issue 16 §4.
+Every permission an extension asked for is shown as a sentence for a person
+(`engine/api/wording.py`), off until the person turns it on. A switch is read
+from and written to the durable grants on a worker (the UI thread never waits
+on SQLite), and counts from the extension's next call, in this process or
+any other (`knowledge mcp`, a script). The extension's reason and the
+predicates it declared stand above the switches, so the person knows who is
+asking and why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from knowledge_desktop.engine.api.grants import Extensions
+from knowledge_desktop.engine.vault import Vault
+
+if TYPE_CHECKING:
+    from knowledge_desktop.ui.tasks import Runner
+
+EMPTY = (
+    "No extension is installed in this vault.\n\n"
+    "Install one with `knowledge extensions VAULT install MANIFEST`; it can do nothing "
+    "until you turn its permissions on here."
+)
+
+
+def installed_extensions(vault: Vault) -> list[dict[str, Any]]:
+    """Every installed extension as `Installed.as_json` shapes it (run on a worker)."""
+    return [e.as_json() for e in Extensions(vault.store, vault.root).list()]
+
+
+def set_grant(vault: Vault, name: str, permission: str, on: bool) -> list[dict[str, Any]]:
+    """Turn one permission on or off, then the extensions as they now stand (a worker's job)."""
+    extensions = Extensions(vault.store, vault.root)
+    if on:
+        extensions.grant(name, permission)
+    else:
+        extensions.revoke(name, permission)
+    return installed_extensions(vault)
+
+
+class KnowledgeSettings(QDialog):
+    """The dialog: extensions on the left, the chosen one's reason and switches on the right."""
+
+    def __init__(self, vault: Vault, runner: Runner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings › Knowledge")
+        self.setObjectName("knowledgeSettings")
+        self.resize(760, 480)
+        self.vault = vault
+        self.runner = runner
+        self.extensions: list[dict[str, Any]] = []
+        self.switches: dict[str, QCheckBox] = {}
+        """The shown extension's switches by permission string (tests drive them)."""
+        self.names = QListWidget()
+        self.names.setObjectName("extensionList")
+        self.names.setMaximumWidth(220)
+        self.names.currentRowChanged.connect(self._show)
+        self.detail = QWidget()
+        self.detail_layout = QVBoxLayout(self.detail)
+        self.detail_layout.setAlignment(Qt.AlignmentFlag.AlignTop)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.detail)
+        self.status = QLabel("Reading the installed extensions…")
+        self.status.setObjectName("knowledgeStatus")
+        self.status.setWordWrap(True)
+        body = QHBoxLayout()
+        body.addWidget(self.names)
+        body.addWidget(scroll, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+        self.runner.submit(lambda: installed_extensions(vault), self._loaded, self._failed)
+
+    # -- data ---------------------------------------------------------------------
+    def _loaded(self, extensions: list[dict[str, Any]]) -> None:
+        shown = self._current_name()
+        self.extensions = extensions
+        self.names.blockSignals(True)
+        self.names.clear()
+        for ext in extensions:
+            item = QListWidgetItem(ext["name"])
+            item.setToolTip(ext["description"])
+            self.names.addItem(item)
+        self.names.blockSignals(False)
+        if not extensions:
+            self.status.setText(EMPTY)
+            self._fill(None)
+            return
+        self.status.setText("A permission counts from the extension's next call.")
+        names = [e["name"] for e in extensions]
+        self.names.setCurrentRow(names.index(shown) if shown in names else 0)
+        self._show(self.names.currentRow())
+
+    def _failed(self, message: str) -> None:
+        self.status.setText(f"Could not read or change the extensions: {message}")
+        self._show(self.names.currentRow())  # the switches go back to what is recorded
+
+    def _current_name(self) -> str | None:
+        item = self.names.currentItem()
+        return item.text() if item is not None else None
+
+    # -- the chosen extension -------------------------------------------------------
+    def _show(self, row: int) -> None:
+        self._fill(self.extensions[row] if 0 <= row < len(self.extensions) else None)
+
+    def _fill(self, ext: dict[str, Any] | None) -> None:
+        while self.detail_layout.count():
+            child = self.detail_layout.takeAt(0)
+            widget = child.widget() if child is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.switches = {}
+        if ext is None:
+            return
+        heading = QLabel(f"<b>{_escape(ext['name'])}</b> — {_escape(ext['description'])}")
+        heading.setWordWrap(True)
+        self.detail_layout.addWidget(heading)
+        reason = QLabel(f"Why it asks: {_escape(ext['reason'])}" if ext["reason"] else "It gives no reason.")
+        reason.setWordWrap(True)
+        self.detail_layout.addWidget(reason)
+        where = QLabel(f"Installed in partition <b>{_escape(ext['partition'])}</b>; it sees nothing else.")
+        self.detail_layout.addWidget(where)
+        self.detail_layout.addWidget(QLabel("<b>Permissions</b> (all off until you turn them on)"))
+        for p in ext["permissions"]:
+            box = QCheckBox(p["sentence"])
+            box.setToolTip(p["permission"])
+            box.setChecked(bool(p["granted"]))
+            box.toggled.connect(
+                lambda on, perm=p["permission"], name=ext["name"]: self._toggle(name, perm, on)
+            )
+            self.switches[p["permission"]] = box
+            self.detail_layout.addWidget(box)
+        if ext["predicates"]:
+            self.detail_layout.addWidget(QLabel("<b>What it added to the vocabulary</b> (kept if it goes)"))
+            for d in ext["predicates"]:
+                line = QLabel(f"{_escape(d['predicate'])} — {_escape(d['description'])} ({d['cardinality']})")
+                line.setWordWrap(True)
+                self.detail_layout.addWidget(line)
+
+    def _toggle(self, name: str, permission: str, on: bool) -> None:
+        vault = self.vault
+        self.status.setText(f"{'Turning on' if on else 'Turning off'}: {permission}…")
+        self.runner.submit(lambda: set_grant(vault, name, permission, on), self._loaded, self._failed)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
