@@ -153,9 +153,11 @@ class KnowledgeSettings(QDialog):
             self.switches[p["permission"]] = box
             self.detail_layout.addWidget(box)
         if ext["predicates"]:
-            self.detail_layout.addWidget(QLabel("<b>What it added to the vocabulary</b> (kept if it goes)"))
+            added = QLabel("<b>What it added to the vocabulary</b> (stays if you uninstall it)")
+            self.detail_layout.addWidget(added)
             for d in ext["predicates"]:
-                line = QLabel(f"{_escape(d['predicate'])} — {_escape(d['description'])} ({d['cardinality']})")
+                values = "one value" if d["cardinality"] == "one" else "many values"
+                line = QLabel(f"{_escape(d['predicate'])} — {_escape(d['description'])} ({values})")
                 line.setWordWrap(True)
                 self.detail_layout.addWidget(line)
 
