@@ -40,7 +40,8 @@ class FileWrite:
 
     path: str
     """Vault-relative, `/`-separated."""
-    data: bytes
+    data: bytes | None
+    """The new bytes; None deletes the file (it must exist: `expected_sha256` is required)."""
     expected_sha256: str | None
     """The bytes the file must still have when it is replaced; None: it must not exist."""
     record_id: str
