@@ -122,7 +122,7 @@ class CollectionIndex:
             if marker is None:
                 continue
             rel = Path(dirpath).relative_to(partition).as_posix()
-            if rel in BUILTINS or rel == "." or rel == DIARY or rel.startswith(f"{DIARY}/"):
+            if rel in BUILTINS or rel in (".", DIARY) or rel.startswith(f"{DIARY}/"):
                 continue  # nothing is a collection inside the diary
             self.by_folder[rel] = Collection(
                 str(marker["id"]),
@@ -230,7 +230,9 @@ def list_collections(session: Session) -> list[CollectionInfo]:
         can_write = any(_grants(session, c, "write", ticked) for c in cols)
         if can_write or any(_grants(session, c, "read", ticked) for c in cols):
             visible[col.folder] = (col, can_write)
-    refs = dict(zip(visible, session.refs.issue("collection", [c.id for c, _ in visible.values()]), strict=True))
+    refs = dict(
+        zip(visible, session.refs.issue("collection", [c.id for c, _ in visible.values()]), strict=True)
+    )
     out = []
     for folder, (col, can_write) in sorted(visible.items()):
         parent = index.parent_of(col)

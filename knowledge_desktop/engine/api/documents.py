@@ -283,7 +283,9 @@ def _new_doc_id() -> str:
     return new_id("page")
 
 
-def _publish(session: Session, operation: str, record_id: str, planner: Callable[[WriteContext], Plan]) -> None:
+def _publish(
+    session: Session, operation: str, record_id: str, planner: Callable[[WriteContext], Plan]
+) -> None:
     """One journaled change of the session's run (a fresh request id each time)."""
     session.write(session.request(operation, {"id": record_id}), planner)
 

@@ -137,7 +137,9 @@ def search(
                 continue
             snippet = hit.get("snippet") or {}
             locator = {"lineStart": snippet.get("lineStart"), "lineEnd": snippet.get("lineEnd")}
-            found.append((str(hit["id"]), str(hit["title"] or ""), str(snippet.get("text") or ""), locator, data))
+            found.append(
+                (str(hit["id"]), str(hit["title"] or ""), str(snippet.get("text") or ""), locator, data)
+            )
             if len(found) >= limit:
                 break
     else:

@@ -48,6 +48,13 @@ class FileWrite:
     revision: int
     """The record's revision after the write."""
 
+    @property
+    def content(self) -> bytes:
+        """The new bytes of a write that is not a deletion (ValueError for one)."""
+        if self.data is None:
+            raise ValueError(f"the plan deletes {self.path}; it has no new bytes")
+        return self.data
+
 
 GuardKind = Literal["withdrawn", "superseded"]
 

@@ -40,7 +40,7 @@ def test_only_granted_collections_are_listed(vault: Vault) -> None:
 
 
 def test_create_needs_the_permission_and_writes_a_marker(vault: Vault) -> None:
-    with pytest.raises(PermissionRefused, match="lacks knowledge permission collections.create"):
+    with pytest.raises(PermissionRefused, match=r"lacks knowledge permission collections\.create"):
         cols.create_collection(session(vault), "Recipes")
     grant(vault, "collections.create")
     made = cols.create_collection(session(vault), "Recipes")
@@ -72,7 +72,7 @@ def test_nesting_stops_at_five_levels_and_never_inside_the_diary(vault: Vault) -
 
 def test_a_parent_needs_write_permission(vault: Vault) -> None:
     grant(vault, "collections.create", "collections.read:keep")
-    with pytest.raises(PermissionRefused, match="collections.write:keep"):
+    with pytest.raises(PermissionRefused, match=r"collections\.write:keep"):
         cols.create_collection(session(vault), "Sichuan", "keep")
 
 

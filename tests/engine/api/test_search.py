@@ -23,7 +23,9 @@ def vault(kit: VaultKit) -> Vault:
     grant(vault, "collections.read:diary", "collections.write:diary", "collections.create")
     s = session(vault)
     docs.upsert(s, "diary", key="2026-09-21", title="Monday", body="Tomato soup.\n")
-    docs.upsert(s, "diary", key="2026-09-22", title="Tuesday", body="Tomato beef stew with [[Ada Lovelace]].\n")
+    docs.upsert(
+        s, "diary", key="2026-09-22", title="Tuesday", body="Tomato beef stew with [[Ada Lovelace]].\n"
+    )
     docs.upsert(s, "diary", key="2026-09-23", title="Wednesday", body="Rice.\n")
     recipes = cols.create_collection(s, "Recipes")
     docs.upsert(s, recipes.ref, title="Stew", body="Tomato stew recipe.\n", meta={"date": "2026-09-22"})
@@ -45,7 +47,10 @@ def test_only_readable_collections_are_searched(vault: Vault) -> None:
 
 def test_the_collections_filter_and_time_range(vault: Vault) -> None:
     assert titles(vault, "tomato", collections=["diary"]) == ["Monday", "Tuesday"]
-    assert titles(vault, "tomato", time_range={"from": "2026-09-22", "to": "2026-09-22"}) == ["Stew", "Tuesday"]
+    assert titles(vault, "tomato", time_range={"from": "2026-09-22", "to": "2026-09-22"}) == [
+        "Stew",
+        "Tuesday",
+    ]
     ms = 1_790_035_200_000  # 2026-09-22T00:00:00Z
     assert titles(vault, "tomato", time_range={"from": ms}) == ["Stew", "Tuesday"]
     assert in_range("2026-09-22", {"to": "2026-09-22T00:00:00Z"})

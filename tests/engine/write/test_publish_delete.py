@@ -13,9 +13,11 @@ from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 from knowledge_desktop.engine.write.requests import make_request
-from tests.engine.write.test_publish import A, B, Crash
-from tests.engine.write.test_publish import crash_at as crash_at  # the fixture
-from tests.engine.write.test_publish import vault as vault  # the fixture
+from tests.engine.write.test_publish import (
+    A,
+    B,
+    Crash,  # the fixture
+)
 from tests.vaultkit import VaultKit, fresh_snapshot, snapshot
 
 
@@ -35,7 +37,7 @@ def test_a_deletion_publishes_and_is_checkpointed(vault: Vault, kit: VaultKit) -
     old_a = (kit.root / A).read_bytes()
     receipt = vault.write(make_request("delete", {"n": 1}, request_id="rq_d"), delete_a_rewrite_b)
     assert not (kit.root / A).exists()
-    assert [(i["path"], i["hash"]) for i in receipt["items"]][0] == (A, None)
+    assert next((i["path"], i["hash"]) for i in receipt["items"]) == (A, None)
     assert snapshot(vault) == fresh_snapshot(kit.root, kit.root.parent)
     (stored,) = [f for f in journal.files(vault.store.reader(), receipt["journalId"]) if f.path == A]
     assert (stored.deletes, stored.old_data) == (True, old_a)
