@@ -665,6 +665,7 @@ DURABLE_SEED: dict[str, list[dict[str, Any]]] = {
     "extension_refs_v1": [
         {"name": "recipes", "ref": "ent_" + "a" * 26, "kind": "entity", "record_id": "pg_ada"}
     ],
+    "extension_selected_v1": [{"name": "recipes", "collection_id": "col_x"}],
 }
 """One row in each durable table but the identity, by column name (later migrations add
 columns with defaults): what a kill must never lose or change."""

@@ -14,4 +14,6 @@ from knowledge_desktop.engine.vault import Vault
 def open_session(vault: Vault, name: str, run_id: str | None = None) -> Session:
     """A session of the installed extension `name` on `vault`, in run `run_id` (a new run when
     None). `UnknownExtension` when no such extension is installed."""
-    return Session.open(vault.store, vault.root, vault.write, name, run_id)
+    session = Session.open(vault.store, vault.root, vault.write, name, run_id)
+    session.prepare_search = vault.index_keywords
+    return session

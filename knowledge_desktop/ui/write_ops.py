@@ -155,7 +155,7 @@ def _diffs(vault: Vault, plan: Plan) -> list[FileDiff]:
         old = ""
         if write.expected_sha256 is not None:
             old = _frontmatter_text((vault.root / write.path).read_bytes())
-        new = _frontmatter_text(write.data)
+        new = "" if write.data is None else _frontmatter_text(write.data)
         lines = [
             line
             for line in difflib.unified_diff(old.splitlines(), new.splitlines(), n=2, lineterm="")

@@ -64,6 +64,9 @@ class Session:
     run_id: str
     refs: RefBook
     quotas: Quotas
+    prepare_search: Callable[[list[str]], object] | None = None
+    """Indexes the queued text of these partitions before a keyword search (the vault's
+    `index_keywords`, handed in by `vault_api`); None: search what is indexed."""
 
     @classmethod
     def open(cls, store: Store, root: Path, write: Write, name: str, run_id: str | None = None) -> Session:

@@ -461,6 +461,16 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE journal ADD COLUMN run_id TEXT",
         "CREATE INDEX IF NOT EXISTS journal_run ON journal(run_id)",
     ),
+    # 7 (knowledge API, issue 16): the folders a person ticked for an extension
+    # (`collections.*:user-selected`), by the id of the collection marker the folder holds, so a
+    # tick follows the folder wherever it is moved (engine/api/collections.py).
+    (
+        """CREATE TABLE IF NOT EXISTS extension_selected_v1 (
+            name TEXT NOT NULL,
+            collection_id TEXT NOT NULL,
+            PRIMARY KEY (name, collection_id)
+        ) WITHOUT ROWID""",
+    ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:
@@ -482,4 +492,5 @@ DURABLE_TABLES = (
     "extension_grants_v1",
     "extension_quota_v1",
     "extension_refs_v1",
+    "extension_selected_v1",
 )

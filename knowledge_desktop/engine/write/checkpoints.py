@@ -130,7 +130,8 @@ def _commit(repo: Any, entry: Entry, files: list[JournalFile]) -> tuple[str, str
     for f in files:
         if f.path not in moved:
             continue  # the checkpoint already held these bytes
-        row = index.row_for(f.path, str(moved[f.path][1]), f.new_data)
+        blob = moved[f.path][1]  # None: the publication deleted the file
+        row = index.row_for(f.path, None if blob is None else str(blob), f.new_data)
         row.record_id = f.record_id or row.record_id
         row.revision = f.revision if f.revision is not None else row.revision
         rows.append(row)

@@ -43,7 +43,9 @@ class Disk:
             if w.path in seen:
                 raise ValueError(f"the plan writes {w.path} twice")
             seen.add(w.path)
-            if len(w.data) > MAX_FILE_BYTES:
+            if w.data is None and w.expected_sha256 is None:
+                raise ValueError(f"the plan deletes {w.path} without saying which bytes it deletes")
+            if w.data is not None and len(w.data) > MAX_FILE_BYTES:
                 raise WriteRejected(
                     "file-too-large",
                     f"{w.path} would be {len(w.data)} bytes; the limit is {MAX_FILE_BYTES}",
@@ -62,7 +64,16 @@ class Disk:
                     {"id": w.record_id, "path": w.path, "hash": old_sha},
                 )
             out.append(
-                JournalFile(idx, w.path, w.record_id, w.revision, old_sha, old, sha256_hex(w.data), w.data)
+                JournalFile(
+                    idx,
+                    w.path,
+                    w.record_id,
+                    w.revision,
+                    old_sha,
+                    old,
+                    None if w.data is None else sha256_hex(w.data),
+                    w.data,
+                )
             )
         return out
 
@@ -118,13 +129,17 @@ class Disk:
         return "old" if now == f.old_sha256 else "other"
 
     def replace(self, f: JournalFile, folders: set[Path] | None = None) -> bool:
-        """Write the new bytes if the file still holds the old ones; False (nothing written) if not.
+        """Write the new bytes (or delete the file, for an entry that deletes it) if the file still
+        holds the old ones; False (nothing written) if not.
         `folders`: collect the folder to fsync once after the batch instead of after each file (a
         rename lost to a power cut leaves the old bytes, which recovery replaces again)."""
         if self.sha(f.path) != f.old_sha256:
             return False
         target = self.root / f.path
-        write_atomic(target, f.new_data, sync_folder=folders is None)
+        if f.new_data is None:
+            remove_durably(target)
+        else:
+            write_atomic(target, f.new_data, sync_folder=folders is None)
         if folders is not None:
             folders.add(target.parent)
         return True
@@ -145,7 +160,8 @@ class Disk:
         folder = self.state_dir / CONFLICTS_DIR / str(seq)
         listing = []
         for f in files:
-            write_atomic(folder / "proposed" / f.path, f.new_data)
+            if f.new_data is not None:  # a deletion proposes no bytes
+                write_atomic(folder / "proposed" / f.path, f.new_data)
             if f.old_data is not None:
                 write_atomic(folder / "original" / f.path, f.old_data)
             displaced = self.read(f.path) if f is conflict else None

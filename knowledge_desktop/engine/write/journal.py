@@ -25,6 +25,9 @@ from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.write.plan import Plan, WriteRejected
 
 PENDING, PUBLISHED, ROLLED_BACK = "pending", "published", "rolled-back"
+DELETED_MARK = ""
+"""`journal_files.new_sha256` of a file the entry deletes (with an empty `new_data`): the
+columns are NOT NULL, and no SHA-256 is empty, so the mark cannot be taken for bytes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +62,13 @@ class JournalFile:
     old_sha256: str | None
     """None: the file did not exist before."""
     old_data: bytes | None
-    new_sha256: str
-    new_data: bytes
+    new_sha256: str | None
+    new_data: bytes | None
+    """None (with `new_sha256`): the entry deletes the file."""
+
+    @property
+    def deletes(self) -> bool:
+        return self.new_data is None
 
 
 _ENTRY_COLUMNS = (
@@ -108,7 +116,17 @@ def record_intent(
         "INSERT INTO journal_files(seq, idx, path, record_id, revision, old_sha256, old_data,"
         " new_sha256, new_data) VALUES (?,?,?,?,?,?,?,?,?)",
         [
-            (seq, f.idx, f.path, f.record_id, f.revision, f.old_sha256, f.old_data, f.new_sha256, f.new_data)
+            (
+                seq,
+                f.idx,
+                f.path,
+                f.record_id,
+                f.revision,
+                f.old_sha256,
+                f.old_data,
+                DELETED_MARK if f.new_sha256 is None else f.new_sha256,
+                b"" if f.new_data is None else f.new_data,
+            )
             for f in files
         ],
     )
@@ -159,7 +177,14 @@ def files(conn: sqlite3.Connection | Tx, seq: int) -> list[JournalFile]:
         " FROM journal_files WHERE seq=? ORDER BY idx",
         (seq,),
     )
-    return [JournalFile(*row) for row in rows]
+    return [_file(row) for row in rows]
+
+
+def _file(row: tuple[Any, ...]) -> JournalFile:
+    idx, path, record_id, revision, old_sha, old_data, new_sha, new_data = row
+    if new_sha == DELETED_MARK:
+        return JournalFile(idx, path, record_id, revision, old_sha, old_data, None, None)
+    return JournalFile(idx, path, record_id, revision, old_sha, old_data, new_sha, new_data)
 
 
 def listing(conn: sqlite3.Connection, limit: int, offset: int) -> tuple[list[Entry], int]:

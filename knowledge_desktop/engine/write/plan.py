@@ -40,12 +40,20 @@ class FileWrite:
 
     path: str
     """Vault-relative, `/`-separated."""
-    data: bytes
+    data: bytes | None
+    """The new bytes; None deletes the file (it must exist: `expected_sha256` is required)."""
     expected_sha256: str | None
     """The bytes the file must still have when it is replaced; None: it must not exist."""
     record_id: str
     revision: int
     """The record's revision after the write."""
+
+    @property
+    def content(self) -> bytes:
+        """The new bytes of a write that is not a deletion (ValueError for one)."""
+        if self.data is None:
+            raise ValueError(f"the plan deletes {self.path}; it has no new bytes")
+        return self.data
 
 
 GuardKind = Literal["withdrawn", "superseded"]

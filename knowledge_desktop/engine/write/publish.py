@@ -427,7 +427,7 @@ def _provenance(tx: Tx, entry: Entry, f: JournalFile) -> None:
     if f.record_id is None:
         return
     at = entry.plan.get("at", entry.created_at)
-    if f.revision is not None:
+    if f.revision is not None and f.new_sha256 is not None:  # a deletion saves no revision
         tx.execute(
             "INSERT OR REPLACE INTO provenance(scope, record_id, revision, agent_id, journal_seq, sha256)"
             " VALUES (?,?,?,?,?,?)",

@@ -59,7 +59,7 @@ def plan_annotate(ctx: WriteContext, fence: Fence, entity_ids: list[str]) -> Pla
         )
     ctx.ontology(claim.scope, fence=True)
     write = revise(ctx, claim, {"entities": [*held, *added]})
-    ctx.validate(write.path, claim.scope, write.data, old=claim.frontmatter)
+    ctx.validate(write.path, claim.scope, write.content, old=claim.frontmatter)
     return Plan(
         operation="annotate",
         target_id=claim.record_id,

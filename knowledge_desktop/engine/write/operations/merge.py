@@ -109,8 +109,8 @@ def plan_merge(
             "lifecycle_change": lifecycle_change(ctx, reason),
         },
     )
-    ctx.validate(survivor_write.path, survivor.scope, survivor_write.data, old=s)
-    ctx.validate(absorbed_write.path, absorbed.scope, absorbed_write.data, old=a)
+    ctx.validate(survivor_write.path, survivor.scope, survivor_write.content, old=s)
+    ctx.validate(absorbed_write.path, absorbed.scope, absorbed_write.content, old=a)
     return Plan(
         operation=OPERATION,
         target_id=absorbed.record_id,

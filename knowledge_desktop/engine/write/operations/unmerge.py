@@ -88,10 +88,10 @@ def plan_unmerge(ctx: WriteContext, fence: Fence, reason: str) -> Plan:
             {"lifecycle": "active", "merged_into": DELETE, "lifecycle_change": lifecycle_change(ctx, reason)},
         )
     ]
-    ctx.validate(writes[0].path, absorbed.scope, writes[0].data, old=absorbed.frontmatter)
+    ctx.validate(writes[0].path, absorbed.scope, writes[0].content, old=absorbed.frontmatter)
     if changes:
         writes.append(revise(ctx, survivor, changes))
-        ctx.validate(writes[1].path, survivor.scope, writes[1].data, old=s)
+        ctx.validate(writes[1].path, survivor.scope, writes[1].content, old=s)
     extra: dict[str, Any] = {"survivorId": into, "removed": removed, "keptEdited": kept}
     if record is None:
         extra["addedUnknown"] = True

@@ -1,0 +1,233 @@
+"""`search` for extensions: the vault's keyword search, kept to what the extension may read
+(spec: facts-entities-collections-api, Search and documents; docs/decisions.md).
+
+The spec's search is hybrid; ours is the keyword half only (`query/grep.py`, BM25 over title,
+aliases and body), and every result says so with `mode: "keyword"`. What is searched:
+
+- pages in collection folders the extension can read *now* (`collections.can`); with
+  `collections`, only inside those (their subfolders included);
+- `time_range` (`{from, to}`, each milliseconds or an ISO date or time; a date alone is the
+  whole day) on `meta.date`, read from the frontmatter the catalog keeps; a document without
+  one is left out when a range is asked;
+- `entities` (entity refs): only documents that link or refer to one of those pages;
+- an empty query lists the documents newest first (by `meta.date`, then `updated_at`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from knowledge_desktop.engine.api import collections as cols
+from knowledge_desktop.engine.api.collections import CollectionIndex
+from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.errors import ApiError
+from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query.grep_query import GrepQuery
+
+MODE = "keyword"
+MAX_LIMIT = 100
+_GREP_PAGE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    document: str
+    title: str
+    collection: str | None
+    text: str
+    locator: dict[str, Any]
+    meta: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "document": self.document,
+            "title": self.title,
+            "collection": self.collection,
+            "text": self.text,
+            "locator": self.locator,
+            "meta": self.meta,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    hits: list[SearchHit] = field(default_factory=list)
+    mode: str = MODE
+
+    def as_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "hits": [h.as_json() for h in self.hits]}
+
+
+def _moment(value: Any, end: bool) -> datetime:
+    """A bound of a time range as UTC: milliseconds, an ISO time, or a date (its whole day)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000, UTC)
+    if not isinstance(value, str):
+        raise ApiError(f"a time range bound is milliseconds or an ISO date, not {value!r}")
+    try:
+        if len(value) == 10:
+            day = datetime.fromisoformat(value).replace(tzinfo=UTC)
+            return day + timedelta(days=1) - timedelta(microseconds=1) if end else day
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ApiError(f"{value!r} is not an ISO date or time") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def in_range(date: Any, time_range: dict[str, Any] | None) -> bool:
+    """Whether a document's `meta.date` falls in `time_range` (bounds inclusive)."""
+    if not time_range:
+        return True
+    if date is None:
+        return False
+    try:
+        start, stop = _moment(date, False), _moment(date, True)
+    except ApiError:
+        return False
+    low = time_range.get("from")
+    high = time_range.get("to")
+    return (low is None or stop >= _moment(low, False)) and (high is None or start <= _moment(high, True))
+
+
+def search(
+    session: Session,
+    query: str = "",
+    *,
+    collections: list[str] | None = None,
+    time_range: dict[str, Any] | None = None,
+    entities: list[str] | None = None,
+    limit: int = 10,
+) -> SearchResult:
+    """Keyword search over what the extension may read; see the module docstring."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ApiError(f"limit is between 1 and {MAX_LIMIT}")
+    index = CollectionIndex(session.folder)
+    folders = None
+    if collections is not None:
+        folders = [cols.resolve(session, c, index).folder for c in collections]
+    mentioned = _mentioning(session, entities) if entities is not None else None
+    conn = session.store.reader()
+    readable: dict[str, bool] = {}
+
+    def wanted(path: str) -> bool:
+        rel = path.split("/", 1)[1] if "/" in path else ""
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if folders is not None and not any(folder == f or folder.startswith(f + "/") for f in folders):
+            return False
+        if mentioned is not None and path not in mentioned:
+            return False
+        if folder not in readable:
+            readable[folder] = bool(folder) and cols.can(session, index, folder, "read")
+        return readable[folder]
+
+    found: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = []
+    if query.strip():
+        if session.prepare_search is not None:
+            session.prepare_search([session.scope])
+        for hit in _grep_hits(conn, session.scope, query):
+            path = str(hit["path"])
+            if hit.get("scope") != session.scope or not wanted(path):
+                continue
+            data = _frontmatter(conn, path)
+            if not in_range(_meta(data).get("date"), time_range):
+                continue
+            snippet = hit.get("snippet") or {}
+            locator = {"lineStart": snippet.get("lineStart"), "lineEnd": snippet.get("lineEnd")}
+            found.append(
+                (str(hit["id"]), str(hit["title"] or ""), str(snippet.get("text") or ""), locator, data)
+            )
+            if len(found) >= limit:
+                break
+    else:
+        rows = conn.execute(
+            "SELECT c.id, c.title, c.path, f.node FROM catalog c LEFT JOIN files f ON f.path=c.path"
+            " WHERE c.scope=? AND c.kind='page' AND c.status='record'",
+            (session.scope,),
+        )
+        listed = []
+        for rid, title, path, node in rows:
+            if not wanted(str(path)):
+                continue
+            data = _data(node)
+            meta = _meta(data)
+            if not in_range(meta.get("date"), time_range):
+                continue
+            order = (str(meta.get("date") or ""), str(data.get("updated_at") or ""))
+            listed.append((order, str(rid), str(title or ""), data))
+        listed.sort(key=lambda row: row[0], reverse=True)
+        for _, rid, title, data in listed[:limit]:
+            found.append((rid, title, "", {}, data))
+    refs = session.refs.issue("document", [f[0] for f in found])
+    hits = [
+        SearchHit(ref, title, _collection_ref(session, index, data), text, locator, _meta(data))
+        for ref, (_, title, text, locator, data) in zip(refs, found, strict=True)
+    ]
+    return SearchResult(hits)
+
+
+def _grep_hits(conn: Any, scope: str, query: str) -> Iterator[dict[str, Any]]:
+    """The keyword hits of `query` in `scope`, page by page (the query layer's pages are
+    short and stop at its deepest offset)."""
+    offset: int | None = 0
+    while offset is not None:
+        result = grep_module.grep(
+            conn,
+            GrepQuery(query, kind="page", limit=_GREP_PAGE, offset=offset),
+            [scope],
+            lambda s: grep_module.scope_state(conn, s),
+        )
+        yield from result["hits"]
+        offset = result["nextOffset"]
+
+
+def _data(node: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(node).get("data") if node else None
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _frontmatter(conn: Any, path: str) -> dict[str, Any]:
+    row = conn.execute("SELECT node FROM files WHERE path=?", (path,)).fetchone()
+    return _data(row[0] if row else None)
+
+
+def _meta(data: dict[str, Any]) -> dict[str, Any]:
+    meta = data.get("meta")
+    return dict(meta) if isinstance(meta, dict) else {}
+
+
+def _collection_ref(session: Session, index: CollectionIndex, data: dict[str, Any]) -> str | None:
+    """The ref of the innermost collection the document is in (by its catalog path)."""
+    rid = data.get("id")
+    row = (
+        session.store.reader()
+        .execute("SELECT path FROM catalog WHERE scope=? AND id=?", (session.scope, rid))
+        .fetchone()
+    )
+    if row is None:
+        return None
+    rel = str(row[0]).split("/", 1)[1]
+    around = index.around(rel.rsplit("/", 1)[0]) if "/" in rel else []
+    return cols.ref_of(session, around[0]) if around else None
+
+
+def _mentioning(session: Session, entities: list[str]) -> set[str]:
+    """Paths of the pages that link or refer to any of the entities behind these refs."""
+    ids = [session.refs.entity(ref) for ref in entities]
+    if not ids:
+        return set()
+    conn = session.store.reader()
+    marks = ",".join("?" * len(ids))
+    linked = conn.execute(
+        f"SELECT src_path FROM links WHERE scope=? AND target_id IN ({marks})", (session.scope, *ids)
+    )
+    referred = conn.execute(
+        f"SELECT src_path FROM refs WHERE scope=? AND resolved_id IN ({marks})", (session.scope, *ids)
+    )
+    return {str(r[0]) for r in linked} | {str(r[0]) for r in referred}

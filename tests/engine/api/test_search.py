@@ -1,0 +1,69 @@
+"""`search` for extensions: keyword only (`mode: "keyword"`), over readable collections, with
+the collections, time range and entities filters (docs/decisions.md; spec:
+facts-entities-collections-api, Search and documents)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_desktop.engine.api import collections as cols
+from knowledge_desktop.engine.api import documents as docs
+from knowledge_desktop.engine.api.search import in_range, search
+from knowledge_desktop.engine.vault import Vault
+from tests.engine.api.docs_kit import grant, install, session
+from tests.vaultkit import VaultKit
+
+
+@pytest.fixture
+def vault(kit: VaultKit) -> Vault:
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person")
+    kit.page("private/notes/secret.md", "pg_secret", "Stew secret", body="Tomato stew.\n")
+    vault = kit.scan()
+    install(vault)
+    grant(vault, "collections.read:diary", "collections.write:diary", "collections.create")
+    s = session(vault)
+    docs.upsert(s, "diary", key="2026-09-21", title="Monday", body="Tomato soup.\n")
+    docs.upsert(
+        s, "diary", key="2026-09-22", title="Tuesday", body="Tomato beef stew with [[Ada Lovelace]].\n"
+    )
+    docs.upsert(s, "diary", key="2026-09-23", title="Wednesday", body="Rice.\n")
+    recipes = cols.create_collection(s, "Recipes")
+    docs.upsert(s, recipes.ref, title="Stew", body="Tomato stew recipe.\n", meta={"date": "2026-09-22"})
+    vault.reconcile()
+    return vault
+
+
+def titles(vault: Vault, query: str = "", **kw: object) -> list[str]:
+    result = search(session(vault), query, **kw)  # type: ignore[arg-type]
+    assert result.as_json()["mode"] == "keyword"
+    return sorted(h.title for h in result.hits)
+
+
+def test_only_readable_collections_are_searched(vault: Vault) -> None:
+    assert titles(vault, "tomato") == ["Monday", "Stew", "Tuesday"]  # not the note outside
+    grant(vault, "collections.read:keep")
+    assert "Stew secret" not in titles(vault, "stew")
+
+
+def test_the_collections_filter_and_time_range(vault: Vault) -> None:
+    assert titles(vault, "tomato", collections=["diary"]) == ["Monday", "Tuesday"]
+    assert titles(vault, "tomato", time_range={"from": "2026-09-22", "to": "2026-09-22"}) == [
+        "Stew",
+        "Tuesday",
+    ]
+    ms = 1_790_035_200_000  # 2026-09-22T00:00:00Z
+    assert titles(vault, "tomato", time_range={"from": ms}) == ["Stew", "Tuesday"]
+    assert in_range("2026-09-22", {"to": "2026-09-22T00:00:00Z"})
+    assert not in_range(None, {"from": "2026-09-01"})
+
+
+def test_an_empty_query_lists_newest_first(vault: Vault) -> None:
+    hits = search(session(vault), "", collections=["diary"]).hits
+    assert [h.title for h in hits] == ["Wednesday", "Tuesday", "Monday"]
+    assert hits[0].meta == {"date": "2026-09-23"}
+
+
+def test_the_entities_filter_keeps_passages_that_mention_them(vault: Vault) -> None:
+    ada = session(vault).refs.issue("entity", ["pg_ada"])[0]
+    assert titles(vault, "tomato", entities=[ada]) == ["Tuesday"]
+    assert titles(vault, "", entities=[ada]) == ["Tuesday"]
