@@ -7,11 +7,29 @@ Python facade, the CLI and the MCP server open extensions the same way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from knowledge_desktop.engine.api.session import Session
 from knowledge_desktop.engine.vault import Vault
+
+
+def entity_types(vault: Vault, scope: str) -> Mapping[str, frozenset[str]]:
+    """The page types of `scope`'s active ontology with the `entity` primitive, each with the
+    names (its aliases) a page may give it."""
+    activation = vault.reconciler.ontologies().get(scope)
+    ontology = activation.ontology if activation is not None else None
+    if ontology is None:
+        return {}
+    return {
+        name: ontology.expand(name)
+        for name, d in ontology.definitions.items()
+        if d.kind == "page" and d.primitive == "entity"
+    }
 
 
 def open_session(vault: Vault, name: str, run_id: str | None = None) -> Session:
     """A session of the installed extension `name` on `vault`, in run `run_id` (a new run when
     None). `UnknownExtension` when no such extension is installed."""
-    return Session.open(vault.store, vault.root, vault.write, name, run_id)
+    return Session.open(
+        vault.store, vault.root, vault.write, name, run_id, lambda scope: entity_types(vault, scope)
+    )
