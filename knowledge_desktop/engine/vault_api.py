@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from knowledge_desktop.engine.api.changes import Changer
 from knowledge_desktop.engine.api.session import Session
 from knowledge_desktop.engine.vault import Vault
 
@@ -33,3 +34,9 @@ def open_session(vault: Vault, name: str, run_id: str | None = None) -> Session:
     return Session.open(
         vault.store, vault.root, vault.write, name, run_id, lambda scope: entity_types(vault, scope)
     )
+
+
+def person_changes(vault: Vault, run_id: str | None = None) -> Changer:
+    """The person as the one who lists and reverts changes (View Changes, `knowledge changes`):
+    every actor's changes, and undo writes by `user` in run `run_id` (a new run when None)."""
+    return Changer.person(vault.store, vault.write, run_id)

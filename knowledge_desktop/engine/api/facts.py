@@ -111,7 +111,7 @@ def subject_kind_of_id(session: Session, record_id: str) -> str:
     return "self" if SELF_ALIAS in page.aliases else entities.kind_of(session, page)
 
 
-def _prefix(prefix: str | None) -> str | None:
+def clean_prefix(prefix: str | None) -> str | None:
     text = (prefix or "").strip()
     text = text.removesuffix("*").rstrip(".")
     return text or None
@@ -137,7 +137,7 @@ def lookup(session: Session, subject: str = "self", prefix: str | None = None) -
     """The facts currently valid about `subject` (`self` or an entity ref) under `prefix`; facts
     whose predicate no `facts.read` grant covers are left out without a word."""
     page, kind = subject_of(session, subject)
-    return [_fact(session, r) for r in readable_rows(session, page.record_id, kind, _prefix(prefix))]
+    return [_fact(session, r) for r in readable_rows(session, page.record_id, kind, clean_prefix(prefix))]
 
 
 def put(
@@ -264,7 +264,7 @@ def _journal_conflict(
     now = utc_now_text()
     proposed = {"predicate": predicate, "value": value, "object": object_id}
     current = {"claimId": held.claim_id, "value": held.value, "object": held.object_id, "origin": held.origin}
-    plan = {
+    plan: dict[str, Any] = {
         "reason": f"{predicate} holds one value, and the current one was said by the user",
         "replacementId": None,
         "guards": [],
