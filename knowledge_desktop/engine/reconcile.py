@@ -54,6 +54,7 @@ from knowledge_desktop.engine.store import codec, freshness, guards
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
+from knowledge_desktop.engine.store.projections import facts as facts_projection
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
 from knowledge_desktop.engine.store.projections import ontology as ontology_projection
@@ -537,6 +538,7 @@ PROJECTIONS: tuple[Projection, ...] = (
     diagnostics_projection,
     temporal_projection,
     ontology_projection,
+    facts_projection,
 )
 """Every projection reconcile writes, in this order, each through `Projection.index`."""
 

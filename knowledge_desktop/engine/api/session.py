@@ -20,8 +20,8 @@ that owns the vault (`engine/vault_api.py`), since this package sits below it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,19 @@ from knowledge_desktop.engine.write.requests import make_request
 Planner = Callable[[WriteContext], Plan]
 Write = Callable[[Request, Planner], dict[str, Any]]
 """The publish path: `Vault.write(request, planner)` → the receipt."""
+EntityTypes = Callable[[str], Mapping[str, frozenset[str]]]
+"""A partition's entity page types: each type's name → the names a page may give it (the
+type and its ontology aliases). Handed in by the vault layer, which owns the ontologies."""
+DEFAULT_ENTITY_TYPES: Mapping[str, frozenset[str]] = {
+    "person": frozenset({"person"}),
+    "company": frozenset({"company", "organization"}),
+}
+
+
+def default_entity_types(scope: str) -> Mapping[str, frozenset[str]]:
+    """The shipped ontology's entity types, for a session opened without a vault's ontologies."""
+    return DEFAULT_ENTITY_TYPES
+
 
 BULK = "collections.bulk"
 
@@ -64,12 +77,21 @@ class Session:
     run_id: str
     refs: RefBook
     quotas: Quotas
+    entity_types_of: EntityTypes = field(default=default_entity_types)
     prepare_search: Callable[[list[str]], object] | None = None
     """Indexes the queued text of these partitions before a keyword search (the vault's
     `index_keywords`, handed in by `vault_api`); None: search what is indexed."""
 
     @classmethod
-    def open(cls, store: Store, root: Path, write: Write, name: str, run_id: str | None = None) -> Session:
+    def open(
+        cls,
+        store: Store,
+        root: Path,
+        write: Write,
+        name: str,
+        run_id: str | None = None,
+        entity_types: EntityTypes = default_entity_types,
+    ) -> Session:
         """A session of the installed extension `name` (`UnknownExtension` otherwise)."""
         extensions = Extensions(store, root)
         installed = extensions.get(name)
@@ -82,6 +104,7 @@ class Session:
             run_id or new_run_id(),
             RefBook(store, name, extensions.key(name)),
             Quotas(store),
+            entity_types,
         )
 
     @property
@@ -100,6 +123,11 @@ class Session:
     @property
     def actor(self) -> str:
         return actor_of(self.name)
+
+    @property
+    def entity_types(self) -> Mapping[str, frozenset[str]]:
+        """The entity page types of the session's partition (see `EntityTypes`)."""
+        return self.entity_types_of(self.scope)
 
     def check(self, needed: str | Permission) -> None:
         """`PermissionRefused` unless a grant covers `needed` (single-object methods)."""

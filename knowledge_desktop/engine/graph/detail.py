@@ -34,9 +34,11 @@ RETAINED = (
     "claim_kind",
     "label",
     "fields",
+    "fact",
+    "valid_from",
 )
 """Frontmatter values a node keeps as they were parsed: what derivation and the
-projections (catalog, temporal, keyword) read besides ids, kinds, names,
+projections (catalog, temporal, keyword, facts) read besides ids, kinds, names,
 references and evidence, which are kept in their own compact form."""
 _SLOT = {key: index for index, key in enumerate(RETAINED)}
 

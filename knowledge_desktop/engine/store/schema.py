@@ -73,6 +73,7 @@ PROJECTION_TABLES = (
     "keyword_pending_v1",
     "temporal_v1",
     "associations_v1",
+    "facts_v1",
     "projection_meta",
 )
 
@@ -240,6 +241,26 @@ CREATE TABLE IF NOT EXISTS associations_v1 (
 );
 CREATE INDEX IF NOT EXISTS associations_entity ON associations_v1(entity_id, via);
 CREATE INDEX IF NOT EXISTS associations_path ON associations_v1(path);
+
+-- facts of the knowledge API: claims with a `fact:` mapping (issue 16)
+CREATE TABLE IF NOT EXISTS facts_v1 (
+    path TEXT NOT NULL,
+    scope TEXT,
+    claim_id TEXT NOT NULL,
+    subject_id TEXT NOT NULL,      -- entities[0], resolved through merges
+    predicate TEXT NOT NULL,
+    value TEXT NOT NULL,           -- JSON
+    object_id TEXT,                -- resolved through merges
+    origin TEXT,
+    valid_from TEXT,
+    lifecycle TEXT NOT NULL,
+    eligible INTEGER NOT NULL,     -- as the catalog's
+    active_from TEXT,
+    active_until TEXT
+);
+CREATE INDEX IF NOT EXISTS facts_subject ON facts_v1(scope, subject_id, predicate);
+CREATE INDEX IF NOT EXISTS facts_claim ON facts_v1(scope, claim_id);
+CREATE INDEX IF NOT EXISTS facts_path ON facts_v1(path);
 
 -- files whose search text the next search must (re)index or drop
 CREATE TABLE IF NOT EXISTS keyword_pending_v1 (

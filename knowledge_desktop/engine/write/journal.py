@@ -12,6 +12,9 @@ or puts back the ones already made. States:
 - `published`: every file replaced, guards applied, receipt stored.
 - `rolled-back`: nothing of it stays on disk; `outcome` says why (a conflict
   with an outside edit, or a failed write).
+- `conflict`: a write the knowledge API refused to make because it would
+  overwrite what the person said (issue 16): no files, never published; its
+  plan holds the proposed and the current value for View Changes.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.write.plan import Plan, WriteRejected
 
-PENDING, PUBLISHED, ROLLED_BACK = "pending", "published", "rolled-back"
+PENDING, PUBLISHED, ROLLED_BACK, CONFLICT = "pending", "published", "rolled-back", "conflict"
 DELETED_MARK = ""
 """`journal_files.new_sha256` of a file the entry deletes (with an empty `new_data`): the
 columns are NOT NULL, and no SHA-256 is empty, so the mark cannot be taken for bytes."""
@@ -130,6 +133,44 @@ def record_intent(
             for f in files
         ],
     )
+    return seq
+
+
+def record_conflict(
+    tx: Tx,
+    *,
+    request_id: str,
+    operation: str,
+    actor: str,
+    target_id: str | None,
+    scope: str,
+    payload: dict[str, Any],
+    plan: dict[str, Any],
+    now: str,
+    run_id: str | None,
+) -> int:
+    """Journal a write that was not made (state `conflict`, no files): the person decides on it
+    in View Changes. Its journal id."""
+    cursor = tx.execute(
+        "INSERT INTO journal(request_id, operation, scope, payload, created_at, payload_sha256, actor,"
+        " target_id, state, plan, run_id, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            request_id,
+            operation,
+            scope,
+            json.dumps(payload, ensure_ascii=False, sort_keys=True),
+            now,
+            "",
+            actor,
+            target_id,
+            CONFLICT,
+            json.dumps(plan, ensure_ascii=False),
+            run_id,
+            now,
+        ),
+    )
+    seq = cursor.lastrowid
+    assert seq is not None
     return seq
 
 
