@@ -56,6 +56,8 @@ def call(ext: Extension, name: str, arguments: dict[str, Any] | None) -> types.C
         return _text_result(tool.call(ext, arguments))
     except KnownError as exc:
         return _text_result(str(exc), error=True)
+    except Exception as exc:  # a bug answers this call as an error; the server goes on serving
+        return _text_result(f"internal error in {name}: {exc!r}", error=True)
 
 
 def build_server(ext: Extension) -> Server[Any]:
