@@ -31,6 +31,7 @@ from knowledge_desktop import (
     cli_extensions,
     cli_history,
     cli_lifecycle,
+    cli_mcp,
     cli_versions,
 )
 from knowledge_desktop.engine import diagnostics as dg
@@ -537,6 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_history.register(command)
     cli_entities.register(sub, _Parser)
     cli_extensions.register(sub, _Parser)
+    cli_mcp.register(sub, _Parser)
     cli_versions.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")

@@ -1,0 +1,176 @@
+"""The Python face of the knowledge API: one extension's calls on one vault (issue 16 §3).
+
+    from knowledge_desktop.api import open_extension
+
+    with open_extension("~/Vault", "recipes") as ext:
+        page = ext.grep("lentil soup")
+        for hit in page.hits:
+            print(hit.record.title, hit.snippet)
+
+An `Extension` holds the open `Vault` and the extension's `Session` (its
+partition, run id and grants, read afresh on every call), and offers the
+spec's methods in snake_case with typed results. The read tools of
+retrieval-and-dates are here now; the method groups of
+facts-entities-collections-api (`profile`, `facts`, `entities`, `documents`,
+`collections`, `changes`, `search`) join as attributes taking the same
+session. Every method is the one `engine/vault_reads.py` (and the engine's API
+modules) implement, which the MCP server calls too (`api/tools.py`), so the
+three ways in give one answer.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+
+from knowledge_desktop.engine import vault_reads
+from knowledge_desktop.engine.api.read_results import (
+    ChronicleDay,
+    LookupResult,
+    RecordView,
+    SearchPage,
+    TimelinePage,
+)
+from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_api import open_session
+
+
+class Extension:
+    """One installed extension's view of a vault; see the module docstring. Reads look at the
+    files as they are at the call (the vault is reconciled first)."""
+
+    def __init__(self, vault: Vault, session: Session, *, owns_vault: bool = False) -> None:
+        self.vault = vault
+        self.session = session
+        self._owns_vault = owns_vault
+
+    @property
+    def name(self) -> str:
+        return self.session.name
+
+    @property
+    def scope(self) -> str:
+        """The partition the extension is installed in; it sees nothing outside it."""
+        return self.session.scope
+
+    @property
+    def run_id(self) -> str:
+        """The run every write of this object is journaled under."""
+        return self.session.run_id
+
+    def close(self) -> None:
+        """Close the vault when this object opened it."""
+        if self._owns_vault:
+            self.vault.close()
+
+    def __enter__(self) -> Extension:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _fresh(self) -> Vault:
+        """The vault, reconciled with its folder (a long-lived extension sees later edits)."""
+        self.vault.reconcile()
+        return self.vault
+
+    # -- the read tools of retrieval-and-dates, under the extension's grants ---------
+    def grep(
+        self,
+        query: str,
+        *,
+        mode: str = "all",
+        kind: str | None = None,
+        type: str | None = None,  # the spec's argument name
+        tag: str | None = None,
+        lifecycle: str = "active",
+        time_field: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> SearchPage:
+        """Keyword search over the visible records (`vault_reads.grep`)."""
+        return vault_reads.grep(
+            self._fresh(),
+            self.session,
+            query,
+            mode=mode,
+            kind=kind,
+            type=type,
+            tag=tag,
+            lifecycle=lifecycle,
+            time_field=time_field,
+            since=since,
+            until=until,
+            limit=limit,
+            offset=offset,
+        )
+
+    def lookup(
+        self,
+        query: str,
+        *,
+        kind: str | None = None,
+        type: str | None = None,  # the spec's argument name
+        tag: str | None = None,
+        lifecycle: str = "active",
+    ) -> LookupResult:
+        """Exact id, title or alias among the visible records (`vault_reads.lookup`)."""
+        return vault_reads.lookup(
+            self._fresh(), self.session, query, kind=kind, type=type, tag=tag, lifecycle=lifecycle
+        )
+
+    def record(self, target: str) -> RecordView:
+        """One visible record by id or vault-relative path (`vault_reads.record`)."""
+        return vault_reads.record(self._fresh(), self.session, target)
+
+    def timeline(
+        self,
+        *,
+        entity: str | None = None,
+        kind: str | None = None,
+        time_field: str = "occurred_at",
+        since: str | None = None,
+        until: str | None = None,
+        order: str = "asc",
+        eligibility: str = "current",
+        limit: int = 50,
+        offset: int = 0,
+    ) -> TimelinePage:
+        """Visible dated records (`vault_reads.timeline`)."""
+        return vault_reads.timeline(
+            self._fresh(),
+            self.session,
+            entity=entity,
+            kind=kind,
+            time_field=time_field,
+            since=since,
+            until=until,
+            order=order,
+            eligibility=eligibility,
+            limit=limit,
+            offset=offset,
+        )
+
+    def chronicle_day(
+        self, day: str, *, tz: str = "UTC", week: bool = False, kind: str | None = None
+    ) -> ChronicleDay:
+        """The visible dated records of one day or week (`vault_reads.chronicle_day`)."""
+        return vault_reads.chronicle_day(self._fresh(), self.session, day, tz=tz, week=week, kind=kind)
+
+
+def open_extension(vault_path: str | os.PathLike[str], name: str, run_id: str | None = None) -> Extension:
+    """The installed extension `name` on the vault at `vault_path`, in run `run_id` (a new run
+    when None). Use it as a context manager: leaving it closes the vault. `UnknownExtension`
+    when no such extension is installed (the vault is closed again)."""
+    vault = Vault.open(vault_path)
+    try:
+        session = open_session(vault, name, run_id)
+    except BaseException:
+        vault.close()
+        raise
+    return Extension(vault, session, owns_vault=True)

@@ -1,0 +1,102 @@
+"""`knowledge mcp VAULT --extension NAME`: the knowledge API as an MCP server over stdio
+(issue 16 §3), built on the official MCP Python SDK's low-level `Server`.
+
+An AI agent is an extension like any other: a person installs it and turns on
+its permissions (`knowledge extensions …`), and the agent's MCP client starts
+this server for it. The server lists `api.tools.TOOLS` — `knowledge_grep`,
+`knowledge_lookup`, `knowledge_record`, `knowledge_timeline`,
+`knowledge_chronicle_day`, and the API's methods as they join the table — and
+runs each call through the same `Extension` the Python facade gives, under
+that extension's grants as they stand at the call. A refused or invalid call
+is a tool result with `isError` whose text is the engine's message (`extension
+… lacks knowledge permission …`), so the agent can read it and adjust.
+
+The low-level server is used rather than `MCPServer`'s decorators because the
+tools are a table with the spec's argument names and schemas, not Python
+signatures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from knowledge_desktop.api.extension import Extension, open_extension
+from knowledge_desktop.api.tools import BY_NAME, TOOLS
+from knowledge_desktop.engine.errors import KnownError
+
+SERVER_NAME = "knowledge"
+
+
+def _text_result(payload: Any, *, error: bool = False) -> types.CallToolResult:
+    if error:
+        content = [types.TextContent(type="text", text=str(payload))]
+        return types.CallToolResult(content=content, is_error=True)
+    text = json.dumps(payload, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=payload if isinstance(payload, dict) else None,
+    )
+
+
+def call(ext: Extension, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    """One tool call as its MCP result: the tool's JSON answer, or an error result carrying
+    the engine's message (an unknown tool is told so the same way)."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return _text_result(f"no tool named {name!r}", error=True)
+    try:
+        return _text_result(tool.call(ext, arguments))
+    except KnownError as exc:
+        return _text_result(str(exc), error=True)
+    except Exception as exc:  # a bug answers this call as an error; the server goes on serving
+        return _text_result(f"internal error in {name}: {exc!r}", error=True)
+
+
+def build_server(ext: Extension) -> Server[Any]:
+    """The MCP server of extension `ext` (its vault stays open while the server runs)."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=t.name, description=t.description, input_schema=t.input_schema())
+                for t in TOOLS
+            ]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return call(ext, params.name, params.arguments)
+
+    return Server(
+        SERVER_NAME,
+        instructions=(
+            f"Knowledge vault reads for extension {ext.name!r} (partition {ext.scope!r}):"
+            " only what the person granted it is visible."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve(vault_path: str | os.PathLike[str], name: str, run_id: str | None = None) -> None:
+    """Open the vault as extension `name` and serve MCP on stdin/stdout until the client
+    closes them. `UnknownExtension` before anything is served when `name` is not installed."""
+    with open_extension(vault_path, name, run_id) as ext:
+        server = build_server(ext)
+
+        async def run() -> None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+
+        anyio.run(run)

@@ -1,0 +1,102 @@
+"""`knowledge mcp` end to end (issue 16 §3 and §5): the MCP SDK's own client starts the
+server over stdio, lists its tools and calls them as an agent would. The agent is the
+extension `agent` of `tests/engine/api/test_visibility.py`: it reads people and the user's
+food preferences, and nothing else of its partition."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from knowledge_desktop.engine.api.grants import Extensions
+from tests.engine.api.test_visibility import agent_vault
+from tests.vaultkit import VaultKit
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT_S = 30
+
+
+def server(root: Path, name: str = "agent") -> StdioServerParameters:
+    env = {"PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    args = ["-m", "knowledge_desktop.cli", "mcp", str(root), "--extension", name]
+    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
+
+
+def answer(result: types.CallToolResult) -> Any:
+    assert not result.is_error, result.content
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return json.loads(block.text)
+
+
+def error_text(result: types.CallToolResult) -> str:
+    assert result.is_error
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+def test_an_agent_sees_only_what_was_granted_and_is_told_why_not(kit: VaultKit) -> None:
+    vault = agent_vault(kit)
+    extensions = Extensions(vault.store, vault.root)
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog, anyio.fail_after(TIMEOUT_S):
+            async with (
+                stdio_client(server(kit.root), errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                seen["tools"] = {t.name: t for t in (await client.list_tools()).tools}
+                seen["grep"] = answer(await client.call_tool("knowledge_grep", {"query": "lantern"}))
+                seen["hidden"] = error_text(await client.call_tool("knowledge_record", {"id": "pg_acme"}))
+                seen["bad"] = error_text(
+                    await client.call_tool("knowledge_grep", {"query": "lantern", "limit": 99})
+                )
+                seen["unknown"] = error_text(await client.call_tool("knowledge_facts_put", {}))
+                extensions.grant("agent", "entities.read:org")  # the person turns a switch on
+                seen["record"] = answer(await client.call_tool("knowledge_record", {"id": "pg_acme"}))
+
+    anyio.run(session)
+    assert set(seen["tools"]) == {
+        "knowledge_grep",
+        "knowledge_lookup",
+        "knowledge_record",
+        "knowledge_timeline",
+        "knowledge_chronicle_day",
+    }
+    assert seen["tools"]["knowledge_timeline"].input_schema["properties"]["timeField"]["type"] == "string"
+    assert {h["id"] for h in seen["grep"]["hits"]} == {"pg_ada", "pg_me", "cl_soup"}
+    assert seen["grep"]["total"] == 3
+    assert seen["hidden"] == "no record or file 'pg_acme' in this vault"
+    assert "limit must be between 1 and 50" in seen["bad"]
+    assert "no tool named 'knowledge_facts_put'" in seen["unknown"]
+    assert seen["record"]["title"] == "Acme Lantern"
+
+
+def test_an_extension_that_is_not_installed_is_a_clear_error_exit(kit: VaultKit) -> None:
+    agent_vault(kit)
+    kit.close()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "knowledge_desktop.cli", "mcp", str(kit.root), "--extension", "nobody"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "no extension named 'nobody' is installed" in done.stderr
+    assert done.stdout == ""
