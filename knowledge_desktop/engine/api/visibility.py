@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection
-from typing import Any, Protocol
+from typing import Any
 
+from knowledge_desktop.engine.api import collections
 from knowledge_desktop.engine.api.identifiers import SELF_ALIAS, kind_for_page_type
 from knowledge_desktop.engine.api.permissions import (
     Permission,
@@ -37,36 +38,31 @@ from knowledge_desktop.engine.api.permissions import (
     needed_for_fact,
     predicate_problem,
 )
+from knowledge_desktop.engine.api.session import Session
 
 
-class Reader(Protocol):
-    """What the rule needs of an extension's session (`session.Session` is one)."""
-
-    @property
-    def scope(self) -> str: ...
-
-    def allowed(self, needed: str | Permission) -> bool: ...
-
-
-def path_in_readable_collection(reader: Reader, path: str) -> bool:
+def path_in_readable_collection(
+    session: Session, path: str, index: collections.CollectionIndex | None = None
+) -> bool:
     """Whether the vault-relative `path` lies in a collection folder the extension may read
-    (`collections.read:diary|keep|user-selected`, decided by the folder the file is in now).
-
-    The seam for the collections side of issue 16, written beside this module: until it
-    lands, no folder is readable as a collection, so this answers False and only entity
-    pages and facts are visible."""
-    return False
+    (`collections.read:diary|keep|user-selected`, or one it created), judged by the folder the
+    file is in now: a file moved into such a folder becomes visible, one moved out does not
+    (spec: facts-entities-collections-api, Collections). `index` saves reading the partition's
+    collection markers again when one call judges many paths."""
+    return collections.readable(session, path, index)
 
 
 class Visibility:
     """The rule above for one extension, over one read connection, for one call."""
 
-    def __init__(self, conn: sqlite3.Connection, reader: Reader, entity_types: Collection[str]) -> None:
+    def __init__(self, conn: sqlite3.Connection, reader: Session, entity_types: Collection[str]) -> None:
         self.conn = conn
         self.reader = reader
         self.entity_types = frozenset(entity_types)
         self._seen: dict[str, bool] = {}
         self._allowed: dict[Permission, bool] = {}
+        self._folders: dict[str, bool] = {}
+        self._index: collections.CollectionIndex | None = None
 
     def visible(self, path: str | None) -> bool:
         """Whether the record file at `path` may be shown to the extension."""
@@ -92,7 +88,17 @@ class Visibility:
             return True
         if kind == "claim" and self._fact_readable(path):
             return True
-        return path_in_readable_collection(self.reader, path)
+        return self._in_readable_collection(path)
+
+    def _in_readable_collection(self, path: str) -> bool:
+        """`path_in_readable_collection`, asked once per folder and over one reading of the
+        partition's collection markers for the whole call."""
+        folder = path.rsplit("/", 1)[0]
+        if folder not in self._folders:
+            if self._index is None:
+                self._index = collections.CollectionIndex(self.reader.folder)
+            self._folders[folder] = path_in_readable_collection(self.reader, path, self._index)
+        return self._folders[folder]
 
     def _entity_readable(self, page_type: str) -> bool:
         kind = kind_for_page_type(page_type)

@@ -4,16 +4,19 @@ predicate its grants cover, nothing else — and a switch counts from the next c
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import pytest
 
 from knowledge_desktop.engine import vault_reads
+from knowledge_desktop.engine.api import documents
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import validate_manifest
 from knowledge_desktop.engine.api.visibility import Visibility
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
+from tests.engine.api import docs_kit
 from tests.vaultkit import VaultKit
 
 AGENT: dict[str, Any] = {
@@ -116,3 +119,36 @@ def test_the_subject_of_a_fact_is_self_only_through_the_self_alias(vault: Vault)
     assert not nothing_is_an_entity.visible("private/people/ada.md")
     assert not person_only.visible(None)
     assert not person_only.visible("private/no/such.md")
+
+
+def test_documents_are_visible_where_a_readable_collection_holds_them_now(kit: VaultKit) -> None:
+    """Readable collections join the rule, decided by the folder a file is in at the call."""
+    kit.page("private/notes/n.md", "pg_n", "A lantern note")
+    vault = kit.scan()
+    docs_kit.install(vault)
+    docs_kit.grant(vault, "collections.write:diary", "collections.read:keep")
+    writer = docs_kit.session(vault)
+    documents.upsert(writer, "diary", key="2026-09-29", title="Lantern day", body="Lanterns.\n")
+    vault.reconcile()
+    entry = "private/diary/2026-09-29.md"
+
+    def visible() -> set[str]:
+        seen = vault_reads.visibility(vault, docs_kit.session(vault))
+        rows = vault.store.reader().execute("SELECT path FROM catalog").fetchall()
+        return {p for (p,) in rows if seen.visible(p)}
+
+    assert visible() == set()  # written to the diary, which it may not read
+    docs_kit.grant(vault, "collections.read:diary")
+    assert visible() == {entry}
+    assert [h.record.id for h in vault_reads.grep(vault, docs_kit.session(vault), "lantern").hits] == [
+        vault.store.reader().execute("SELECT id FROM catalog WHERE path=?", (entry,)).fetchone()[0]
+    ]
+    (vault.root / "private/keep").mkdir(exist_ok=True)
+    shutil.move(str(vault.root / entry), str(vault.root / "private/keep/lantern.md"))
+    vault.reconcile()
+    assert visible() == {"private/keep/lantern.md"}  # keep is readable too
+    shutil.move(str(vault.root / "private/keep/lantern.md"), str(vault.root / "private/notes/lantern.md"))
+    vault.reconcile()
+    assert visible() == set()  # a plain folder is no collection
+    hits = vault_reads.grep(vault, docs_kit.session(vault), "lantern")
+    assert hits.total == 0
