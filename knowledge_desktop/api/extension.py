@@ -9,21 +9,32 @@
 
 An `Extension` holds the open `Vault` and the extension's `Session` (its
 partition, run id and grants, read afresh on every call), and offers the
-spec's methods in snake_case with typed results. The read tools of
-retrieval-and-dates are here now; the method groups of
-facts-entities-collections-api (`profile`, `facts`, `entities`, `documents`,
-`collections`, `changes`, `search`) join as attributes taking the same
-session. Every method is the one `engine/vault_reads.py` (and the engine's API
-modules) implement, which the MCP server calls too (`api/tools.py`), so the
-three ways in give one answer.
+spec's methods in snake_case with typed results: the read tools of
+retrieval-and-dates (`grep`, `lookup`, `record`, `timeline`, `chronicle_day`),
+`search`, and the method groups of facts-entities-collections-api as
+attributes (`api/groups.py`):
+
+    with open_extension("~/Vault", "recipes") as ext:
+        rated = ext.facts.put("pref.food.rated", "tomato beef stew")
+        recipes = ext.collections.create("Recipes")
+        ext.documents.upsert(recipes.ref, key="stew", title="Stew", body="…")
+        ext.changes.revert(run_id=ext.run_id)
+
+Every method is the one `engine/vault_reads.py` and the engine's API modules
+implement, which the MCP server calls too (`api/tools.py`), so the three ways
+in give one answer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from types import TracebackType
+from typing import Any
 
+from knowledge_desktop.api.groups import Changes, Collections, Documents, Entities, Facts, Profile
 from knowledge_desktop.engine import vault_reads
+from knowledge_desktop.engine.api import search as search_api
 from knowledge_desktop.engine.api.read_results import (
     ChronicleDay,
     LookupResult,
@@ -31,6 +42,7 @@ from knowledge_desktop.engine.api.read_results import (
     SearchPage,
     TimelinePage,
 )
+from knowledge_desktop.engine.api.search import SearchResult
 from knowledge_desktop.engine.api.session import Session
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
@@ -44,6 +56,13 @@ class Extension:
         self.vault = vault
         self.session = session
         self._owns_vault = owns_vault
+        self._runs: dict[str, Session] = {}
+        self.profile = Profile(self.call_session)
+        self.facts = Facts(self.call_session)
+        self.entities = Entities(self.call_session)
+        self.documents = Documents(self.call_session)
+        self.collections = Collections(self.call_session)
+        self.changes = Changes(self.call_session)
 
     @property
     def name(self) -> str:
@@ -76,6 +95,37 @@ class Extension:
         """The vault, reconciled with its folder (a long-lived extension sees later edits)."""
         self.vault.reconcile()
         return self.vault
+
+    def call_session(self, run_id: str | None = None) -> Session:
+        """The session one API call runs in, the vault reconciled first: the extension's own,
+        or the same extension in run `run_id` when a call names another run (its refs, quotas
+        and grants are the extension's either way)."""
+        self._fresh()
+        if run_id is None or run_id == self.session.run_id:
+            return self.session
+        if run_id not in self._runs:
+            self._runs[run_id] = dataclasses.replace(self.session, run_id=run_id)
+        return self._runs[run_id]
+
+    def search(
+        self,
+        query: str = "",
+        *,
+        collections: list[str] | None = None,
+        time_range: dict[str, Any] | None = None,
+        entities: list[str] | None = None,
+        limit: int = 10,
+    ) -> SearchResult:
+        """Keyword search over the documents of the collections the extension may read; an
+        empty query lists them newest first (`engine/api/search.py`)."""
+        return search_api.search(
+            self.call_session(),
+            query,
+            collections=collections,
+            time_range=time_range,
+            entities=entities,
+            limit=limit,
+        )
 
     # -- the read tools of retrieval-and-dates, under the extension's grants ---------
     def grep(
