@@ -3,10 +3,11 @@
 
 An AI agent is an extension like any other: a person installs it and turns on
 its permissions (`knowledge extensions …`), and the agent's MCP client starts
-this server for it. The server lists `api.tools.TOOLS` — `knowledge_grep`,
-`knowledge_lookup`, `knowledge_record`, `knowledge_timeline`,
-`knowledge_chronicle_day`, and the API's methods as they join the table — and
-runs each call through the same `Extension` the Python facade gives, under
+this server for it. The server lists `api.tools.TOOLS` — the read tools
+`knowledge_grep`, `knowledge_lookup`, `knowledge_record`, `knowledge_timeline`,
+`knowledge_chronicle_day`, and every method of the knowledge API
+(`knowledge_facts_put`, `knowledge_documents_upsert`, `knowledge_changes_revert`,
+…) — and runs each call through the same `Extension` the Python facade gives, under
 that extension's grants as they stand at the call. A refused or invalid call
 is a tool result with `isError` whose text is the engine's message (`extension
 … lacks knowledge permission …`), so the agent can read it and adjust.
@@ -81,8 +82,10 @@ def build_server(ext: Extension) -> Server[Any]:
     return Server(
         SERVER_NAME,
         instructions=(
-            f"Knowledge vault reads for extension {ext.name!r} (partition {ext.scope!r}):"
-            " only what the person granted it is visible."
+            f"The knowledge vault as extension {ext.name!r} (partition {ext.scope!r}): facts about"
+            " the user and the people they know, documents in collections, and the vault's records."
+            " Only what the person granted is visible or writable; a refused call says which"
+            " permission it lacks. Writes of this session share one run, which changes.revert undoes."
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,

@@ -17,11 +17,14 @@ from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from knowledge_desktop.api.tools import TOOLS
 from knowledge_desktop.engine.api.grants import Extensions
+from knowledge_desktop.engine.api.manifest import load_manifest
 from tests.engine.api.test_visibility import agent_vault
 from tests.vaultkit import VaultKit
 
 REPO = Path(__file__).resolve().parents[1]
+RECIPES = REPO / "examples" / "recipe-gem" / "manifest.json"
 TIMEOUT_S = 30
 
 
@@ -63,25 +66,71 @@ def test_an_agent_sees_only_what_was_granted_and_is_told_why_not(kit: VaultKit) 
                 seen["bad"] = error_text(
                     await client.call_tool("knowledge_grep", {"query": "lantern", "limit": 99})
                 )
-                seen["unknown"] = error_text(await client.call_tool("knowledge_facts_put", {}))
+                seen["unknown"] = error_text(await client.call_tool("knowledge_facts_forget", {}))
                 extensions.grant("agent", "entities.read:org")  # the person turns a switch on
                 seen["record"] = answer(await client.call_tool("knowledge_record", {"id": "pg_acme"}))
 
     anyio.run(session)
-    assert set(seen["tools"]) == {
-        "knowledge_grep",
-        "knowledge_lookup",
-        "knowledge_record",
-        "knowledge_timeline",
-        "knowledge_chronicle_day",
-    }
+    assert set(seen["tools"]) == {t.name for t in TOOLS}
+    assert {"knowledge_grep", "knowledge_facts_put", "knowledge_changes_revert"} <= set(seen["tools"])
     assert seen["tools"]["knowledge_timeline"].input_schema["properties"]["timeField"]["type"] == "string"
     assert {h["id"] for h in seen["grep"]["hits"]} == {"pg_ada", "pg_me", "cl_soup"}
     assert seen["grep"]["total"] == 3
     assert seen["hidden"] == "no record or file 'pg_acme' in this vault"
     assert "limit must be between 1 and 50" in seen["bad"]
-    assert "no tool named 'knowledge_facts_put'" in seen["unknown"]
+    assert "no tool named 'knowledge_facts_forget'" in seen["unknown"]
     assert seen["record"]["title"] == "Acme Lantern"
+
+
+def test_an_agent_writes_what_it_was_granted_and_reverts_its_run(kit: VaultKit) -> None:
+    """The recipe gem's manifest as an agent: a put is refused until the person turns on
+    `facts.write`, then facts and a keyed document are written, listed and reverted as a run."""
+    kit.page("private/people/me.md", "pg_me", "Me", type="person", aliases=["knowledge:self"])
+    vault = kit.scan()
+    extensions = Extensions(vault.store, vault.root)
+    extensions.install(load_manifest(RECIPES), "private")
+    extensions.grant("recipes", "facts.read:self:pref.food.*")
+    extensions.grant("recipes", "collections.create")
+    put = {"predicateHint": "pref.food.rated", "value": "tomato beef stew", "sourceRef": "record/1"}
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog, anyio.fail_after(TIMEOUT_S):
+            async with (
+                stdio_client(server(kit.root, "recipes"), errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+
+                async def call(name: str, args: dict[str, Any]) -> Any:
+                    return answer(await client.call_tool(name, args))
+
+                seen["refused"] = error_text(await client.call_tool("knowledge_facts_put", put))
+                extensions.grant("recipes", "facts.write:self:pref.food.*")  # the person says yes
+                seen["put"] = await call("knowledge_facts_put", put)
+                seen["lookup"] = await call("knowledge_facts_lookup", {"prefix": "pref.food"})
+                col = await call("knowledge_collections_create", {"name": "Recipes"})
+                doc = {"collection": col["ref"], "key": "1", "title": "Stew", "body": "Braise it.\n"}
+                seen["created"] = await call("knowledge_documents_upsert", doc)
+                seen["unchanged"] = await call("knowledge_documents_upsert", doc)
+                seen["changes"] = await call("knowledge_changes_list", {})
+                run = seen["changes"][0]["runId"]
+                seen["revert"] = await call("knowledge_changes_revert", {"runId": run})
+                seen["after"] = await call("knowledge_facts_lookup", {"prefix": "pref.food"})
+
+    anyio.run(session)
+    assert "extension recipes lacks knowledge permission facts.write:self:pref.food.rated" in seen["refused"]
+    assert (seen["put"]["status"], seen["put"]["predicate"]) == ("applied", "pref.food.rated")
+    assert [(f["ref"], f["value"]) for f in seen["lookup"]] == [(seen["put"]["ref"], "tomato beef stew")]
+    assert (seen["created"]["status"], seen["unchanged"]["status"]) == ("created", "unchanged")
+    assert seen["unchanged"]["ref"] == seen["created"]["ref"]
+    assert [c["op"] for c in seen["changes"]] == ["document-create", "collection-create", "fact-put"]
+    assert {(c["actor"], c["status"]) for c in seen["changes"]} == {("extension:recipes", "applied")}
+    assert len({c["runId"] for c in seen["changes"]}) == 1
+    undone = {i["op"]: i["status"] for i in seen["revert"]["items"]}
+    assert set(undone) == {"document-create", "collection-create", "fact-put"}  # the whole run
+    assert undone["fact-put"] == "reverted"
+    assert seen["after"] == []
 
 
 def test_an_extension_that_is_not_installed_is_a_clear_error_exit(kit: VaultKit) -> None:
