@@ -42,10 +42,23 @@ class Moment:
     text: str = ""
 
 
+def _compact_date(value: str) -> bool:
+    """Eight digits that make a date (`20261202`) are read as that date; any other run of hex
+    digits, eight decimal ones included (`12035592`), is a commit prefix (give nine or more
+    digits for a commit whose first eight look like a date)."""
+    if not re.fullmatch(r"\d{8}", value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_at(text: str) -> Moment:
     """A commit prefix or an instant; a QueryError that says what is accepted otherwise."""
     value = text.strip()
-    if HEX.fullmatch(value) and not re.fullmatch(r"\d{8}", value):
+    if HEX.fullmatch(value) and not _compact_date(value):
         return Moment(commit=value.lower(), text=value)
     if value == "now":
         return Moment(instant=datetime.now(UTC), text=value)

@@ -105,7 +105,7 @@ def test_diff_defaults_to_previous_version_to_now(edited: tuple[Vault, list[str]
 
 def test_diff_between_given_moments(edited: tuple[Vault, list[str]]) -> None:
     vault, (first, second) = edited
-    forward = vault.history.diff("pg_ada", first, second[:8])
+    forward = vault.history.diff("pg_ada", first, second[:9])
     assert "-Second.\n" in forward
     assert "+Third.\n" in forward
     assert "revision: 3" in forward
@@ -115,6 +115,16 @@ def test_diff_between_given_moments(edited: tuple[Vault, list[str]]) -> None:
     assert vault.history.diff("pg_ada", second, "now") == ""
     with pytest.raises(QueryError, match="pg_ada did not exist at 2001"):
         vault.history.diff("pg_ada", "2001-06-01")
+
+
+def test_eight_digits_are_a_date_only_when_they_make_one() -> None:
+    """A commit prefix may be all decimal digits (it failed a CI run as "not a date")."""
+    from knowledge_desktop.engine.versions.when import parse_at
+
+    assert parse_at("12035592").commit == "12035592"
+    assert parse_at("20261202").commit is None
+    assert parse_at("20261202").text == "20261202"
+    assert parse_at("1203559a").commit == "1203559a"
 
 
 def test_the_moment_of_two_commits_in_one_second_is_the_later_one(tmp_path: Path) -> None:
