@@ -118,7 +118,7 @@ def test_undo_removes_an_empty_created_collection_only(vault: Vault) -> None:
     assert [i.status for i in revert(changer, change_ref=changer.change_ref(seqs[1])).items] == ["reverted"]
     assert not (vault.root / "private/collections/empty").exists()
     assert (vault.root / "private/collections/full").exists()
-    assert [c.op for c in list_changes(changer)][0] == "collection-create-undo"
+    assert next(c.op for c in list_changes(changer)) == "collection-create-undo"
     assert [c.status for c in list_changes(changer) if c.op == "collection-create"] == ["applied", "reverted"]
     again = revert(changer, change_ref=changer.change_ref(seqs[1])).items
     assert [(i.status, i.note) for i in again] == [("skipped", "already reverted")]
