@@ -56,7 +56,7 @@ class Changer:
         return cls(session.store, session.write, session.actor, session.run_id, session.root, session)
 
     @classmethod
-    def person(cls, store: Store, write: Write, root: Path, run_id: str | None = None) -> Changer:
+    def person(cls, store: Store, write: Write, run_id: str | None = None, *, root: Path) -> Changer:
         return cls(store, write, PERSON, run_id or new_run_id(), root)
 
     @property

@@ -127,7 +127,7 @@ def uninstall(
     result = Uninstalled(name, delete, contributed, None)
     if delete:
         result.run_id = run_id or new_run_id()
-        _delete(Changer.person(store, write, root, result.run_id), scope, name, contributed, result)
+        _delete(Changer.person(store, write, result.run_id, root=root), scope, name, contributed, result)
     extensions.remove(name)
     return result
 
