@@ -27,6 +27,7 @@ from typing import Any
 
 from knowledge_desktop import (
     cli_adopt,
+    cli_changes,
     cli_entities,
     cli_extensions,
     cli_history,
@@ -536,6 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_lifecycle.register(command, helpers)
     cli_adopt.register(command, helpers)
     cli_history.register(command)
+    cli_changes.register(command)
     cli_entities.register(sub, _Parser)
     cli_extensions.register(sub, _Parser)
     cli_mcp.register(sub, _Parser)

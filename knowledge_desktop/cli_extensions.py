@@ -7,13 +7,19 @@
     knowledge extensions VAULT install MANIFEST [--partition P] --json   # the installed extension
     knowledge extensions VAULT grant NAME PERM --json       # {name, permission, granted, changed}
     knowledge extensions VAULT revoke NAME PERM --json      # the same, granted false
+    knowledge extensions VAULT uninstall NAME [--delete] --json
+        # {name, mode: keep|delete, contributed: {facts, documents, collections}, runId, changes, kept}
 
 Install turns every permission off; grant and revoke count from the extension's
-next call. Exit 0; 2 for a usage error, an invalid manifest (every error is
-printed: on stderr, and with `--json` as `{"error": {"code": "invalid-manifest",
-"message", "errors"}}` on stdout), an unknown extension or permission, or a
-read-only vault; 6 when the vault's state cannot be used (`cli.py`). The vault is
-opened without a scan: none of these read records.
+next call. Uninstall removes the extension's private state and keeps what it wrote;
+`--delete` also deletes its documents and collections and makes its facts expire, as
+one run of the person (`runId`; `knowledge revert VAULT --run R` undoes it).
+Exit 0; 2 for a usage error, an invalid manifest (every error is printed: on
+stderr, and with `--json` as `{"error": {"code": "invalid-manifest", "message",
+"errors"}}` on stdout), an unknown extension or permission, or a read-only vault;
+6 when the vault's state cannot be used (`cli.py`). The vault is opened without a
+scan (none of these read records), except for uninstall, which finds documents
+through the catalog.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any
 from knowledge_desktop.engine.api.grants import Extensions, Installed
 from knowledge_desktop.engine.api.manifest import load_manifest
 from knowledge_desktop.engine.api.permissions import parse_permission
+from knowledge_desktop.engine.api.uninstall import uninstall
 from knowledge_desktop.engine.errors import ManifestInvalid, QueryError
 from knowledge_desktop.engine.vault import Vault
 
@@ -56,6 +63,13 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     a = action("revoke", "Turn off one permission.")
     a.add_argument("name", metavar="NAME")
     a.add_argument("permission", metavar="PERM")
+    a = action("uninstall", "Uninstall an extension: keep what it wrote, or --delete it (undoable).")
+    a.add_argument("name", metavar="NAME")
+    a.add_argument(
+        "--delete",
+        action="store_true",
+        help="delete its documents and collections and make its facts expire (one revertible run)",
+    )
     p.set_defaults(standalone=cmd_extensions)
 
 
@@ -80,6 +94,8 @@ def cmd_extensions(args: argparse.Namespace) -> int:
             return _show(
                 args, installed, f"installed {installed.name} into {installed.scope}; every permission is off"
             )
+        if args.action == "uninstall":
+            return _uninstall(args, vault)
         if args.action == "grant":
             changed = extensions.grant(args.name, args.permission)
         else:
@@ -95,6 +111,25 @@ def cmd_extensions(args: argparse.Namespace) -> int:
             state = "on" if on else "off"
             print(f"{permission}: {state}" + ("" if changed else f" (it was {state} already)"))
         return EXIT_OK
+
+
+def _uninstall(args: argparse.Namespace, vault: Vault) -> int:
+    vault.reconcile()  # documents are found through the catalog: it must see the files as they are
+    done = uninstall(vault.store, vault.root, vault.write, args.name, delete=args.delete)
+    if args.json:
+        _print_json(done.as_json())
+        return EXIT_OK
+    counts = done.contributed.as_json()
+    what = (
+        f"{counts['facts']} fact(s), {counts['documents']} document(s), {counts['collections']} collection(s)"
+    )
+    if done.deleted:
+        print(f"uninstalled {done.name}; deleted {what} in run {done.run_id} (undo: knowledge revert --run)")
+        for path in done.kept:
+            print(f"  kept: {path}")
+    else:
+        print(f"uninstalled {done.name}; kept {what}")
+    return EXIT_OK
 
 
 def _canonical(text: str) -> str:

@@ -1,6 +1,7 @@
-"""`knowledge extensions VAULT list|install MANIFEST|grant NAME PERM|revoke NAME PERM` (issue 16
-§3): install with every permission off, grant and revoke one switch, JSON with --json, exit 2
-with every error printed for an invalid manifest."""
+"""`knowledge extensions VAULT list|install MANIFEST|grant NAME PERM|revoke NAME PERM|uninstall
+NAME [--delete]` (issue 16 §3): install with every permission off, grant and revoke one switch,
+uninstall keeping or deleting what the extension wrote, JSON with --json, exit 2 with every
+error printed for an invalid manifest."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from typing import Any
 import pytest
 
 from knowledge_desktop.cli import main
+from knowledge_desktop.engine.api import collections as cols
+from knowledge_desktop.engine.api import documents as docs
+from knowledge_desktop.engine.api import facts
 from knowledge_desktop.engine.api.grants import Extensions
+from knowledge_desktop.engine.vault_api import open_session
 from tests.vaultkit import VaultKit
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "recipe-gem" / "manifest.json"
@@ -141,8 +146,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], vault: Path) ->
     assert code == 2
     assert "already installed" in err
     with pytest.raises(SystemExit) as exited:
-        main(["extensions", str(vault), "uninstall", "recipes"])
+        main(["extensions", str(vault), "uninstall"])
     assert exited.value.code == 2
+    code, _, err = run(capsys, "extensions", str(vault), "uninstall", "nobody")
+    assert code == 2
+    assert "no extension named 'nobody'" in err
     with pytest.raises(SystemExit):
         main(["extensions", str(vault)])
 
@@ -174,3 +182,48 @@ def test_grants_from_the_cli_hold_in_the_engine(capsys: pytest.CaptureFixture[st
     extensions = Extensions(vault.store, vault.root)
     assert extensions.allowed("recipes", "facts.write:self:pref.food.rated")
     assert not extensions.allowed("recipes", "facts.read:self:pref.food.rated")
+
+
+def test_uninstall_keeps_by_default_and_deletes_with_delete(
+    capsys: pytest.CaptureFixture[str], kit: VaultKit
+) -> None:
+    kit.page("private/people/me.md", "pg_me", "Grace", type="person", aliases=["knowledge:self"])
+    for name in ("recipes", "again"):
+        manifest = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+        manifest["name"] = name
+        path = kit.root.parent / f"{name}.json"
+        path.write_text(json.dumps(manifest), encoding="utf-8")
+        assert run(capsys, "extensions", str(kit.root), "install", str(path))[0] == 0
+        for permission in (
+            "facts.write:self:pref.food.*",
+            "facts.read:self:pref.food.*",
+            "collections.create",
+        ):
+            assert run(capsys, "extensions", str(kit.root), "grant", name, permission)[0] == 0
+    vault = kit.scan()
+    for name in ("recipes", "again"):
+        s = open_session(vault, name)
+        facts.put(s, predicate_hint="pref.food.like", value=f"soup of {name}")
+        col = cols.create_collection(s, f"Recipes of {name}")
+        docs.upsert(s, col.ref, title="Stew", body="Slowly.\n")
+    kit.close()
+
+    code, kept, _ = run(capsys, "extensions", str(kit.root), "uninstall", "again", "--json")
+    assert code == 0
+    assert kept["mode"] == "keep"
+    assert kept["contributed"] == {"facts": 1, "documents": 1, "collections": 1}
+    assert kept["runId"] is None
+    assert (kit.root / "private/collections/recipes-of-again").is_dir()
+
+    code, deleted, _ = run(capsys, "extensions", str(kit.root), "uninstall", "recipes", "--delete", "--json")
+    assert code == 0
+    assert deleted["mode"] == "delete"
+    assert deleted["contributed"] == {"facts": 1, "documents": 1, "collections": 1}
+    assert deleted["changes"] == 2  # the fact's expiry and the collection with its document
+    assert not (kit.root / "private/collections/recipes-of-recipes").exists()
+    code, listed, _ = run(capsys, "extensions", str(kit.root), "list", "--json")
+    assert listed == []
+    code, text, _ = run(capsys, "revert", str(kit.root), "--run", deleted["runId"])
+    assert code == 0
+    assert "2 change(s) reverted" in text
+    assert (kit.root / "private/collections/recipes-of-recipes/stew.md").is_file()

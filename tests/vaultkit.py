@@ -47,6 +47,7 @@ TABLES = (
     "temporal_v1",
     "associations_v1",
     "graph_snapshot_v1",
+    "facts_v1",
 )
 KEYWORD = ("keyword_rows_v1_private", "keyword_history_rows_v1_private")
 

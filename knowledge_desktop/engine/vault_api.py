@@ -41,4 +41,4 @@ def open_session(vault: Vault, name: str, run_id: str | None = None) -> Session:
 def person_changes(vault: Vault, run_id: str | None = None) -> Changer:
     """The person as the one who lists and reverts changes (View Changes, `knowledge changes`):
     every actor's changes, and undo writes by `user` in run `run_id` (a new run when None)."""
-    return Changer.person(vault.store, vault.write, run_id)
+    return Changer.person(vault.store, vault.write, run_id, root=vault.root)

@@ -10,20 +10,32 @@ change of its partition) or the person (every change; `Changer.person`).
 Revert undoes each change of a run newest first, or one change by ref, each
 through the publish path as a request of the reverter, in the reverter's
 run, whose plan names the entry it reverts (`extra.reverts`). How an
-operation is undone is looked up in `UNDO` by the entry's operation;
-another module registers its own with `register_undo` (documents will). A
-change without an undo is reported as skipped, never guessed at.
+operation is undone is looked up in `UNDO` (`api/undo.py`, the one undo
+protocol) by the entry's operation: facts and entities register theirs here,
+documents and collections in their own modules, imported here so that every
+undo is registered before the first revert. A change without an undo is
+reported as skipped, never guessed at.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge_desktop.engine.api import entities, facts
-from knowledge_desktop.engine.api.session import Session, Write, new_run_id
+from knowledge_desktop.engine.api import collections, documents, entities, facts, uninstall
+from knowledge_desktop.engine.api.undo import (
+    MANAGE,
+    PERSON,
+    UNDO,
+    Changer,
+    NothingToUndo,
+    Planner,
+    Undo,
+    UndoStep,
+    marked,
+    register_undo,
+)
 from knowledge_desktop.engine.errors import ApiError
 from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
 from knowledge_desktop.engine.store.db import Store
@@ -35,56 +47,30 @@ from knowledge_desktop.engine.write.operations.create import plan_new
 from knowledge_desktop.engine.write.operations.lifecycle import lifecycle_of, revise
 from knowledge_desktop.engine.write.operations.supersede import plan_unsupersede
 from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
-from knowledge_desktop.engine.write.plan import Plan, Request, WriteRejected
-from knowledge_desktop.engine.write.requests import make_request
+from knowledge_desktop.engine.write.plan import Plan, WriteRejected
 
-MANAGE = "changes.manage"
-PERSON = "user"
+__all__ = [
+    "MANAGE",
+    "PERSON",
+    "UNDO",
+    "Change",
+    "Changer",
+    "NothingToUndo",
+    "Planner",
+    "RevertResult",
+    "Reverted",
+    "Undo",
+    "UndoStep",
+    "list_changes",
+    "register_undo",
+    "revert",
+    "reverted_seqs",
+]
+REGISTERED = (collections, documents, uninstall)
+"""The modules whose undos `UNDO` holds besides this one's (imported for that alone)."""
 LIST_LIMIT = 1000
 STATUS = {journal.PUBLISHED: "applied", journal.CONFLICT: "conflict"}
-
-
-@dataclass(frozen=True, slots=True)
-class Changer:
-    """Who lists and reverts changes: an extension (`session`) or the person (no session)."""
-
-    store: Store
-    write: Write
-    actor: str
-    run_id: str
-    session: Session | None = None
-
-    @classmethod
-    def of(cls, session: Session) -> Changer:
-        return cls(session.store, session.write, session.actor, session.run_id, session)
-
-    @classmethod
-    def person(cls, store: Store, write: Write, run_id: str | None = None) -> Changer:
-        return cls(store, write, PERSON, run_id or new_run_id())
-
-    @property
-    def sees_all(self) -> bool:
-        return self.session is None or self.session.allowed(MANAGE)
-
-    def request(self, operation: str, payload: dict[str, Any]) -> Request:
-        return make_request(operation, payload, actor=self.actor, run_id=self.run_id)
-
-    def change_ref(self, seq: int) -> str:
-        """An extension gets an opaque `chg_…` ref; the person the journal id itself."""
-        if self.session is None:
-            return str(seq)
-        return self.session.refs.issue("change", [str(seq)])[0]
-
-    def seq_of(self, ref: str) -> int:
-        if self.session is None:
-            if not ref.isdigit():
-                raise ApiError(f"{ref!r} is not a change (a journal id)")
-            return int(ref)
-        rows = self.store.reader().execute("SELECT seq FROM journal WHERE actor=?", (self.actor,))
-        found = self.session.refs.lookup(ref, "change", lambda: [str(r[0]) for r in rows])
-        if found is None:
-            raise ApiError(f"no change for ref {ref}")
-        return int(found)
+REF_KINDS = {"fact-": "fact", "entity-": "entity", "document-": "document", "collection-": "collection"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,27 +126,6 @@ class RevertResult:
         return {"reverted": self.reverted, "items": [i.as_json() for i in self.items]}
 
 
-class NothingToUndo(ApiError):
-    """A change whose effect is already gone (its claim withdrawn since, say)."""
-
-
-Planner = Callable[[WriteContext], Plan]
-Undo = Callable[[Changer, Entry], tuple[str, Planner | None]]
-"""How one operation is undone: (what the person is told, the planner of the undo request,
-or None when nothing needs writing)."""
-UNDO: dict[str, Undo] = {}
-
-
-def register_undo(operation: str) -> Callable[[Undo], Undo]:
-    """Register the undo of journal operation `operation` (a decorator)."""
-
-    def add(undo: Undo) -> Undo:
-        UNDO[operation] = undo
-        return undo
-
-    return add
-
-
 # -- listing ---------------------------------------------------------------------------------
 def _entries(who: Changer, run_id: str | None, seq: int | None = None) -> list[Entry]:
     where: list[str] = ["1"]
@@ -212,8 +177,8 @@ def _summary(entry: Entry) -> str:
 def _target(who: Changer, entry: Entry) -> str | None:
     if entry.target_id is None or who.session is None:
         return entry.target_id
-    kind = "fact" if entry.operation.startswith("fact-") else "entity"
-    if not entry.operation.startswith(("fact-", "entity-")):
+    kind = next((k for prefix, k in REF_KINDS.items() if entry.operation.startswith(prefix)), None)
+    if kind is None:
         return None  # an id the extension has no ref kind for
     return who.session.refs.issue(kind, [entry.target_id])[0]
 
@@ -287,28 +252,26 @@ def _revert_one(who: Changer, entry: Entry) -> Reverted:
     if undo is None:
         return skipped(f"no undo for {entry.operation}")
     try:
-        note, planner = undo(who, entry)
-        if planner is None:
-            return skipped(note)
-        receipt = who.write(who.request(f"{entry.operation}-undo", {"reverts": entry.seq}), planner)
+        step = undo(who, entry)
+        if step.planner is None:
+            return skipped(step.note)
+        receipt = who.write(who.request(f"{entry.operation}-undo", {"reverts": entry.seq}), step.planner)
+        if step.then is not None:
+            step.then()
     except NothingToUndo as exc:
         return skipped(str(exc))
     except ApiError as exc:
         return Reverted(ref, entry.operation, "failed", str(exc))
+    except OSError as exc:  # a folder the undo could not remove or write back
+        return Reverted(ref, entry.operation, "failed", f"the files are undone, the folder not: {exc}")
     except WriteRejected as exc:  # a fence or a rule: the person reads why
         return Reverted(ref, entry.operation, "failed", f"{exc.code}: {exc.message}")
-    return Reverted(ref, entry.operation, "reverted", note, receipt.get("journalId"))
-
-
-def _marked(plan: Plan, entry: Entry, operation: str) -> Plan:
-    plan.operation = f"{operation}-undo"
-    plan.extra = {**plan.extra, "reverts": entry.seq}
-    return plan
+    return Reverted(ref, entry.operation, "reverted", step.note, receipt.get("journalId"))
 
 
 # -- the undos of facts and entities -------------------------------------------------------
 @register_undo(facts.PUT)
-def _undo_put(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
+def _undo_put(who: Changer, entry: Entry) -> UndoStep:
     """Withdraw the claim the put made, and make active again what it superseded."""
     new_id = entry.target_id
     replaced = [str(i) for i in (entry.plan.get("extra") or {}).get("supersededIds", [])]
@@ -337,14 +300,14 @@ def _undo_put(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
             raise NothingToUndo("the claim is already withdrawn and nothing it replaced is superseded")
         plan = Plan("", new_id, reason, writes, guards=guards, impact_of=[new_id, *restored])
         plan.extra = {"restoredIds": restored}
-        return _marked(plan, entry, facts.PUT)
+        return marked(plan, entry)
 
     note = "the fact was withdrawn" + (" and the value it replaced is current again" if replaced else "")
-    return note, planner
+    return UndoStep(note, planner)
 
 
 @register_undo(facts.RETRACT)
-def _undo_retract(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
+def _undo_retract(who: Changer, entry: Entry) -> UndoStep:
     """A withdrawal is permanent: the same fact is said again, as a new claim."""
     files = journal.files(who.store.reader(), entry.seq)
     old = files[0].old_data if files else None
@@ -356,28 +319,26 @@ def _undo_retract(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
     def planner(ctx: WriteContext) -> Plan:
         plan = plan_new(ctx, fresh)
         plan.extra = {"sayingAgain": entry.target_id}
-        return _marked(plan, entry, facts.RETRACT)
+        return marked(plan, entry)
 
-    return "a withdrawal is permanent: the fact was written again as a new claim", planner
+    return UndoStep("a withdrawal is permanent: the fact was written again as a new claim", planner)
 
 
 @register_undo(entities.CREATE)
-def _undo_create(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
+def _undo_create(who: Changer, entry: Entry) -> UndoStep:
     page_id = entry.target_id
     if page_id is None:
         raise NothingToUndo("the change names no page")
 
     def planner(ctx: WriteContext) -> Plan:
         current = ctx.lookup(page_id)
-        return _marked(
-            plan_withdraw(ctx, current.fence(), f"reverted by {who.actor}"), entry, entities.CREATE
-        )
+        return marked(plan_withdraw(ctx, current.fence(), f"reverted by {who.actor}"), entry)
 
-    return "the entity's page was withdrawn", planner
+    return UndoStep("the entity's page was withdrawn", planner)
 
 
 @register_undo(entities.ADD_IDENTIFIER)
-def _undo_add_identifier(who: Changer, entry: Entry) -> tuple[str, Planner | None]:
+def _undo_add_identifier(who: Changer, entry: Entry) -> UndoStep:
     page_id, alias = entry.target_id, (entry.plan.get("extra") or {}).get("alias")
     if page_id is None or not isinstance(alias, str):
         raise NothingToUndo("the change names no identifier")
@@ -392,6 +353,6 @@ def _undo_add_identifier(who: Changer, entry: Entry) -> tuple[str, Planner | Non
         kept = [a for a in aliases if a != alias]
         write = revise(ctx, current, {"aliases": kept if kept else DELETE})
         plan = Plan("", page_id, f"reverted by {who.actor}", [write])
-        return _marked(plan, entry, entities.ADD_IDENTIFIER)
+        return marked(plan, entry)
 
-    return f"the identifier {alias} was removed", planner
+    return UndoStep(f"the identifier {alias} was removed", planner)

@@ -21,34 +21,51 @@ journaled first (a `collection-create` entry with no files, in the session's run
 `changes.revert` finds it), and the marker is then written with `fs/atomic.write_atomic`
 (temp file, fsync, rename). A crash in between leaves an entry whose folder never appeared;
 its undo finds nothing to remove.
+
+Undoing a creation journals its own entry with no files (`collection-create-undo`, naming the
+creation in `extra.reverts`) and only then removes the marker and the folder, which must hold
+nothing else; so the creation lists as reverted and is never undone twice. A collection is
+deleted (at an uninstall's Delete) as one `collection-delete` entry that deletes every record
+inside it through the publish path, keeping their bytes, and names the markers and folders it
+then removes in its plan, so that its undo writes the files, folders and markers back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine.api.quotas import MAX_TITLE_CHARS, check_single_write
 from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.api.undo import (
+    Changer,
+    NothingToUndo,
+    UndoStep,
+    entry_scope,
+    marked,
+    register_undo,
+)
 from knowledge_desktop.engine.errors import ApiError
 from knowledge_desktop.engine.fs.atomic import write_atomic
 from knowledge_desktop.engine.fs.walk import is_hidden
 from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.records.parse import parse_bytes, sha256_hex
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.journal import Entry
 from knowledge_desktop.engine.write.naming import new_id, slug
-from knowledge_desktop.engine.write.plan import Plan
+from knowledge_desktop.engine.write.plan import FileWrite, Plan
 
 MARKER = ".collection.json"
 DIARY, KEEP, CREATED_ROOT = "diary", "keep", "collections"
 BUILTINS = (DIARY, KEEP)
 MAX_DEPTH = 5
-CREATE_OP = "collection-create"
+CREATE_OP, DELETE_OP = "collection-create", "collection-delete"
 
 
 class NoCollection(ApiError):
@@ -274,7 +291,8 @@ def create_collection(session: Session, name: str, parent: str | None = None) ->
 
     def planner(ctx: WriteContext) -> Plan:
         marker["created_at"] = ctx.now
-        return Plan(CREATE_OP, col_id, None, [], extra={"collection": {"id": col_id, "folder": folder}})
+        extra = {"scope": session.scope, "collection": {"id": col_id, "folder": folder}}
+        return Plan(CREATE_OP, col_id, None, [], extra=extra)
 
     payload = {"collection": col_id, "folder": folder, "name": name}
     session.write(session.request(CREATE_OP, payload), planner)
@@ -296,30 +314,121 @@ def _free_folder(partition: Path, base: str, name: str) -> str:
     raise ApiError(f"no free folder name for {name!r} in {base}")
 
 
-@dataclass(frozen=True, slots=True)
-class UndoOutcome:
-    """What undoing one journal entry did: `reverted`, or `skipped` with the reason (the thing
-    changed since, or is gone)."""
+# -- undoing a creation, deleting, undoing a deletion ------------------------------------
+def _find(root: Path, scope: str | None, col_id: str) -> tuple[str, Collection] | None:
+    """Collection `col_id` wherever it is now, in `scope` (every partition when the entry,
+    journaled before entries named theirs, does not say)."""
+    scopes = (
+        [scope] if scope else sorted(p.name for p in root.iterdir() if p.is_dir() and not is_hidden(p.name))
+    )
+    for name in scopes:
+        col = CollectionIndex(root / name).by_id.get(col_id)
+        if col is not None:
+            return name, col
+    return None
 
-    status: str
-    detail: str = ""
 
-
-def undo_create(session: Session, seq: int) -> UndoOutcome:
-    """Undo a `collection-create`: remove the collection's folder (wherever it is now) if it
-    holds nothing but its marker; a collection with content is left alone."""
-    entry = journal.entry(session.store.reader(), seq)
-    if entry is None or entry.operation != CREATE_OP:
-        raise ApiError(f"journal entry {seq} is not a collection creation")
+@register_undo(CREATE_OP)
+def _undo_create(who: Changer, entry: Entry) -> UndoStep:
+    """Remove a created collection's folder (wherever it is now) if it holds nothing but its
+    marker; a collection with content is left alone."""
     col_id = entry.target_id or ""
-    col = CollectionIndex(session.folder).by_id.get(col_id)
-    if col is None:
-        return UndoOutcome("skipped", "the collection is gone already")
-    target = session.folder / col.folder
+    scope = (entry.plan.get("extra") or {}).get("scope")
+    found = _find(who.root, scope if isinstance(scope, str) else None, col_id)
+    if found is None:
+        raise NothingToUndo("the collection is gone already")
+    scope, col = found
+    target = who.root / scope / col.folder
     if [p.name for p in target.iterdir()] != [MARKER]:
-        return UndoOutcome("skipped", f"{col.folder} is not empty; it is kept")
-    shutil.rmtree(target)
-    return UndoOutcome("reverted", f"removed {col.folder}")
+        raise NothingToUndo(f"{col.folder} is not empty; it is kept")
+
+    def planner(ctx: WriteContext) -> Plan:
+        extra = {"scope": scope, "collection": {"id": col_id, "folder": col.folder}}
+        return marked(Plan("", col_id, f"reverted by {who.actor}", [], extra=extra), entry)
+
+    def remove() -> None:
+        (target / MARKER).unlink(missing_ok=True)
+        target.rmdir()
+
+    return UndoStep(f"removed {col.folder}", planner, remove)
+
+
+def deletion(root: Path, scope: str, col: Collection, reason: str) -> tuple[Plan, list[str]]:
+    """The plan deleting collection `col` with everything in it: each Markdown record through
+    the publish path, and in `extra` the markers and folders to remove once it is published
+    (`remove_folders`). Also the files it cannot delete (not records): they and their folders
+    stay."""
+    base = root / scope / col.folder
+    writes: list[FileWrite] = []
+    markers: dict[str, str] = {}
+    folders: list[str] = []
+    kept: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
+        here = Path(dirpath)
+        rel = here.relative_to(root / scope).as_posix()
+        folders.append(rel)
+        for name in sorted(filenames):
+            path = f"{scope}/{rel}/{name}"
+            if name == MARKER:
+                markers[rel] = (here / name).read_text(encoding="utf-8")
+                continue
+            data = (here / name).read_bytes()
+            parsed = parse_bytes(path, scope, data) if name.lower().endswith(".md") else None
+            fields = (parsed.data or {}) if parsed is not None and parsed.status == "record" else {}
+            if is_hidden(name) or not isinstance(fields.get("id"), str):
+                kept.append(path)
+                continue
+            revision = fields.get("revision")
+            writes.append(
+                FileWrite(
+                    path, None, sha256_hex(data), fields["id"], revision if isinstance(revision, int) else 0
+                )
+            )
+    extra = {"scope": scope, "collection": {"id": col.id, "folder": col.folder}, "markers": markers}
+    extra["folders"] = folders
+    return Plan(DELETE_OP, col.id, reason, writes, extra=extra), kept
+
+
+def remove_folders(root: Path, plan: Plan) -> None:
+    """After a deletion is published: remove the markers it names and each folder left empty,
+    innermost first (a folder holding a file it could not delete stays)."""
+    scope = str(plan.extra["scope"])
+    for rel in plan.extra.get("markers", {}):
+        (root / scope / rel / MARKER).unlink(missing_ok=True)
+    for rel in sorted(plan.extra.get("folders", []), key=lambda f: f.count("/"), reverse=True):
+        with contextlib.suppress(OSError):
+            (root / scope / rel).rmdir()
+
+
+@register_undo(DELETE_OP)
+def _undo_delete(who: Changer, entry: Entry) -> UndoStep:
+    """Write a deleted collection back: its records where they were, then its folders and
+    markers (a marker written since in the same folder is left as it is)."""
+    scope = entry_scope(who.store, entry)
+    extra = entry.plan.get("extra") or {}
+    files = journal.files(who.store.reader(), entry.seq)
+
+    def planner(ctx: WriteContext) -> Plan:
+        writes = []
+        for f in files:
+            if f.old_data is None:
+                continue
+            if ctx.sha_on_disk(f.path) is not None:
+                raise NothingToUndo(f"{f.path} exists again; the collection is not written back")
+            writes.append(FileWrite(f.path, f.old_data, None, f.record_id or "", f.revision or 1))
+        plan = Plan("", entry.target_id, f"reverted by {who.actor}", writes, extra={"scope": scope})
+        return marked(plan, entry)
+
+    def restore() -> None:
+        for rel in extra.get("folders", []):
+            (who.root / scope / rel).mkdir(parents=True, exist_ok=True)
+        for rel, text in extra.get("markers", {}).items():
+            target = who.root / scope / rel / MARKER
+            if not target.exists():
+                write_atomic(target, str(text).encode("utf-8"))
+
+    return UndoStep("the collection was written back with what was in it", planner, restore)
 
 
 # -- a person's ticks (for the window) -----------------------------------------------------

@@ -12,8 +12,9 @@ Every write goes through the session's publish path as a journaled change in its
 (`document-create`, `document-update`, `document-delete`), after the single-write limits and
 the daily quota; an upsert whose title, body and meta are as they are writes nothing,
 charges nothing and rebuilds nothing (`unchanged`). Overwriting or deleting a document the
-extension did not create needs `changes.manage` (spec: Search and documents). `UNDO` maps each
-operation to its undo, for `changes.revert`.
+extension did not create needs `changes.manage` (spec: Search and documents). Each operation's
+undo is registered with `undo.register_undo`, so `changes.revert` undoes documents whoever
+reverts: the reading helpers take any `Where` (a session, or the partition an undo names).
 """
 
 from __future__ import annotations
@@ -22,21 +23,25 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from knowledge_desktop.engine.api import collections as cols
-from knowledge_desktop.engine.api.collections import Collection, CollectionIndex, UndoOutcome
+from knowledge_desktop.engine.api.collections import Collection, CollectionIndex
 from knowledge_desktop.engine.api.quotas import check_single_write, json_size
 from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.api.undo import Changer, NothingToUndo, UndoStep, marked, register_undo
 from knowledge_desktop.engine.errors import ApiError
 from knowledge_desktop.engine.records.parse import parse_bytes, sha256_hex
 from knowledge_desktop.engine.records.roundtrip import replace_body, update_frontmatter
+from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.journal import Entry
 from knowledge_desktop.engine.write.naming import new_id
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 
-CREATE, UPDATE, DELETE, UNDO_OP = "document-create", "document-update", "document-delete", "document-undo"
+CREATE, UPDATE, DELETE = "document-create", "document-update", "document-delete"
 FORMAT = "knowledge-record-v1"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -101,20 +106,39 @@ def keyed_id(collection_id: str, key: str) -> str:
     return "pg_" + "".join(_CROCKFORD[(digest >> (5 * n)) & 31] for n in range(20))
 
 
+class Where(Protocol):
+    """A partition of a vault, as the file helpers need it: a `Session`, or a `Place` an undo
+    makes from the journal entry (the person reverting has no session)."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def scope(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    store: Store
+    root: Path
+    scope: str
+
+
 # -- reading files -------------------------------------------------------------------------
-def _paths(session: Session, record_id: str) -> list[str]:
-    rows = session.store.reader().execute(
-        "SELECT path FROM catalog WHERE scope=? AND id=? AND kind='page'", (session.scope, record_id)
+def _paths(where: Where, record_id: str) -> list[str]:
+    rows = where.store.reader().execute(
+        "SELECT path FROM catalog WHERE scope=? AND id=? AND kind='page'", (where.scope, record_id)
     )
     return [str(r[0]) for r in rows]
 
 
-def _load(session: Session, path: str) -> Found | None:
+def _load(where: Where, path: str) -> Found | None:
     try:
-        data = (session.root / path).read_bytes()
+        data = (where.root / path).read_bytes()
     except OSError:
         return None
-    parsed = parse_bytes(path, session.scope, data)
+    parsed = parse_bytes(path, where.scope, data)
     fields = parsed.data or {}
     if parsed.status != "record" or not isinstance(fields.get("id"), str):
         return None
@@ -123,9 +147,10 @@ def _load(session: Session, path: str) -> Found | None:
     return Found(str(fields["id"]), path, data, fields, body)
 
 
-def _by_id(session: Session, record_id: str) -> Found | None:
-    for path in _paths(session, record_id):
-        found = _load(session, path)
+def by_id(where: Where, record_id: str) -> Found | None:
+    """The document (any page) `record_id` of the partition as its file is now, or None."""
+    for path in _paths(where, record_id):
+        found = _load(where, path)
         if found is not None and found.record_id == record_id:
             return found
     return None
@@ -149,7 +174,7 @@ def _doc(session: Session, found: Found, index: CollectionIndex) -> Document:
 
 
 def _find_keyed(session: Session, col: Collection, key: str) -> Found | None:
-    found = _by_id(session, keyed_id(col.id, key))
+    found = by_id(session, keyed_id(col.id, key))
     if found is None and col.builtin == cols.DIARY:
         found = _load(session, f"{session.scope}/{cols.DIARY}/{key}.md")
     return found
@@ -158,7 +183,7 @@ def _find_keyed(session: Session, col: Collection, key: str) -> Found | None:
 def get(session: Session, ref: str) -> Document:
     """The document behind `ref`, if the extension may read it where it is now."""
     record_id = session.refs.lookup(ref, "document")
-    found = _by_id(session, record_id) if record_id is not None else None
+    found = by_id(session, record_id) if record_id is not None else None
     if found is None:
         raise NoDocument(f"no document for ref {ref}: it was deleted, or the ref is not yours")
     index = CollectionIndex(session.folder)
@@ -242,7 +267,7 @@ def upsert(
     current: Found | None = None
     if ref is not None:
         record_id = session.refs.lookup(ref, "document")
-        current = _by_id(session, record_id) if record_id else None
+        current = by_id(session, record_id) if record_id else None
         if current is None:
             raise NoDocument(f"no document for ref {ref}")
     elif key is not None:
@@ -267,16 +292,20 @@ def upsert(
 def delete(session: Session, ref: str) -> None:
     """Delete the document behind `ref` (undoable: the journal keeps its bytes)."""
     record_id = session.refs.lookup(ref, "document")
-    found = _by_id(session, record_id) if record_id is not None else None
+    found = by_id(session, record_id) if record_id is not None else None
     if found is None:
         raise NoDocument(f"no document for ref {ref}: it was deleted, or the ref is not yours")
     _check(session, CollectionIndex(session.folder), found.path, "write")
     if not _created_by_self(session, found.record_id):
         session.check(MANAGE)
     session.charge(0)
-    revision = found.fields.get("revision")
-    write = FileWrite(found.path, None, found.sha256, found.record_id, int(revision or 0))
-    _publish(session, DELETE, found.record_id, lambda ctx: Plan(DELETE, found.record_id, None, [write]))
+    _publish(session, DELETE, found.record_id, lambda ctx: deletion(found))
+
+
+def deletion(found: Found, reason: str | None = None) -> Plan:
+    """The plan that deletes document `found` (the journal keeps its bytes for the undo)."""
+    write = FileWrite(found.path, None, found.sha256, found.record_id, int(found.fields.get("revision") or 0))
+    return Plan(DELETE, found.record_id, reason, [write])
 
 
 def _new_doc_id() -> str:
@@ -354,62 +383,61 @@ def _text(fields: dict[str, Any], body: str) -> str:
 
 
 # -- undo --------------------------------------------------------------------------------------
-def _entry_file(session: Session, seq: int, operation: str) -> journal.JournalFile:
-    entry = journal.entry(session.store.reader(), seq)
-    if entry is None or entry.operation != operation or entry.state != journal.PUBLISHED:
-        raise ApiError(f"journal entry {seq} is not a published {operation}")
-    (f,) = journal.files(session.store.reader(), seq)
-    return f
+def _entry_file(who: Changer, entry: Entry) -> tuple[Place, journal.JournalFile]:
+    files = journal.files(who.store.reader(), entry.seq)
+    if len(files) != 1:
+        raise NothingToUndo(f"change {entry.seq} names no one document file")
+    return Place(who.store, who.root, files[0].path.split("/", 1)[0]), files[0]
 
 
-def _undo_write(session: Session, seq: int, write: FileWrite) -> UndoOutcome:
-    try:
-        session.write(
-            session.request(UNDO_OP, {"journalId": seq}),
-            lambda ctx: Plan(UNDO_OP, write.record_id, f"undo of journal entry {seq}", [write]),
-        )
-    except WriteRejected as exc:
-        return UndoOutcome("skipped", exc.message)
-    return UndoOutcome("reverted")
+def _step(who: Changer, entry: Entry, note: str, write: Callable[[], FileWrite]) -> UndoStep:
+    def planner(ctx: WriteContext) -> Plan:
+        w = write()
+        return marked(Plan("", w.record_id, f"reverted by {who.actor}", [w]), entry)
+
+    return UndoStep(note, planner)
 
 
-def undo_create(session: Session, seq: int) -> UndoOutcome:
+@register_undo(CREATE)
+def _undo_create(who: Changer, entry: Entry) -> UndoStep:
     """Delete a created document, if it still holds the bytes written (wherever it is now)."""
-    f = _entry_file(session, seq, CREATE)
-    found = _by_id(session, f.record_id or "")
-    if found is None:
-        return UndoOutcome("skipped", "the document is gone already")
-    if found.sha256 != f.new_sha256:
-        return UndoOutcome("skipped", "the document changed since; it is kept")
-    return _undo_write(session, seq, FileWrite(found.path, None, found.sha256, found.record_id, 0))
+    place, f = _entry_file(who, entry)
+
+    def write() -> FileWrite:
+        found = by_id(place, f.record_id or "")
+        if found is None:
+            raise NothingToUndo("the document is gone already")
+        if found.sha256 != f.new_sha256:
+            raise NothingToUndo("the document changed since; it is kept")
+        return FileWrite(found.path, None, found.sha256, found.record_id, 0)
+
+    return _step(who, entry, "the document was deleted", write)
 
 
-def undo_update(session: Session, seq: int) -> UndoOutcome:
-    """Put a document's earlier bytes back, if it is as the update left it."""
-    f = _entry_file(session, seq, UPDATE)
-    found = _by_id(session, f.record_id or "")
-    if found is None or f.old_data is None:
-        return UndoOutcome("skipped", "the document is gone")
-    if found.sha256 != f.new_sha256:
-        return UndoOutcome("skipped", "the document changed since; it is kept")
-    return _undo_write(
-        session, seq, FileWrite(found.path, f.old_data, found.sha256, found.record_id, (f.revision or 1) - 1)
-    )
+@register_undo(UPDATE)
+def _undo_update(who: Changer, entry: Entry) -> UndoStep:
+    """Put a document's earlier bytes back, if it is as the update left it (wherever it is)."""
+    place, f = _entry_file(who, entry)
+
+    def write() -> FileWrite:
+        found = by_id(place, f.record_id or "")
+        if found is None or f.old_data is None:
+            raise NothingToUndo("the document is gone")
+        if found.sha256 != f.new_sha256:
+            raise NothingToUndo("the document changed since; it is kept")
+        return FileWrite(found.path, f.old_data, found.sha256, found.record_id, (f.revision or 1) - 1)
+
+    return _step(who, entry, "the document is as it was before", write)
 
 
-def undo_delete(session: Session, seq: int) -> UndoOutcome:
+@register_undo(DELETE)
+def _undo_delete(who: Changer, entry: Entry) -> UndoStep:
     """Write a deleted document back where it was, unless its id or its path is taken since."""
-    f = _entry_file(session, seq, DELETE)
-    if f.old_data is None or _by_id(session, f.record_id or "") is not None:
-        return UndoOutcome("skipped", "the document exists again")
-    return _undo_write(session, seq, FileWrite(f.path, f.old_data, None, f.record_id or "", f.revision or 1))
+    place, f = _entry_file(who, entry)
 
+    def write() -> FileWrite:
+        if f.old_data is None or by_id(place, f.record_id or "") is not None:
+            raise NothingToUndo("the document exists again")
+        return FileWrite(f.path, f.old_data, None, f.record_id or "", f.revision or 1)
 
-UNDO: dict[str, Callable[[Session, int], UndoOutcome]] = {
-    CREATE: undo_create,
-    UPDATE: undo_update,
-    DELETE: undo_delete,
-    cols.CREATE_OP: cols.undo_create,
-}
-"""The undo of each journal operation this module and `collections` write, by operation name:
-`changes.revert` calls `UNDO[entry.operation](session, entry.seq)`."""
+    return _step(who, entry, "the document was written back", write)

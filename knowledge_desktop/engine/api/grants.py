@@ -197,6 +197,22 @@ class Extensions:
         self.get(name)  # an unknown extension is told so, not refused a permission
         raise PermissionRefused(f"extension {name} lacks knowledge permission {want}")
 
+    def remove(self, name: str) -> Installed:
+        """Forget extension `name` (uninstall): its row and ref key, its grants, the refs it was
+        given and the folders a person ticked for it, in one durable transaction. Its quota rows
+        stay, so a reinstall does not reset the day (`quotas`); the predicates it declared stay
+        in the vocabulary file. What it was, for the caller to report."""
+        installed = self.get(name)
+        with self.store.write(durable=True) as w:
+            for table in (
+                "extension_grants_v1",
+                "extension_refs_v1",
+                "extension_selected_v1",
+                "extensions_v1",
+            ):
+                w.execute(f"DELETE FROM {table} WHERE name=?", (name,))
+        return installed
+
     def key(self, name: str) -> bytes:
         """The extension's secret ref key (engine/api/refs.py)."""
         row = self.store.reader().execute("SELECT secret FROM extensions_v1 WHERE name=?", (name,)).fetchone()

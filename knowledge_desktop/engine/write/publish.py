@@ -123,7 +123,7 @@ class Publisher:
                     payload_sha256=payload_sha,
                     actor=request.actor,
                     target_id=plan.target_id,
-                    scope=files[0].path.split("/", 1)[0] if files else None,
+                    scope=files[0].path.split("/", 1)[0] if files else _scope_of(plan),
                     payload=request.payload,
                     plan=journal.plan_json(plan, ctx.now, affected),
                     files=files,
@@ -419,6 +419,13 @@ class Publisher:
                     " withdrawn_at) VALUES (?,?,?,?,?)",
                     (g["scope"], g["recordId"], entry.request_id, reason, at),
                 )
+
+
+def _scope_of(plan: Plan) -> str | None:
+    """The partition of a plan that writes no file (a collection's folder, say), when its
+    `extra.scope` names one: listing a partition's changes finds the entry by it."""
+    scope = plan.extra.get("scope")
+    return scope if isinstance(scope, str) and scope else None
 
 
 def _provenance(tx: Tx, entry: Entry, f: JournalFile) -> None:

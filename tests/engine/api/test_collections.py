@@ -12,6 +12,7 @@ import pytest
 
 from knowledge_desktop.engine.api import collections as cols
 from knowledge_desktop.engine.api import documents as docs
+from knowledge_desktop.engine.api.changes import Changer, list_changes, revert
 from knowledge_desktop.engine.errors import ApiError, PermissionRefused, WriteTooLarge
 from knowledge_desktop.engine.vault import Vault
 from tests.engine.api.docs_kit import grant, install, revoke, session
@@ -112,7 +113,12 @@ def test_undo_removes_an_empty_created_collection_only(vault: Vault) -> None:
     seqs = [
         i["journalId"] for i in vault.journal()["items"] if i["operation"] == cols.CREATE_OP
     ]  # newest first: Full, Empty
-    assert docs.UNDO[cols.CREATE_OP](s, seqs[0]).status == "skipped"
-    assert docs.UNDO[cols.CREATE_OP](s, seqs[1]).status == "reverted"
+    changer = Changer.of(s)
+    assert [i.status for i in revert(changer, change_ref=changer.change_ref(seqs[0])).items] == ["skipped"]
+    assert [i.status for i in revert(changer, change_ref=changer.change_ref(seqs[1])).items] == ["reverted"]
     assert not (vault.root / "private/collections/empty").exists()
     assert (vault.root / "private/collections/full").exists()
+    assert next(c.op for c in list_changes(changer)) == "collection-create-undo"
+    assert [c.status for c in list_changes(changer) if c.op == "collection-create"] == ["applied", "reverted"]
+    again = revert(changer, change_ref=changer.change_ref(seqs[1])).items
+    assert [(i.status, i.note) for i in again] == [("skipped", "already reverted")]

@@ -11,9 +11,11 @@ import pytest
 
 from knowledge_desktop.engine.api import collections as cols
 from knowledge_desktop.engine.api import documents as docs
+from knowledge_desktop.engine.api.changes import revert
 from knowledge_desktop.engine.api.quotas import DAILY_WRITES
 from knowledge_desktop.engine.errors import ApiError, PermissionRefused, QuotaExceeded, WriteTooLarge
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_api import person_changes
 from tests.engine.api.docs_kit import grant, install, revoke, session
 from tests.vaultkit import VaultKit
 
@@ -125,16 +127,23 @@ def test_each_write_has_an_undo(vault: Vault) -> None:
     second = path.read_bytes()
     docs.delete(s, made.ref)
     assert not path.exists()
-    seqs = {i["operation"]: i["journalId"] for i in vault.journal()["items"]}
-    assert docs.UNDO[docs.DELETE](s, seqs[docs.DELETE]).status == "reverted"
+    seqs = {i["operation"]: str(i["journalId"]) for i in vault.journal()["items"]}
+    person = person_changes(vault)
+
+    def undo(seq: str) -> str:
+        [item] = revert(person, change_ref=seq).items
+        return item.status
+
+    assert undo(seqs[docs.DELETE]) == "reverted"
     assert path.read_bytes() == second
-    assert docs.UNDO[docs.UPDATE](s, seqs[docs.UPDATE]).status == "reverted"
+    assert undo(seqs[docs.UPDATE]) == "reverted"
     assert path.read_bytes() == first
-    assert docs.UNDO[docs.CREATE](s, seqs[docs.CREATE]).status == "reverted"  # as created again
+    assert undo(seqs[docs.CREATE]) == "reverted"  # as created again
     assert not path.exists()
     assert docs.get_by_key(s, "diary", DAY) is None
+    assert undo(seqs[docs.CREATE]) == "skipped"  # never twice
     docs.upsert(s, "diary", key="2026-09-30", title="x", body="y\n")
-    created = vault.journal(limit=1)["items"][0]["journalId"]
+    created = str(vault.journal(limit=1)["items"][0]["journalId"])
     docs.upsert(s, "diary", key="2026-09-30", title="x", body="changed\n")
-    assert docs.UNDO[docs.CREATE](s, created).status == "skipped"  # changed since: kept
+    assert undo(created) == "skipped"  # changed since: kept
     assert (vault.root / "private/diary/2026-09-30.md").exists()
