@@ -21,6 +21,7 @@ from typing import Any
 
 from knowledge_desktop.engine.api import facts
 from knowledge_desktop.engine.api.changes import PERSON, Changer
+from knowledge_desktop.engine.api.permissions import as_permission, covers, needed_for_fact
 from knowledge_desktop.engine.api.predicates import Vocabulary, cardinality_of
 from knowledge_desktop.engine.api.quotas import check_single_write
 from knowledge_desktop.engine.api.vocabulary_file import load_vocabulary
@@ -166,3 +167,56 @@ def retract(who: Changer, claim_id: str) -> str:
             return "already_retracted"
         raise
     return "retracted"
+
+
+# -- Settings › Knowledge: the self facts an extension's permissions cover ----------------------
+@dataclass(frozen=True, slots=True)
+class SelfFact:
+    """One predicate an extension's `facts.…:self:` permissions cover, with the person's current
+    values (`(claim id, value, origin)`). `label` is the app's name of a core predicate, else
+    the description its declarer wrote; `added_by_this` marks one this extension declared."""
+
+    predicate: str
+    label: str
+    core: bool
+    added_by_this: bool
+    cardinality: str
+    writes: bool
+    """Whether the extension asked to write it (else it only reads it)."""
+    values: tuple[tuple[str, Any, str | None], ...]
+
+
+def self_facts(
+    store: Store, root: Path, scope: str, self_id: str, name: str, permissions: list[str]
+) -> list[SelfFact]:
+    """The predicates extension `name`'s self permissions (`facts.read|write:self:…`, asked for,
+    on or off) cover — every one of the vocabulary, and any other already said — each with its
+    current values about the self page `self_id`; core ones in the spec's order first."""
+    asked = [p for p in (as_permission(t) for t in permissions) if p.data == "facts" and p.scope == "self"]
+    if not asked:
+        return []
+    vocabulary = vocabulary_of(root, scope)
+    rows = current(store, scope, self_id)
+    names = list(vocabulary) + sorted({r.predicate for r in rows} - set(vocabulary))
+
+    def asks(action: str, predicate: str) -> bool:
+        return any(covers(p, needed_for_fact(action, "self", predicate)) for p in asked if p.action == action)
+
+    out = []
+    for predicate in names:
+        reads, writes = asks("read", predicate), asks("write", predicate)
+        if not (reads or writes):
+            continue
+        d = vocabulary.get(predicate)
+        out.append(
+            SelfFact(
+                predicate,
+                (d.label or d.description) if d is not None else predicate,
+                d is not None and d.core,
+                d is not None and name in d.declared_by,
+                d.cardinality if d is not None else "many",
+                writes,
+                tuple((r.claim_id, r.value, r.origin) for r in rows if r.predicate == predicate),
+            )
+        )
+    return out

@@ -101,3 +101,35 @@ def test_only_a_fact_conflict_can_be_decided(vault: Vault, grant: Grant) -> None
     put_seq = int(vault.journal(limit=1)["items"][0]["journalId"])
     with pytest.raises(ApiError, match="no fact conflict"):
         conflicts.reject(person_changes(vault), put_seq)
+
+
+def test_settings_lists_the_self_facts_an_extensions_permissions_cover(vault: Vault, grant: Grant) -> None:
+    person = person_changes(vault)
+    user_facts.put(person, vault.root, "private", "pg_me", "pref.food.like", "stew")
+    user_facts.put(person, vault.root, "private", "pg_me", "location.home.city", "Utrecht")
+    asked = ["facts.read:self:pref.food.*", "facts.write:self:pref.food.like", "collections.create"]
+    found = user_facts.self_facts(vault.store, vault.root, "private", "pg_me", "agent", asked)
+    assert [f.predicate for f in found] == [
+        "pref.food.like",
+        "pref.food.dislike",
+        "pref.food.diet",
+        "pref.food.cuisine",
+        "pref.food.rated",
+    ]
+    like, rated = found[0], found[-1]
+    assert (like.label, like.core, like.writes, [v[1:] for v in like.values]) == (
+        "Foods liked",
+        True,
+        True,
+        [("stew", "user")],
+    )
+    assert (rated.label, rated.core, rated.added_by_this, rated.writes) == (
+        "Rated dishes",
+        False,
+        True,
+        False,
+    )
+    assert (
+        user_facts.self_facts(vault.store, vault.root, "private", "pg_me", "agent", ["collections.create"])
+        == []
+    )
