@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from knowledge_desktop.engine.api import entities, user_facts
@@ -107,6 +108,7 @@ class SelfFactsPanel(QWidget):
             child = self.grid.takeAt(0)
             widget = child.widget() if child is not None else None
             if widget is not None:
+                widget.hide()  # gone from view now, deleted when the loop comes round
                 widget.deleteLater()
         self.editors, self.value_edits = {}, {}
         row = 0
@@ -114,6 +116,7 @@ class SelfFactsPanel(QWidget):
         for fact in self.facts:
             name = QLabel(f"{_escape(fact.label)}")
             name.setWordWrap(True)
+            name.setMaximumWidth(200)  # a declared predicate's long description wraps, not the values
             extra = " · Added by this extension" if fact.added_by_this else ""
             access = "reads and writes" if fact.writes else "reads"
             name.setToolTip(f"{fact.predicate} — it {access} this{extra}")
@@ -122,7 +125,8 @@ class SelfFactsPanel(QWidget):
                     f"{_escape(fact.label)}<br><small>{_escape(fact.predicate)}"
                     f"{' · Added by this extension' if fact.added_by_this else ''}</small>"
                 )
-            self.grid.addWidget(name, row, 0, max(1, len(fact.values) + 1), 1)
+            adds = fact.cardinality == "many" or not fact.values  # a box to type a new value in
+            self.grid.addWidget(name, row, 0, len(fact.values) + int(adds), 1, Qt.AlignmentFlag.AlignTop)
             for claim_id, value, origin in fact.values:
                 edit = QLineEdit(_shown(value))
                 edit.setEnabled(editable)
@@ -138,7 +142,7 @@ class SelfFactsPanel(QWidget):
                 self.grid.addWidget(QLabel("you" if origin == USER else str(origin)), row, 2)
                 self.grid.addWidget(remove, row, 3)
                 row += 1
-            if fact.cardinality == "many" or not fact.values:
+            if adds:
                 add = QLineEdit()
                 add.setPlaceholderText("Add a value…" if fact.values else "Not known — type a value")
                 add.setEnabled(editable)

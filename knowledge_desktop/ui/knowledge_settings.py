@@ -72,7 +72,7 @@ class KnowledgeSettings(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings › Knowledge")
         self.setObjectName("knowledgeSettings")
-        self.resize(760, 480)
+        self.resize(820, 600)
         self.vault = vault
         self.runner = runner
         self.extensions: list[dict[str, Any]] = []
@@ -146,6 +146,7 @@ class KnowledgeSettings(QDialog):
             child = self.detail_layout.takeAt(0)
             widget = child.widget() if child is not None else None
             if widget is not None:
+                widget.hide()  # gone from view now, deleted when the loop comes round
                 widget.deleteLater()
         self.switches = {}
         self.self_facts = None

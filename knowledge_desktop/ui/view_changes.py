@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from knowledge_desktop.engine.api import changes, conflicts
+from knowledge_desktop.engine.api import changes, conflicts, user_facts
 from knowledge_desktop.engine.api.changes import RevertResult
 from knowledge_desktop.engine.api.conflicts import Conflict
 from knowledge_desktop.engine.changes import ChangeSet
@@ -60,9 +60,15 @@ def who(actor: str) -> str:
     return "You" if actor == changes.PERSON else actor.removeprefix("extension:")
 
 
-def load_changes(vault: Vault) -> tuple[list[Conflict], list[changes.Change]]:
-    """Runs on a worker: the open conflicts and every change, newest first."""
-    return conflicts.open_conflicts(vault.store), changes.list_changes(person_changes(vault))
+Loaded = tuple[list[Conflict], list[changes.Change], dict[str, str]]
+
+
+def load_changes(vault: Vault) -> Loaded:
+    """Runs on a worker: the open conflicts, every change (newest first), and what each fact
+    change's claim says (`predicate = value`, by claim id)."""
+    found = changes.list_changes(person_changes(vault))
+    said = user_facts.describe_claims(vault.store, [c.target for c in found if c.target])
+    return conflicts.open_conflicts(vault.store), found, said
 
 
 def summarize(result: RevertResult) -> str:
@@ -86,8 +92,11 @@ class ViewChanges(QDialog):
         self.vault, self.runner = vault, runner
         self.conflicts: list[Conflict] = []
         self.changes: list[changes.Change] = []
+        self._shown_once = False
+        self.said: dict[str, str] = {}
         self.conflict_box = QGroupBox("Conflicts: an extension proposed a value you had given")
         self.conflict_list = _tree(CONFLICT_COLUMNS, (120, 150, 150, 150, 100, 120))
+        self.conflict_list.setMaximumHeight(160)
         self.conflict_list.currentItemChanged.connect(lambda *_: self._enable())
         self.accept_button = QPushButton("Accept")
         self.accept_button.setToolTip("The proposed value becomes yours")
@@ -119,7 +128,7 @@ class ViewChanges(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.conflict_box, 2)
+        layout.addWidget(self.conflict_box)
         layout.addWidget(QLabel("<b>Changes by run</b>, newest first"))
         layout.addWidget(self.runs, 5)
         layout.addLayout(bottom)
@@ -137,8 +146,8 @@ class ViewChanges(QDialog):
         if not change.empty:
             self.reload()
 
-    def _loaded(self, found: tuple[list[Conflict], list[changes.Change]]) -> None:
-        self.conflicts, self.changes = found
+    def _loaded(self, found: Loaded) -> None:
+        self.conflicts, self.changes, self.said = found
         self._fill_conflicts()
         self._fill_runs()
         if self.status.text().startswith("Reading"):
@@ -192,15 +201,19 @@ class ViewChanges(QDialog):
             top.setData(0, RUN_ROLE, run_id)
             top.setToolTip(1, actor)
             for c in items:
-                child = QTreeWidgetItem([f"{c.ref}  {c.summary}", who(c.actor), c.status, when(c.created_at)])
+                what = self.said.get(c.target or "")
+                text = f"{c.op.replace('-', ' ')}: {what}" if what and c.status != "conflict" else c.summary
+                child = QTreeWidgetItem([f"#{c.ref}  {text}", who(c.actor), c.status, when(c.created_at)])
                 child.setData(0, RUN_ROLE, run_id)
-                child.setToolTip(0, f"{c.op} {c.target or ''}".strip())
+                child.setToolTip(0, f"{c.summary}\n{c.op} {c.target or ''}".strip())
                 top.addChild(child)
             self.runs.addTopLevelItem(top)
-            top.setExpanded(run_id in expanded or (not expanded and self.runs.topLevelItemCount() == 1))
+            first = not self._shown_once and self.runs.topLevelItemCount() <= 3  # the newest runs open
+            top.setExpanded(run_id in expanded or first)
             if run_id and run_id == kept:
                 self.runs.setCurrentItem(top)
         bar.setValue(min(position, bar.maximum()))
+        self._shown_once = self._shown_once or bool(groups)
 
     # -- selection --------------------------------------------------------------------
     def selected_conflict(self) -> Conflict | None:

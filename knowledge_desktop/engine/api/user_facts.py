@@ -220,3 +220,20 @@ def self_facts(
             )
         )
     return out
+
+
+def describe_claims(store: Store, claim_ids: list[str]) -> dict[str, str]:
+    """`predicate = value` of each fact claim among `claim_ids` (what View Changes shows for a
+    change instead of a bare claim id); ids that are no fact are left out."""
+    out: dict[str, str] = {}
+    conn = store.reader()
+    for claim_id in dict.fromkeys(claim_ids):
+        row = conn.execute(
+            "SELECT predicate, value FROM facts_v1 WHERE claim_id=? LIMIT 1", (claim_id,)
+        ).fetchone()
+        if row is not None:
+            value = json.loads(row[1])
+            out[claim_id] = (
+                f"{row[0]} = {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+            )
+    return out

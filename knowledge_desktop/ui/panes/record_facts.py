@@ -36,6 +36,9 @@ class FactGroup:
 
     predicate: str
     label: str
+    """The app's name of a core predicate; the predicate itself otherwise (its description is the
+    row's tooltip: a sentence is too long for a column)."""
+    description: str
     values: list[tuple[str, Any, str | None, str | None, str]]
     """(claim id, value, origin, valid from, lifecycle) each."""
 
@@ -46,8 +49,9 @@ def load_facts(vault: Vault, scope: str, record_id: str) -> list[FactGroup]:
     groups: dict[str, FactGroup] = {}
     for row in user_facts.current(vault.store, scope, record_id):
         d = vocabulary.get(row.predicate)
-        label = (d.label or d.description) if d is not None else row.predicate
-        group = groups.setdefault(row.predicate, FactGroup(row.predicate, label, []))
+        label = d.label if d is not None and d.core else row.predicate  # a declared one: its name
+        about = d.description if d is not None else "not in the vocabulary: no one said what it means"
+        group = groups.setdefault(row.predicate, FactGroup(row.predicate, label, about, []))
         group.values.append((row.claim_id, row.value, row.origin, row.valid_from, row.lifecycle))
     return list(groups.values())
 
@@ -71,7 +75,7 @@ class FactsTab(QWidget):
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
-        for column, width in enumerate((200, 220, 140, 110, 80)):
+        for column, width in enumerate((190, 210, 130, 90, 60)):
             self.tree.setColumnWidth(column, width)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -118,7 +122,7 @@ class FactsTab(QWidget):
         for group in self.groups:
             many = len(group.values) > 1
             top = QTreeWidgetItem([group.label, f"{len(group.values)} values" if many else ""])
-            top.setToolTip(0, group.predicate)
+            top.setToolTip(0, f"{group.predicate}: {group.description}")
             top.setData(0, KEY_ROLE, group.predicate)
             rows = group.values if many else []
             if not many:
