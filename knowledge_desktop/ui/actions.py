@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QStyle
 
 from knowledge_desktop.ui.dialogs import show_about
 from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
+from knowledge_desktop.ui.view_changes import ViewChanges
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
@@ -63,6 +64,14 @@ class WindowActions:
         )
         self.knowledge_dialog: KnowledgeSettings | None = None
         """Settings › Knowledge while it is open (tests drive it)."""
+        self.view_changes = self._action(
+            "View &Changes…",
+            self._open_view_changes,
+            None,
+            "What extensions and agents changed, by run: conflicts to decide and runs to revert",
+        )
+        self.changes_dialog: ViewChanges | None = None
+        """View Changes while it is open (tests drive it)."""
         self.quit = self._action("&Quit", window.close, _keys("Ctrl+Q", key.Quit))
         self.back = self._action("&Back", window.go_back, _keys("Alt+Left", key.Back), "Go back")
         self.forward = self._action(
@@ -150,6 +159,7 @@ class WindowActions:
             record.addAction(action)
         settings = bar.addMenu("&Settings")
         settings.addAction(self.knowledge)
+        settings.addAction(self.view_changes)
         view = bar.addMenu("&View")
         for title, dock in window.docks.items():
             action = dock.toggleViewAction()
@@ -200,6 +210,7 @@ class WindowActions:
         self.add_repository.setEnabled(has_vault)
         self.remove_repository.setEnabled(has_vault)
         self.knowledge.setEnabled(has_vault)
+        self.view_changes.setEnabled(has_vault)
 
     def _choose_repository(self) -> None:
         """File › Add Repository…: pick a folder; it is remembered for the open vault."""
@@ -218,9 +229,31 @@ class WindowActions:
                 "This vault is read-only here: its extensions' permissions cannot be changed", 8000
             )
             return
-        self.knowledge_dialog = KnowledgeSettings(vault, self.window.runner, self.window)
+        self.knowledge_dialog = KnowledgeSettings(
+            vault, self.window.runner, self.window, self._open_view_changes
+        )
         self.knowledge_dialog.finished.connect(lambda _code: setattr(self, "knowledge_dialog", None))
         self.knowledge_dialog.open()
+
+    def _open_view_changes(self) -> None:
+        """Settings › View Changes… (also a button of Settings › Knowledge); it follows every
+        publish while open."""
+        vault = self.window.vault
+        if vault is None:
+            return
+        if self.changes_dialog is not None:
+            self.changes_dialog.raise_()
+            return
+        dialog = ViewChanges(vault, self.window.runner, self.window)
+        self.window.change_applied.connect(dialog.apply_change)
+
+        def closed(_code: int) -> None:
+            self.window.change_applied.disconnect(dialog.apply_change)
+            self.changes_dialog = None
+
+        dialog.finished.connect(closed)
+        self.changes_dialog = dialog
+        dialog.open()
 
 
 def _keys(own: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:

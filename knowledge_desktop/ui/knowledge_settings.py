@@ -12,6 +12,7 @@ asking and why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.knowledge_self_facts import SelfFactsPanel
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.tasks import Runner
@@ -59,16 +62,24 @@ def set_grant(vault: Vault, name: str, permission: str, on: bool) -> list[dict[s
 class KnowledgeSettings(QDialog):
     """The dialog: extensions on the left, the chosen one's reason and switches on the right."""
 
-    def __init__(self, vault: Vault, runner: Runner, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        runner: Runner,
+        parent: QWidget | None = None,
+        view_changes: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings › Knowledge")
         self.setObjectName("knowledgeSettings")
-        self.resize(760, 480)
+        self.resize(820, 600)
         self.vault = vault
         self.runner = runner
         self.extensions: list[dict[str, Any]] = []
         self.switches: dict[str, QCheckBox] = {}
         """The shown extension's switches by permission string (tests drive them)."""
+        self.self_facts: SelfFactsPanel | None = None
+        """The shown extension's self facts (knowledge_self_facts.py)."""
         self.names = QListWidget()
         self.names.setObjectName("extensionList")
         self.names.setMaximumWidth(220)
@@ -87,6 +98,11 @@ class KnowledgeSettings(QDialog):
         body.addWidget(scroll, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        if view_changes is not None:
+            changes = QPushButton("View Changes…")
+            changes.setToolTip("What extensions changed, by run: conflicts to decide, runs to revert")
+            changes.clicked.connect(view_changes)
+            buttons.addButton(changes, QDialogButtonBox.ButtonRole.ActionRole)
         layout = QVBoxLayout(self)
         layout.addLayout(body, 1)
         layout.addWidget(self.status)
@@ -130,8 +146,10 @@ class KnowledgeSettings(QDialog):
             child = self.detail_layout.takeAt(0)
             widget = child.widget() if child is not None else None
             if widget is not None:
+                widget.hide()  # gone from view now, deleted when the loop comes round
                 widget.deleteLater()
         self.switches = {}
+        self.self_facts = None
         if ext is None:
             return
         heading = QLabel(f"<b>{_escape(ext['name'])}</b> — {_escape(ext['description'])}")
@@ -160,6 +178,8 @@ class KnowledgeSettings(QDialog):
                 line = QLabel(f"{_escape(d['predicate'])} — {_escape(d['description'])} ({values})")
                 line.setWordWrap(True)
                 self.detail_layout.addWidget(line)
+        self.self_facts = SelfFactsPanel(self.vault, self.runner, ext)
+        self.detail_layout.addWidget(self.self_facts)
 
     def _toggle(self, name: str, permission: str, on: bool) -> None:
         vault = self.vault

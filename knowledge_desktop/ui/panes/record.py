@@ -36,6 +36,7 @@ from knowledge_desktop.engine.links.extract import MAX_BRACKET_DEPTH, bracket_de
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.panes.record_facts import FactsTab
 from knowledge_desktop.ui.panes.record_history import HistoryTab
 from knowledge_desktop.ui.render import (
     Colors,
@@ -62,7 +63,7 @@ that grows with the square of its length (a 4 MiB line held the window for secon
 _LONG_LINE = re.compile(f"[^\n]{{{LINE_LIMIT + 1},}}")
 _UNBROKEN = re.compile(f"\\S{{{LINE_LIMIT + 1}}}")
 EMPTY_TEXT = "Select a record in the catalog, or press Ctrl+K to search."
-RENDERED_TAB, SOURCE_TAB, HISTORY_TAB = 0, 1, 2
+RENDERED_TAB, SOURCE_TAB, HISTORY_TAB, FACTS_TAB = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,8 @@ class RecordPane(Pane):
         self.tabs.setTabToolTip(SOURCE_TAB, "The file as it is on disk, with line numbers (Ctrl+U)")
         self.history = HistoryTab(runner, self._colors)  # its versions and diffs: panes/record_history.py
         self.tabs.addTab(self.history, "History")
+        self.facts = FactsTab(runner)  # the page's facts, a tab only while it has some (record_facts.py)
+        self.facts.available.connect(self._facts_available)
 
         content = QWidget()
         column = QVBoxLayout(content)
@@ -315,6 +318,7 @@ class RecordPane(Pane):
 
     def apply_change(self, change: ChangeSet) -> None:
         """Reload when the change touches this file, a record it names, or the ontology."""
+        self.facts.apply_change(change)
         if self.current is None or self.vault is None or not change.touches(*self.reads):
             return
         touched = set(change.paths) | set(change.affected_paths)
@@ -395,6 +399,7 @@ class RecordPane(Pane):
                 self.source.setPlainText(loaded.source)
         self.source.set_marked_lines(loaded.marks)
         self.history.set_record(self.vault, str(loaded.view.get("id") or "") or None, loaded.path)
+        self.facts.set_record(self.vault, loaded.view.get("scope"), loaded.view.get("id") or None)
         if not keep and not loaded.render_body:
             self.tabs.setCurrentIndex(SOURCE_TAB)
         elif not keep and self.tabs.currentIndex() != HISTORY_TAB:
@@ -420,7 +425,16 @@ class RecordPane(Pane):
         self.source.set_source("")
         self.source.set_marked_lines([])
         self.history.set_record(self.vault, None, None)
+        self.facts.set_record(self.vault, None, None)
         self.stack.setCurrentIndex(0)
+
+    def _facts_available(self, available: bool) -> None:
+        shown = self.tabs.indexOf(self.facts) >= 0
+        if available and not shown:
+            self.tabs.insertTab(FACTS_TAB, self.facts, "Facts")
+            self.tabs.setTabToolTip(FACTS_TAB, "What is known about this page, by fact, with who said it")
+        elif not available and shown:
+            self.tabs.removeTab(self.tabs.indexOf(self.facts))
 
     # -- links ------------------------------------------------------------------------------
     def _follow(self, url: str) -> None:
