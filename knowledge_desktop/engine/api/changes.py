@@ -37,6 +37,7 @@ from knowledge_desktop.engine.api.undo import (
     register_undo,
 )
 from knowledge_desktop.engine.errors import ApiError
+from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import journal
@@ -161,7 +162,7 @@ def reverted_seqs(store: Store) -> set[int]:
     return {int(r[0]) for r in rows}
 
 
-def _summary(entry: Entry) -> str:
+def _summary(entry: Entry, title: str | None = None) -> str:
     extra = entry.plan.get("extra") or {}
     if entry.state == journal.CONFLICT:
         proposed, current = extra.get("proposed") or {}, extra.get("current") or {}
@@ -171,7 +172,36 @@ def _summary(entry: Entry) -> str:
         )
     if "reverts" in extra:
         return f"undid change {extra['reverts']}"
-    return f"{entry.operation} {entry.target_id or ''}".strip()
+    name = title or (entry.plan.get("extra") or {}).get("collection", {}).get("folder")
+    return f"{entry.operation}: {name}" if name else f"{entry.operation} {entry.target_id or ''}".strip()
+
+
+def _titles(store: Store, seqs: list[int]) -> dict[str, str]:
+    """The title each entry's first file has after it (before it, for a deletion), by journal id:
+    what a person recognizes a change by (`fact-put: Me: pref.food.rated = ramen`)."""
+    if not seqs:
+        return {}
+    marks = ",".join("?" * len(seqs))
+    rows = store.reader().execute(
+        f"SELECT seq, new_data, old_data FROM journal_files WHERE idx=0 AND seq IN ({marks})", seqs
+    )
+    out: dict[str, str] = {}
+    for seq, new, old in rows:
+        data = new or old
+        title = _title_in(bytes(data)) if data else None
+        if title:
+            out[str(seq)] = title
+    return out
+
+
+def _title_in(data: bytes) -> str | None:
+    try:
+        split = frontmatter.split(data.decode("utf-8"))
+        loaded = yaml12.load(split.yaml_text) if split is not None else None
+    except (UnicodeDecodeError, frontmatter.FrontmatterError, yaml12.YamlError):
+        return None
+    value = loaded.data.get("title") if loaded is not None and isinstance(loaded.data, dict) else None
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _target(who: Changer, entry: Entry) -> str | None:
@@ -191,7 +221,9 @@ def list_changes(
     what it may not see is left out."""
     undone = reverted_seqs(who.store)
     out: list[Change] = []
-    for entry in _entries(who, run_id):
+    entries = _entries(who, run_id)
+    titles = _titles(who.store, [e.seq for e in entries])
+    for entry in entries:
         shown = STATUS.get(entry.state, entry.state)
         if shown == "applied" and entry.seq in undone:
             shown = "reverted"
@@ -210,7 +242,7 @@ def list_changes(
                 entry.actor,
                 entry.operation,
                 _target(who, entry),
-                _summary(entry),
+                _summary(entry, titles.get(str(entry.seq))),
                 shown,
                 proposed,
                 entry.created_at,

@@ -49,6 +49,7 @@ def test_changes_list_shows_an_extensions_own_changes_and_the_person_sees_all(
         ("fact-conflict", "conflict", "run_a"),
         ("fact-put", "applied", "run_a"),
     ]
+    assert "pref.food.like = stew" in everyone[0].summary  # named by the written record's title
     [conflict] = list_changes(Changer.of(agent), status="conflict")
     assert conflict.proposed["proposed"]["value"] == "Delft"
     assert conflict.proposed["current"]["value"] == "Utrecht"
