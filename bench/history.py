@@ -8,8 +8,10 @@ no scan is needed: these figures time the checkpoint engine's functions directly
 a repository whose first commit is the vault's baseline (every file), as a vault's is.
 
 - `publish`: a one-file publication's checkpoint at 100k records: the commit built
-  path by path (`write.checkpoints._commit`), its index rows and the packing check —
-  what `checkpoints.flush` adds after a publication is durable (median of 20), for a
+  path by path (`write.checkpoints._commit`), its index rows and the publish path's
+  packing check (`publish.PUBLISH_LOOSE_LIMIT`) — what `checkpoints.flush` adds after
+  a publication is durable (median of 20; `first`: the folder's tree not yet held in
+  memory), then one `pack_loose` of what piled up, as `maintain` does, for a
   record in the 45,000-file `claims/` folder and in two smaller folders: the cost is
   mostly rewriting the changed folder's tree object (70 bytes an entry).
 - `observed`: an observed checkpoint after 1,000 files changed outside the app, in the
@@ -37,7 +39,7 @@ from typing import Any
 from knowledge_desktop.engine.history import baseline, index, observed, trees
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.store.db import Store
-from knowledge_desktop.engine.write import checkpoints
+from knowledge_desktop.engine.write import checkpoints, publish
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
 
 
@@ -75,8 +77,11 @@ def entry(seq: int, record_id: str) -> Entry:
     )
 
 
-def publish_one(repo: Any, store: Store, root: Path, rel: str, seq: int) -> float:
-    """One single-file publication's checkpoint (the file rewritten on disk first, untimed)."""
+def publish_one(
+    repo: Any, store: Store, root: Path, rel: str, seq: int, loose_limit: int | None = None
+) -> float:
+    """One single-file publication's checkpoint (the file rewritten on disk first, untimed),
+    packing when `loose_limit` loose objects (or their bytes) have piled up."""
     data = (root / rel).read_bytes() + f"\nEdit {seq}.\n".encode()
     (root / rel).write_bytes(data)
     record_id, revision = index.identity_of(data)
@@ -85,7 +90,7 @@ def publish_one(repo: Any, store: Store, root: Path, rel: str, seq: int) -> floa
     commit_id, parent, rows = checkpoints._commit(repo, entry(seq, record_id or ""), files)
     with store.write(durable=True) as tx:
         index.record(tx, repo[commit_id], parent, rows)
-    hrepo.maybe_pack(repo)
+    hrepo.maybe_pack(repo, loose_limit)
     return (time.perf_counter() - started) * 1000
 
 
@@ -110,11 +115,16 @@ def bench_publish_and_observed(vault: Path, work: Path, only: set[str], reuse: b
             runs = []
             for _ in range(20):
                 seq += 1
-                runs.append(publish_one(repo, store, vault, f"private/{folder}/{rng.choice(names)}", seq))
+                rel = f"private/{folder}/{rng.choice(names)}"
+                runs.append(publish_one(repo, store, vault, rel, seq, publish.PUBLISH_LOOSE_LIMIT))
             out["publishCheckpointMs"][f"{folder} ({len(names)} files in the folder)"] = {
                 "median": round(statistics.median(runs), 1),
                 "max": round(max(runs), 1),
+                "first": round(runs[0], 1),
             }
+        started = time.perf_counter()
+        packed = hrepo.pack_loose(repo)  # what `maintain` then does on a worker
+        out["packAfterS"] = {"objects": packed, "seconds": round(time.perf_counter() - started, 2)}
     if "observed" in only:
         burst = rng.sample(paths, 1000)
         for rel in burst:

@@ -27,6 +27,9 @@ COMMITTER = ("Knowledge Desktop", "knowledge-desktop@localhost")
 LOOSE_LIMIT = 2000
 """Pack the loose objects once about this many have piled up (git's gc.auto is 6700; a
 single-file publication writes 3–5 objects, one of them a whole folder's tree)."""
+LOOSE_BYTES = 32 << 20
+"""…or once about this many bytes of loose objects have: a big folder's tree is written
+loose uncompressed (`history/splice.py`), 2.5 MB a checkpoint in a 45,000-file folder."""
 PACK_LIMIT = 30
 """Past this many packs, they are written again as one (git's gc.autoPackLimit is 50)."""
 GITIGNORE = ".gitignore"
@@ -119,6 +122,42 @@ def ensure_sound(repo: Any, oid: Any) -> None:
         _sound.add(key)
 
 
+def mark_sound(repo: Any, oid: Any) -> None:
+    """`oid`'s loose object was written whole by this process: no need to check it."""
+    with _sound_lock:
+        _sound.add((str(repo.path), str(oid)))
+
+
+_loose_bytes: dict[str, int] = {}
+
+
+def note_written(repo: Any, oid: Any, size: int) -> None:
+    """A loose object of `size` bytes written by this process (`history/splice.py`):
+    sound, and counted towards `LOOSE_BYTES`."""
+    mark_sound(repo, oid)
+    with _sound_lock:
+        if str(repo.path) in _loose_bytes:
+            _loose_bytes[str(repo.path)] += size
+
+
+def loose_bytes(repo: Any) -> int:
+    """About how many bytes the loose objects take: every loose file measured once per
+    process, then what this process writes itself added (libgit2's own small objects
+    are left to the count, `loose_estimate`)."""
+    key = str(repo.path)
+    with _sound_lock:
+        known = _loose_bytes.get(key)
+    if known is not None:
+        return known
+    total = 0
+    for _, path in _loose_files(repo):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    with _sound_lock:
+        _loose_bytes[key] = total
+    return total
+
+
 def _loose_files(repo: Any) -> list[tuple[str, Path]]:
     objects = Path(repo.path) / "objects"
     out: list[tuple[str, Path]] = []
@@ -139,9 +178,10 @@ def loose_estimate(repo: Any) -> int:
 
 
 def maybe_pack(repo: Any, loose_limit: int | None = None) -> int:
-    """Pack the loose objects when about `loose_limit` (`LOOSE_LIMIT`) have piled up; how
-    many were packed."""
-    if loose_estimate(repo) < (LOOSE_LIMIT if loose_limit is None else loose_limit):
+    """Pack the loose objects when about `loose_limit` (`LOOSE_LIMIT`) have piled up, or
+    their bytes pass `LOOSE_BYTES` (scaled as `loose_limit` is); how many were packed."""
+    limit = LOOSE_LIMIT if loose_limit is None else loose_limit
+    if loose_estimate(repo) < limit and loose_bytes(repo) < LOOSE_BYTES * limit / LOOSE_LIMIT:
         return 0
     return pack_loose(repo)
 
@@ -160,6 +200,8 @@ def pack_loose(repo: Any) -> int:
         for _, path in loose:
             with contextlib.suppress(OSError):
                 path.unlink()
+        with _sound_lock:
+            _loose_bytes[str(repo.path)] = 0
     _consolidate(repo)
     return len(loose)
 
