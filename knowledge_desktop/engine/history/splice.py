@@ -115,7 +115,8 @@ def write(repo: Any, entries: Entries, stored: bool) -> pygit2.Oid:
     its zlib stream uncompressed (for a big folder); else through libgit2."""
     content = entries.content()
     if not stored:
-        return repo.odb.write(ObjectType.TREE, content)
+        written: pygit2.Oid = repo.odb.write(ObjectType.TREE, content)
+        return written
     oid = tree_id(content)
     write_loose(repo, oid, b"tree %d\0" % len(content), content)
     return oid
