@@ -23,7 +23,7 @@ Change = bytes | Any | None
 BIG_FOLDER = 2000
 """Entries from which a folder's tree is written uncompressed by `splice` and its
 entries kept for the next checkpoint in this process."""
-KEPT_BUILDERS = 8
+KEPT_TREES = 8
 _kept: OrderedDict[tuple[str, str], splice.Entries] = OrderedDict()
 _kept_lock = threading.Lock()
 
@@ -51,7 +51,7 @@ def _write(repo: Any, entries: splice.Entries) -> Any:
     if big:
         with _kept_lock:
             _kept[(repo.path, str(oid))] = entries
-            while len(_kept) > KEPT_BUILDERS:
+            while len(_kept) > KEPT_TREES:
                 _kept.popitem(last=False)
     return oid
 

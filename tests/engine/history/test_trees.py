@@ -1,4 +1,4 @@
-"""Trees changed path by path, with big folders' builders kept between checkpoints: the
+"""Trees changed path by path, with big folders' entries kept between checkpoints: the
 trees are the same as when every folder is read afresh (issue 15, §1 and §4)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def tree_of(repo: pygit2.Repository, files: dict[str, bytes]) -> pygit2.Oid:
     return oid
 
 
-def test_kept_builders_give_the_trees_a_fresh_read_gives(
+def test_kept_entries_give_the_trees_a_fresh_read_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(trees, "BIG_FOLDER", 3)
@@ -25,7 +25,7 @@ def test_kept_builders_give_the_trees_a_fresh_read_gives(
     files = {f"claims/c{i}.md": f"claim {i}\n".encode() for i in range(6)}
     files["people/ada.md"] = b"ada\n"
     tree = repo[tree_of(repo, files)]
-    assert trees._kept  # the claims folder's builder was kept
+    assert trees._kept  # the claims folder's entries were kept
     steps: list[dict[str, bytes | None]] = [
         {"claims/c1.md": b"changed\n"},
         {"claims/c1.md": b"again\n", "claims/c9.md": b"new\n"},
@@ -49,7 +49,7 @@ def test_kept_builders_give_the_trees_a_fresh_read_gives(
         assert oid_again == oid
 
 
-def test_a_kept_builder_never_writes_into_another_repository(
+def test_kept_entries_never_writes_into_another_repository(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(trees, "BIG_FOLDER", 2)
