@@ -16,6 +16,10 @@ from pygit2.enums import FileMode
 
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history import splice, trees
+from knowledge_desktop.engine.history.splice import write_loose
+from knowledge_desktop.engine.write import checkpoints
+from tests.engine.history.gitkit import repo_of, withdraw
+from tests.vaultkit import VaultKit
 
 # names that sort around a subfolder's implied `/`: `-` and `.` come before `/`, `0` after
 NAMES = ["a", "a.md", "a-b", "a0", "a.b", "a_b", "ab", "b", "é.md", "z", "a b", "A"]
@@ -159,3 +163,31 @@ def test_loose_bytes_count_what_is_on_disk_and_what_is_written(tmp_path: Path) -
     assert hrepo.loose_bytes(repo) == on_disk + size
     hrepo.pack_loose(repo)
     assert hrepo.loose_bytes(repo) == 0
+
+
+def test_a_full_disk_while_writing_a_big_folder_leaves_the_checkpoint_pending(
+    kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hand-written tree fails like libgit2's would: the publication stands, its
+    checkpoint is pending with the reason, and the next flush commits it."""
+    monkeypatch.setattr(trees, "BIG_FOLDER", 2)
+    monkeypatch.setattr(trees, "_kept", type(trees._kept)())
+    kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
+    kit.claim("private/claims/cake.md", "cl_cake", "Ada likes cake")
+    vault = kit.scan()
+    assert vault.history.ensure_baseline() is not None
+
+    def full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(splice, "write_loose", full)
+    receipt = withdraw(vault, "cl_tea", "rq-1")
+    assert receipt["git"]["state"] == "pending"
+    assert "No space left" in receipt["git"]["reason"]
+    assert vault.find("cl_tea")[0]["lifecycle"] == "withdrawn"
+    monkeypatch.setattr(splice, "write_loose", write_loose)
+    checkpoints.flush(vault.state_dir, vault.store)
+    repo = repo_of(vault)
+    tip = repo[repo.references[hrepo.BRANCH].target]
+    assert b"withdrawn" in tip.tree["private/claims/tea.md"].data
+    read_back_everything(repo)

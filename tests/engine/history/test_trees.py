@@ -49,7 +49,7 @@ def test_kept_entries_give_the_trees_a_fresh_read_gives(
         assert oid_again == oid
 
 
-def test_kept_entries_never_writes_into_another_repository(
+def test_kept_entries_never_write_into_another_repository(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(trees, "BIG_FOLDER", 2)
