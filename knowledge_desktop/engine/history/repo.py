@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import struct
 import threading
 import zlib
 from pathlib import Path
@@ -211,21 +212,54 @@ def _packs(repo: Any) -> set[Path]:
 
 
 def _consolidate(repo: Any) -> None:
-    before = _packs(repo)
-    if len(before) <= PACK_LIMIT:
+    """Past `PACK_LIMIT` packs, write the smaller ones again as one, as
+    `git repack --geometric=2` does: from the smallest up, until a pack at least twice
+    as big as all the smaller ones together. libgit2 finds every delta afresh, so
+    writing every pack again (the baseline's 100k blobs with them) would cost more each
+    time; this way an object is written again about log₂(packs made) times."""
+    packs = sorted(_packs(repo), key=_size)
+    if len(packs) <= PACK_LIMIT:
         return
+    merged: list[Path] = []
+    total = 0
+    for pack in packs:
+        size = _size(pack)
+        if len(merged) >= 2 and size >= 2 * total:
+            break
+        merged.append(pack)
+        total += size
+    ids = [oid for pack in merged for oid in _pack_ids(pack)]
 
-    def add_all(builder: Any) -> None:
-        for oid in repo.odb:
+    def add(builder: Any) -> None:
+        for oid in ids:
             builder.add(oid)
 
-    repo.pack(pack_delegate=add_all)
+    before = _packs(repo)
+    repo.pack(pack_delegate=add)
     if not _packs(repo) - before:
         return
-    for pack in before:
+    for pack in merged:
         for suffix in (".pack", ".idx", ".rev"):
             with contextlib.suppress(OSError):
                 pack.with_suffix(suffix).unlink()
+
+
+def _size(pack: Path) -> int:
+    try:
+        return pack.stat().st_size
+    except OSError:
+        return 0
+
+
+def _pack_ids(pack: Path) -> list[Any]:
+    """The ids a pack holds, from its index (version 2: after the 8-byte header, 256
+    fan-out counts, the last of which is the number of objects, then the sorted ids)."""
+    data = pack.with_suffix(".idx").read_bytes()
+    if data[:8] != b"\377tOc\0\0\0\2":
+        raise ValueError(f"{pack.name}: not a version 2 pack index")
+    (count,) = struct.unpack_from(">I", data, 8 + 255 * 4)
+    start = 8 + 256 * 4
+    return [pygit2.Oid(raw=data[start + 20 * n : start + 20 * n + 20]) for n in range(count)]
 
 
 def email_of(actor: str) -> str:
