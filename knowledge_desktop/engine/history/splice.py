@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import struct
 import zlib
 from bisect import bisect_left
 from pathlib import Path
@@ -122,8 +123,26 @@ def write(repo: Any, entries: Entries, stored: bool) -> pygit2.Oid:
     return oid
 
 
+STORED_BLOCK = 0xFFFF
+
+
+def stored_zlib(data: bytes) -> bytes:
+    """`data` as a zlib stream of stored (uncompressed) deflate blocks: what
+    `zlib.compress(data, 0)` makes, but without running the deflater over it, which
+    took 3–20 ms for 4.5 MB (the blocks' headers and the Adler-32 take about 1 ms)."""
+    view = memoryview(data)
+    parts: list[bytes | memoryview] = [b"\x78\x01"]  # deflate, 32 KiB window, level "fastest"
+    for start in range(0, max(len(data), 1), STORED_BLOCK):
+        block = view[start : start + STORED_BLOCK]
+        final = start + STORED_BLOCK >= len(data)
+        parts.append(struct.pack("<BHH", final, len(block), len(block) ^ 0xFFFF))
+        parts.append(block)
+    parts.append(struct.pack(">I", zlib.adler32(data)))
+    return b"".join(parts)
+
+
 def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> None:
-    """Store an object as `objects/xx/yyyy…` (zlib level 0), unless that file exists.
+    """Store an object as `objects/xx/yyyy…` (`stored_zlib`), unless that file exists.
 
     Written to a temporary file beside `objects/xx` (never inside it, where the packer
     would take it for an object) and linked into place, so a reader never sees half an
@@ -135,11 +154,8 @@ def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> No
         return
     final.parent.mkdir(exist_ok=True)
     tmp = objects / f"tmp_splice_{os.getpid()}_{hex_id[:12]}"
-    packer = zlib.compressobj(0)
     with open(tmp, "wb") as handle:
-        handle.write(packer.compress(header))
-        handle.write(packer.compress(content))
-        handle.write(packer.flush())
+        handle.write(stored_zlib(header + content))
     try:
         os.chmod(tmp, 0o444)  # as Git leaves its objects
         try:
