@@ -126,19 +126,24 @@ def write(repo: Any, entries: Entries, stored: bool) -> pygit2.Oid:
 STORED_BLOCK = 0xFFFF
 
 
-def stored_zlib(data: bytes) -> bytes:
-    """`data` as a zlib stream of stored (uncompressed) deflate blocks: what
-    `zlib.compress(data, 0)` makes, but without running the deflater over it, which
-    took 3–20 ms for 4.5 MB (the blocks' headers and the Adler-32 take about 1 ms)."""
-    view = memoryview(data)
+def stored_zlib(*pieces: bytes) -> list[bytes | memoryview]:
+    """The pieces one after the other as a zlib stream of stored (uncompressed) deflate
+    blocks, in parts to write in turn: what `zlib.compress(b"".join(pieces), 0)` makes,
+    but without running the deflater (3–20 ms for 4.5 MB) or copying the bytes (the
+    blocks' headers and the Adler-32 take about 1 ms)."""
     parts: list[bytes | memoryview] = [b"\x78\x01"]  # deflate, 32 KiB window, level "fastest"
-    for start in range(0, max(len(data), 1), STORED_BLOCK):
-        block = view[start : start + STORED_BLOCK]
-        final = start + STORED_BLOCK >= len(data)
-        parts.append(struct.pack("<BHH", final, len(block), len(block) ^ 0xFFFF))
+    check = zlib.adler32(b"")
+    blocks = [
+        memoryview(piece)[start : start + STORED_BLOCK]
+        for piece in pieces
+        for start in range(0, len(piece), STORED_BLOCK)
+    ] or [memoryview(b"")]
+    for n, block in enumerate(blocks):
+        parts.append(struct.pack("<BHH", n == len(blocks) - 1, len(block), len(block) ^ 0xFFFF))
         parts.append(block)
-    parts.append(struct.pack(">I", zlib.adler32(data)))
-    return b"".join(parts)
+        check = zlib.adler32(block, check)
+    parts.append(struct.pack(">I", check))
+    return parts
 
 
 def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> None:
@@ -155,7 +160,8 @@ def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> No
     final.parent.mkdir(exist_ok=True)
     tmp = objects / f"tmp_splice_{os.getpid()}_{hex_id[:12]}"
     with open(tmp, "wb") as handle:
-        handle.write(stored_zlib(header + content))
+        for part in stored_zlib(header, content):
+            handle.write(part)
     try:
         os.chmod(tmp, 0o444)  # as Git leaves its objects
         try:
