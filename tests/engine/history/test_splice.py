@@ -203,3 +203,14 @@ def test_a_stored_stream_inflates_to_its_pieces(sizes: tuple[int, ...]) -> None:
     assert inflater.decompress(stream) == b"".join(pieces)
     assert inflater.eof  # a whole stream, as `ensure_sound` wants it
     assert not inflater.unused_data
+
+
+def test_content_that_is_not_a_tree_is_refused_and_disorder_is_put_right() -> None:
+    one, two = b"100644 b\0" + b"\1" * 20, b"40000 a\0" + b"\2" * 20
+    with pytest.raises(ValueError, match="not a tree"):
+        splice.Entries.parse(one + b"junk")
+    with pytest.raises(ValueError, match="not a tree"):
+        splice.Entries.parse(one[:-1])
+    entries = splice.Entries.parse(one + two)
+    assert entries.keys == [b"a/", b"b"]
+    assert entries.raw == [two, one]
