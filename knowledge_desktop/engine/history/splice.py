@@ -3,14 +3,14 @@ checkpoint in a 45,000-file folder).
 
 Git stores a folder as one tree object: its entries (`<mode> <name>\\0<20-byte id>`)
 sorted by name, a subfolder sorting as if its name ended in `/`. A 45,000-file folder
-is a 2.5 MB object, and libgit2's `TreeBuilder.write` serialises, hashes (SHA-1 with
-collision detection) and zlib-compresses all of it for every change: 30–50 ms on an
-idle machine, about 100 ms under load. Here the entries stay as bytes in a sorted list;
-a changed name is found by bisect and its entry replaced, so writing the new tree is
-one join, one SHA-1 and one file. A big folder's tree is written as a loose object with
-its zlib stream *stored* (level 0: compression at level 1 alone costs ~25 ms); packing
-(`repo.maybe_pack`, which also counts these bytes) compresses it, as a delta against the
-folder's previous tree.
+is a 2.5–4.5 MB object, and libgit2's `TreeBuilder.write` serialises, hashes (SHA-1
+with collision detection) and zlib-compresses all of it for every change: 30–50 ms on
+an idle machine, about 100 ms under load. Here the entries stay as bytes in a sorted
+list; a changed name is found by bisect and its entry replaced, so writing the new tree
+is one join, one SHA-1 and one file. A big folder's tree is written as a loose object
+whose zlib stream is *stored* (uncompressed blocks, `stored_zlib`: zlib at level 1
+alone costs ~25 ms); packing (`repo.maybe_pack`, which also counts these bytes)
+compresses it, as a delta against the folder's previous tree.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import hashlib
 import os
 import re
 import struct
+import threading
 import zlib
 from bisect import bisect_left
 from pathlib import Path
@@ -152,12 +153,11 @@ def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> No
     if final.exists():
         return
     final.parent.mkdir(exist_ok=True)
-    tmp = objects / f"tmp_splice_{os.getpid()}_{hex_id[:12]}"
-    with open(tmp, "wb") as handle:
-        for part in stored_zlib(header, content):
-            handle.write(part)
+    tmp = objects / f"tmp_splice_{os.getpid()}_{threading.get_ident()}_{hex_id[:12]}"
     try:
-        os.chmod(tmp, 0o444)  # as Git leaves its objects
+        with open(tmp, "wb") as handle:
+            for part in stored_zlib(header, content):
+                handle.write(part)
         try:
             os.link(tmp, final)
         except FileExistsError:
@@ -166,9 +166,9 @@ def write_loose(repo: Any, oid: pygit2.Oid, header: bytes, content: bytes) -> No
             if final.exists():
                 return
             os.replace(tmp, final)
-            tmp = final
     finally:
-        if tmp != final:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        with contextlib.suppress(OSError):
+            tmp.unlink()  # also after a failed write (a full disk): no half file is left
+    with contextlib.suppress(OSError):
+        os.chmod(final, 0o444)  # as Git leaves its objects
     hrepo.note_written(repo, oid, final.stat().st_size)

@@ -214,3 +214,23 @@ def test_content_that_is_not_a_tree_is_refused_and_disorder_is_put_right() -> No
     entries = splice.Entries.parse(one + two)
     assert entries.keys == [b"a/", b"b"]
     assert entries.raw == [two, one]
+
+
+def test_a_write_cut_short_leaves_neither_object_nor_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    entries = splice.Entries()
+    entries.set("a.md", repo.create_blob(b"a\n"), folder=False)
+    objects = Path(repo.path) / "objects"
+    before = {p for p in objects.rglob("*") if p.is_file()}
+
+    def cut(*pieces: bytes) -> object:
+        yield b"\x78\x01"
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(splice, "stored_zlib", cut)
+    with pytest.raises(OSError, match="No space left"):
+        splice.write(repo, entries, stored=True)
+    assert {p for p in objects.rglob("*") if p.is_file()} == before
+    assert splice.tree_id(entries.content()) not in repo
