@@ -50,7 +50,8 @@ class Entries:
     @classmethod
     def parse(cls, data: bytes) -> Entries:
         """The entries of a tree object's content (put in Git's order should they not be).
-        Split by regular expression: 45,000 entries in 20–25 ms, ~30 ms by a loop."""
+        Split by regular expression, checked to tile the content: 45,000 entries in
+        about 25 ms (as fast as a loop over them)."""
         raw = _ENTRY.findall(data)
         if sum(map(len, raw)) != len(data):  # matches that do not tile the content
             raise ValueError("not a tree object's content")
