@@ -96,6 +96,11 @@ class Entries:
         self.keys.insert(at, key)
         self.raw.insert(at, (TREE_MODE if folder else BLOB_MODE) + b" " + encoded + b"\0" + oid.raw)
 
+    def folders(self) -> list[pygit2.Oid]:
+        """The ids of the subfolders' trees."""
+        mark = TREE_MODE + b" "
+        return [pygit2.Oid(raw=entry[-20:]) for entry in self.raw if entry.startswith(mark)]
+
     def content(self) -> bytes:
         return b"".join(self.raw)
 

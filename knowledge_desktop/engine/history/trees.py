@@ -56,6 +56,31 @@ def _write(repo: Any, entries: splice.Entries) -> Any:
     return oid
 
 
+WARM_FOLDERS = 500
+"""At most this many folders are read by `warm`."""
+
+
+def warm(repo: Any, tree: Any) -> int:
+    """Hold the entries of `tree`'s big folders (the newest checkpoint's) so that the
+    first checkpoint of this process in one of them splices instead of reading its tree
+    (~50 ms for a 45,000-file folder): a host calls it on a worker after opening. Reads
+    each folder's tree once, breadth first, up to `WARM_FOLDERS`; how many were kept."""
+    queue = [tree.id]
+    kept = read = 0
+    while queue and read < WARM_FOLDERS and kept < KEPT_TREES:
+        tree_id = queue.pop(0)
+        entries = _entries(repo, tree_id)
+        read += 1
+        queue.extend(entries.folders())
+        if len(entries) >= BIG_FOLDER:
+            with _kept_lock:
+                _kept[(repo.path, str(tree_id))] = entries
+                kept += 1
+                while len(_kept) > KEPT_TREES:
+                    _kept.popitem(last=False)
+    return kept
+
+
 def apply(repo: Any, base: Any, changes: Mapping[str, Change]) -> tuple[Any, dict[str, tuple[Any, Any]]]:
     """The id of `base` (a tree, or None for the empty tree) with `changes` applied, and
     for each changed path its blob ids before and after (None: no file). Each folder's

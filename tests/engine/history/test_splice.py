@@ -234,3 +234,19 @@ def test_a_write_cut_short_leaves_neither_object_nor_temporary_file(
         splice.write(repo, entries, stored=True)
     assert {p for p in objects.rglob("*") if p.is_file()} == before
     assert splice.tree_id(entries.content()) not in repo
+
+
+def test_opening_a_vault_with_checkpoints_warms_its_big_folders(
+    kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trees, "BIG_FOLDER", 2)
+    monkeypatch.setattr(trees, "_kept", type(trees._kept)())
+    kit.claim("private/claims/tea.md", "cl_tea", "Ada likes tea")
+    kit.claim("private/claims/cake.md", "cl_cake", "Ada likes cake")
+    vault = kit.scan()
+    assert vault.history.ensure_baseline() is not None
+    trees._kept.clear()  # as in a new process
+    assert vault.history.ensure_baseline() is None  # there is one: its big folders are read
+    repo = repo_of(vault)
+    tip = repo[repo.references[hrepo.BRANCH].target]
+    assert (repo.path, str(tip.tree["private/claims"].id)) in trees._kept
