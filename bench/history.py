@@ -95,7 +95,9 @@ def publish_one(
     return (time.perf_counter() - started) * 1000
 
 
-def bench_publish_and_observed(vault: Path, work: Path, only: set[str], reuse: bool) -> dict[str, Any]:
+def bench_publish_and_observed(
+    vault: Path, work: Path, only: set[str], reuse: bool, warm: bool = False
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if reuse and (work / "h100k" / hrepo.REPO_DIR).exists():  # the baseline of an earlier run
         state_dir = work / "h100k"
@@ -107,6 +109,10 @@ def bench_publish_and_observed(vault: Path, work: Path, only: set[str], reuse: b
         out["baselineS"] = round(time.perf_counter() - started, 2)
     paths = claims(vault)
     out["claimsFolderEntries"] = len(paths)
+    if warm:  # as `VaultHistory.ensure_baseline` does on a worker after opening
+        started = time.perf_counter()
+        out["warmFolders"] = trees.warm(repo, hrepo.head(repo).tree)
+        out["warmMs"] = round((time.perf_counter() - started) * 1000, 1)
     rng = random.Random(1)
     if "publish" in only:
         seq = 0
@@ -232,11 +238,12 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/history-bench"))
     parser.add_argument("--only", default="publish,observed,history,size")
     parser.add_argument("--reuse", action="store_true", help="keep the 100k baseline of an earlier run")
+    parser.add_argument("--warm", action="store_true", help="read the big folders first, as opening does")
     args = parser.parse_args()
     only = set(args.only.split(","))
     out: dict[str, Any] = {}
     if only & {"publish", "observed"} and args.vault100k:
-        out["100k"] = bench_publish_and_observed(args.vault100k, args.work, only, args.reuse)
+        out["100k"] = bench_publish_and_observed(args.vault100k, args.work, only, args.reuse, args.warm)
     if "history" in only:
         out["history"] = bench_history(args.work)
     if "size" in only and args.vault10k:
