@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError, StateError
-from knowledge_desktop.engine.history import baseline, observed
+from knowledge_desktop.engine.history import baseline, observed, trees
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.versions import record_at
@@ -117,13 +117,18 @@ class VaultHistory:
         """Commit the first checkpoint, every file already in the vault, if there is none
         yet; the commit id, or None (there is one, `cancel` was set, or the repository
         failed: the next checkpoint makes it then). Seconds at 100k files: call it on a
-        worker."""
+        worker. When there is one, the newest checkpoint's big folders are read into
+        memory instead (`trees.warm`), so the first publication in one stays quick."""
         if self.publisher.read_only or hrepo.unavailable_reason() is not None:
             return None
         with self._commit_lock:
             try:
                 repo = hrepo.open_repo(self.state_dir, create=True)
                 commit = baseline.ensure(self.root, repo, self.store, progress=progress, cancel=cancel)
+                if commit is None and (cancel is None or not cancel.is_set()):
+                    head = hrepo.head(repo)
+                    if head is not None:  # the next checkpoint in a big folder then splices
+                        trees.warm(repo, head.tree)
             except _FAILURES:
                 return None  # the first checkpoint that succeeds makes it
         return None if commit is None else str(commit.id)

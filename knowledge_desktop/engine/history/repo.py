@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import struct
 import threading
 import zlib
 from pathlib import Path
@@ -27,6 +28,9 @@ COMMITTER = ("Knowledge Desktop", "knowledge-desktop@localhost")
 LOOSE_LIMIT = 2000
 """Pack the loose objects once about this many have piled up (git's gc.auto is 6700; a
 single-file publication writes 3–5 objects, one of them a whole folder's tree)."""
+LOOSE_BYTES = 32 << 20
+"""…or once about this many bytes of loose objects have: a big folder's tree is written
+loose uncompressed (`history/splice.py`), 2.5 MB a checkpoint in a 45,000-file folder."""
 PACK_LIMIT = 30
 """Past this many packs, they are written again as one (git's gc.autoPackLimit is 50)."""
 GITIGNORE = ".gitignore"
@@ -119,6 +123,42 @@ def ensure_sound(repo: Any, oid: Any) -> None:
         _sound.add(key)
 
 
+def mark_sound(repo: Any, oid: Any) -> None:
+    """`oid`'s loose object was written whole by this process: no need to check it."""
+    with _sound_lock:
+        _sound.add((str(repo.path), str(oid)))
+
+
+_loose_bytes: dict[str, int] = {}
+
+
+def note_written(repo: Any, oid: Any, size: int) -> None:
+    """A loose object of `size` bytes written by this process (`history/splice.py`):
+    sound, and counted towards `LOOSE_BYTES`."""
+    mark_sound(repo, oid)
+    with _sound_lock:
+        if str(repo.path) in _loose_bytes:
+            _loose_bytes[str(repo.path)] += size
+
+
+def loose_bytes(repo: Any) -> int:
+    """About how many bytes the loose objects take: every loose file measured once per
+    process, then what this process writes itself added (libgit2's own small objects
+    are left to the count, `loose_estimate`)."""
+    key = str(repo.path)
+    with _sound_lock:
+        known = _loose_bytes.get(key)
+    if known is not None:
+        return known
+    total = 0
+    for _, path in _loose_files(repo):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    with _sound_lock:
+        _loose_bytes[key] = total
+    return total
+
+
 def _loose_files(repo: Any) -> list[tuple[str, Path]]:
     objects = Path(repo.path) / "objects"
     out: list[tuple[str, Path]] = []
@@ -139,9 +179,10 @@ def loose_estimate(repo: Any) -> int:
 
 
 def maybe_pack(repo: Any, loose_limit: int | None = None) -> int:
-    """Pack the loose objects when about `loose_limit` (`LOOSE_LIMIT`) have piled up; how
-    many were packed."""
-    if loose_estimate(repo) < (LOOSE_LIMIT if loose_limit is None else loose_limit):
+    """Pack the loose objects when about `loose_limit` (`LOOSE_LIMIT`) have piled up, or
+    their bytes pass `LOOSE_BYTES` (scaled as `loose_limit` is); how many were packed."""
+    limit = LOOSE_LIMIT if loose_limit is None else loose_limit
+    if loose_estimate(repo) < limit and loose_bytes(repo) < LOOSE_BYTES * limit / LOOSE_LIMIT:
         return 0
     return pack_loose(repo)
 
@@ -160,6 +201,8 @@ def pack_loose(repo: Any) -> int:
         for _, path in loose:
             with contextlib.suppress(OSError):
                 path.unlink()
+        with _sound_lock:
+            _loose_bytes[str(repo.path)] = 0
     _consolidate(repo)
     return len(loose)
 
@@ -169,21 +212,54 @@ def _packs(repo: Any) -> set[Path]:
 
 
 def _consolidate(repo: Any) -> None:
-    before = _packs(repo)
-    if len(before) <= PACK_LIMIT:
+    """Past `PACK_LIMIT` packs, write the smaller ones again as one, as
+    `git repack --geometric=2` does: from the smallest up, until a pack at least twice
+    as big as all the smaller ones together. libgit2 finds every delta afresh, so
+    writing every pack again (the baseline's 100k blobs with them) would cost more each
+    time; this way an object is written again about log₂(packs made) times."""
+    packs = sorted(_packs(repo), key=_size)
+    if len(packs) <= PACK_LIMIT:
         return
+    merged: list[Path] = []
+    total = 0
+    for pack in packs:
+        size = _size(pack)
+        if len(merged) >= 2 and size >= 2 * total:
+            break
+        merged.append(pack)
+        total += size
+    ids = [oid for pack in merged for oid in _pack_ids(pack)]
 
-    def add_all(builder: Any) -> None:
-        for oid in repo.odb:
+    def add(builder: Any) -> None:
+        for oid in ids:
             builder.add(oid)
 
-    repo.pack(pack_delegate=add_all)
+    before = _packs(repo)
+    repo.pack(pack_delegate=add)
     if not _packs(repo) - before:
         return
-    for pack in before:
+    for pack in merged:
         for suffix in (".pack", ".idx", ".rev"):
             with contextlib.suppress(OSError):
                 pack.with_suffix(suffix).unlink()
+
+
+def _size(pack: Path) -> int:
+    try:
+        return pack.stat().st_size
+    except OSError:
+        return 0
+
+
+def _pack_ids(pack: Path) -> list[Any]:
+    """The ids a pack holds, from its index (version 2: after the 8-byte header, 256
+    fan-out counts, the last of which is the number of objects, then the sorted ids)."""
+    data = pack.with_suffix(".idx").read_bytes()
+    if data[:8] != b"\377tOc\0\0\0\2":
+        raise ValueError(f"{pack.name}: not a version 2 pack index")
+    (count,) = struct.unpack_from(">I", data, 8 + 255 * 4)
+    start = 8 + 256 * 4
+    return [pygit2.Oid(raw=data[start + 20 * n : start + 20 * n + 20]) for n in range(count)]
 
 
 def email_of(actor: str) -> str:

@@ -1,9 +1,10 @@
 """Trees changed path by path (issue 15, §1: each checkpoint's tree is the previous one
 with the written paths set).
 
-Only the trees along a changed path are rebuilt, with a `TreeBuilder` seeded from the
-old tree; the rest of the vault's trees are shared by id. Reading the whole vault into
-an index instead would cost a pass over every file (100k entries) per checkpoint.
+Only the trees along a changed path are rebuilt, each from the old tree's raw entries
+(`history/splice.py`); the rest of the vault's trees are shared by id. Reading the
+whole vault into an index instead would cost a pass over every file (100k entries) per
+checkpoint.
 """
 
 from __future__ import annotations
@@ -13,88 +14,116 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from pygit2.enums import FileMode
-
+from knowledge_desktop.engine.history import splice
 from knowledge_desktop.engine.history.repo import ensure_sound
 
 Change = bytes | Any | None
 """New bytes, an existing blob's id (a `pygit2.Oid`), or None to delete the path."""
 
 BIG_FOLDER = 2000
-"""Entries from which a folder's builder is kept for the next checkpoint in this process."""
-KEPT_BUILDERS = 8
-_kept: OrderedDict[tuple[str, str], Any] = OrderedDict()
+"""Entries from which a folder's tree is written uncompressed by `splice` and its
+entries kept for the next checkpoint in this process."""
+KEPT_TREES = 8
+_kept: OrderedDict[tuple[str, str], splice.Entries] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
-def _builder(repo: Any, tree: Any) -> Any:
-    """A builder seeded with `tree`. A big folder's (a 45k-file folder is a 2.7 MB tree,
-    read and parsed in about 30 ms) is taken from the ones kept after earlier writes: a
-    tree's id names its content, so a builder kept under that id holds exactly that tree.
-    It is taken out while used, so two commits never share one."""
-    if tree is None:
-        return repo.TreeBuilder()
+def _entries(repo: Any, tree_id: Any) -> splice.Entries:
+    """The entries of tree `tree_id` (None: an empty folder). A big folder's (a 45k-file
+    folder is a 2.5 MB tree, ~30 ms to read and parse) are taken from the ones kept
+    after earlier writes: a tree's id names its content, so entries kept under that id
+    are exactly that tree's. They are taken out while used, so two commits never share
+    them."""
+    if tree_id is None:
+        return splice.Entries()
     with _kept_lock:
-        kept = _kept.pop((repo.path, str(tree.id)), None)
+        kept = _kept.pop((repo.path, str(tree_id)), None)
     if kept is not None:
         return kept
-    ensure_sound(repo, tree.id)
-    return repo.TreeBuilder(tree)
+    ensure_sound(repo, tree_id)
+    _kind, data = repo.odb.read(tree_id)
+    return splice.Entries.parse(data)
 
 
-def _write(repo: Any, builder: Any) -> Any:
-    oid = builder.write()
-    if len(builder) >= BIG_FOLDER:
+def _write(repo: Any, entries: splice.Entries) -> Any:
+    big = len(entries) >= BIG_FOLDER
+    oid = splice.write(repo, entries, stored=big)
+    if big:
         with _kept_lock:
-            _kept[(repo.path, str(oid))] = builder
-            while len(_kept) > KEPT_BUILDERS:
+            _kept[(repo.path, str(oid))] = entries
+            while len(_kept) > KEPT_TREES:
                 _kept.popitem(last=False)
     return oid
+
+
+WARM_FOLDERS = 500
+"""At most this many folders are read by `warm`."""
+
+
+def warm(repo: Any, tree: Any) -> int:
+    """Hold the entries of `tree`'s big folders (the newest checkpoint's) so that the
+    first checkpoint of this process in one of them splices instead of reading its tree
+    (~50 ms for a 45,000-file folder): a host calls it on a worker after opening. Reads
+    each folder's tree once, breadth first, up to `WARM_FOLDERS`; how many were kept."""
+    queue = [tree.id]
+    kept = read = 0
+    while queue and read < WARM_FOLDERS and kept < KEPT_TREES:
+        tree_id = queue.pop(0)
+        entries = _entries(repo, tree_id)
+        read += 1
+        queue.extend(entries.folders())
+        if len(entries) >= BIG_FOLDER:
+            with _kept_lock:
+                _kept[(repo.path, str(tree_id))] = entries
+                kept += 1
+                while len(_kept) > KEPT_TREES:
+                    _kept.popitem(last=False)
+    return kept
 
 
 def apply(repo: Any, base: Any, changes: Mapping[str, Change]) -> tuple[Any, dict[str, tuple[Any, Any]]]:
     """The id of `base` (a tree, or None for the empty tree) with `changes` applied, and
     for each changed path its blob ids before and after (None: no file). Each folder's
     tree is read once: Git's object cache keeps no tree over 4 KiB, and a folder of 45k
-    files is a 2.6 MB tree, so looking paths up one by one would read it again each time."""
+    files is a 2.5 MB tree, so looking paths up one by one would read it again each time."""
     moved: dict[str, tuple[Any, Any]] = {}
-    oid = _apply(repo, base, changes, "", moved)
-    return (oid if oid is not None else repo.TreeBuilder().write()), moved
+    oid = _apply(repo, None if base is None else base.id, changes, "", moved)
+    return (oid if oid is not None else splice.write(repo, splice.Entries(), stored=False)), moved
 
 
 def _apply(
-    repo: Any, tree: Any, changes: Mapping[str, Change], prefix: str, moved: dict[str, tuple[Any, Any]]
+    repo: Any, tree_id: Any, changes: Mapping[str, Change], prefix: str, moved: dict[str, tuple[Any, Any]]
 ) -> Any:
-    builder = _builder(repo, tree)
+    entries = _entries(repo, tree_id)
     below: dict[str, dict[str, Change]] = {}
     for path, value in changes.items():
         name, sep, rest = path.partition("/")
         if sep:
             below.setdefault(name, {})[rest] = value
             continue
-        old = builder.get(name)
-        before = old.id if old is not None and old.type_str == "blob" else None
+        old = entries.get(name)
+        before = old[0] if old is not None and not old[1] else None
         if value is None:
             if old is not None:
-                builder.remove(name)
+                entries.remove(name)
             after = None
         else:
             after = repo.create_blob(value) if isinstance(value, bytes) else value
-            builder.insert(name, after, FileMode.BLOB)
+            entries.set(name, after, folder=False)
         if before != after:
             moved[prefix + name] = (before, after)
     for name, sub in below.items():
-        entry = builder.get(name)
-        subtree = entry if entry is not None and entry.type_str == "tree" else None
+        entry = entries.get(name)
+        subtree = entry[0] if entry is not None and entry[1] else None
         oid = _apply(repo, subtree, sub, f"{prefix}{name}/", moved)
         if oid is None:
             if entry is not None:
-                builder.remove(name)
+                entries.remove(name)
         else:
-            builder.insert(name, oid, FileMode.TREE)
-    if len(builder) == 0:
+            entries.set(name, oid, folder=True)
+    if len(entries) == 0:
         return None
-    return _write(repo, builder)
+    return _write(repo, entries)
 
 
 def blob_ids(repo: Any, tree: Any, paths: list[str]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Trees changed path by path, with big folders' builders kept between checkpoints: the
+"""Trees changed path by path, with big folders' entries kept between checkpoints: the
 trees are the same as when every folder is read afresh (issue 15, §1 and §4)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def tree_of(repo: pygit2.Repository, files: dict[str, bytes]) -> pygit2.Oid:
     return oid
 
 
-def test_kept_builders_give_the_trees_a_fresh_read_gives(
+def test_kept_entries_give_the_trees_a_fresh_read_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(trees, "BIG_FOLDER", 3)
@@ -25,7 +25,7 @@ def test_kept_builders_give_the_trees_a_fresh_read_gives(
     files = {f"claims/c{i}.md": f"claim {i}\n".encode() for i in range(6)}
     files["people/ada.md"] = b"ada\n"
     tree = repo[tree_of(repo, files)]
-    assert trees._kept  # the claims folder's builder was kept
+    assert trees._kept  # the claims folder's entries were kept
     steps: list[dict[str, bytes | None]] = [
         {"claims/c1.md": b"changed\n"},
         {"claims/c1.md": b"again\n", "claims/c9.md": b"new\n"},
@@ -49,7 +49,7 @@ def test_kept_builders_give_the_trees_a_fresh_read_gives(
         assert oid_again == oid
 
 
-def test_a_kept_builder_never_writes_into_another_repository(
+def test_kept_entries_never_write_into_another_repository(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(trees, "BIG_FOLDER", 2)
@@ -63,3 +63,24 @@ def test_a_kept_builder_never_writes_into_another_repository(
     oid, _ = trees.apply(two, tree_two, {"claims/c0.md": b"only in two\n"})
     assert two[oid]["claims"]["c0.md"].data == b"only in two\n"  # written where it was asked
     assert oid not in one
+
+
+def test_warming_holds_the_big_folders_a_checkpoint_then_splices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trees, "BIG_FOLDER", 3)
+    monkeypatch.setattr(trees, "_kept", type(trees._kept)())
+    repo = pygit2.init_repository(str(tmp_path / "a.git"), bare=True)
+    files = {f"private/claims/c{i}.md": f"claim {i}\n".encode() for i in range(5)}
+    files["private/people/ada.md"] = b"ada\n"
+    files["private/claims/deep/d.md"] = b"deep\n"
+    tree = repo[tree_of(repo, files)]
+    trees._kept.clear()  # as in a new process
+    assert trees.warm(repo, tree) == 1
+    claims_id = tree["private/claims"].id
+    assert list(trees._kept) == [(repo.path, str(claims_id))]  # not the 1-entry folders
+    oid, _ = trees.apply(repo, tree, {"private/claims/c1.md": b"changed\n"})
+    assert (repo.path, str(claims_id)) not in trees._kept  # taken, not read again
+    files["private/claims/c1.md"] = b"changed\n"
+    trees._kept.clear()
+    assert oid == tree_of(repo, files)
