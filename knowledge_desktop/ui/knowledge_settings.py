@@ -13,6 +13,7 @@ asking and why.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -20,7 +21,9 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -31,7 +34,10 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.api.grants import Extensions
+from knowledge_desktop.engine.api.uninstall import Contributions
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui import knowledge_install
+from knowledge_desktop.ui.knowledge_install import UninstallDialog
 from knowledge_desktop.ui.knowledge_self_facts import SelfFactsPanel
 
 if TYPE_CHECKING:
@@ -39,8 +45,8 @@ if TYPE_CHECKING:
 
 EMPTY = (
     "No extension is installed in this vault.\n\n"
-    "Install one with `knowledge extensions VAULT install MANIFEST`; it can do nothing "
-    "until you turn its permissions on here."
+    "Install one with Install Extension… (or `knowledge extensions VAULT install MANIFEST`); "
+    "it can do nothing until you turn its permissions on here."
 )
 
 
@@ -80,6 +86,8 @@ class KnowledgeSettings(QDialog):
         """The shown extension's switches by permission string (tests drive them)."""
         self.self_facts: SelfFactsPanel | None = None
         """The shown extension's self facts (knowledge_self_facts.py)."""
+        self.uninstall_dialog: UninstallDialog | None = None
+        """The Keep/Delete question while it is open (tests answer it)."""
         self.names = QListWidget()
         self.names.setObjectName("extensionList")
         self.names.setMaximumWidth(220)
@@ -98,6 +106,15 @@ class KnowledgeSettings(QDialog):
         body.addWidget(scroll, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.install_button = QPushButton("Install Extension…")
+        self.install_button.setToolTip("Install an extension from its manifest.json, every permission off")
+        self.install_button.clicked.connect(self._choose_manifest)
+        buttons.addButton(self.install_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.uninstall_button = QPushButton("Uninstall…")
+        self.uninstall_button.setToolTip("Remove the selected extension; keep or delete what it wrote")
+        self.uninstall_button.setEnabled(False)
+        self.uninstall_button.clicked.connect(self.start_uninstall)
+        buttons.addButton(self.uninstall_button, QDialogButtonBox.ButtonRole.ActionRole)
         if view_changes is not None:
             changes = QPushButton("View Changes…")
             changes.setToolTip("What extensions changed, by run: conflicts to decide, runs to revert")
@@ -110,8 +127,8 @@ class KnowledgeSettings(QDialog):
         self.runner.submit(lambda: installed_extensions(vault), self._loaded, self._failed)
 
     # -- data ---------------------------------------------------------------------
-    def _loaded(self, extensions: list[dict[str, Any]]) -> None:
-        shown = self._current_name()
+    def _loaded(self, extensions: list[dict[str, Any]], select: str | None = None) -> None:
+        shown = select or self._current_name()
         self.extensions = extensions
         self.names.blockSignals(True)
         self.names.clear()
@@ -120,6 +137,7 @@ class KnowledgeSettings(QDialog):
             item.setToolTip(ext["description"])
             self.names.addItem(item)
         self.names.blockSignals(False)
+        self.uninstall_button.setEnabled(bool(extensions))
         if not extensions:
             self.status.setText(EMPTY)
             self._fill(None)
@@ -185,6 +203,86 @@ class KnowledgeSettings(QDialog):
         vault = self.vault
         self.status.setText(f"{'Turning on' if on else 'Turning off'}: {permission}…")
         self.runner.submit(lambda: set_grant(vault, name, permission, on), self._loaded, self._failed)
+
+    # -- install and uninstall ------------------------------------------------------
+    def _choose_manifest(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Install Extension", "", "Extension manifest (manifest.json *.json)"
+        )
+        if path:
+            self.install_manifest(Path(path))
+
+    def install_manifest(self, manifest: Path) -> None:
+        """Install the extension of `manifest` into a partition (asked when the vault has several
+        and none is `private`), every permission off, then show it."""
+        vault = self.vault
+        self.status.setText(f"Checking {manifest.name}…")
+
+        def chosen(partitions: list[str]) -> None:
+            if not partitions:
+                self.status.setText("This vault has no partition to install an extension into.")
+                return
+            partition = partitions[0]
+            if len(partitions) > 1 and partition != knowledge_install.DEFAULT_PARTITION:
+                partition, ok = QInputDialog.getItem(
+                    self, "Install Extension", "The partition it may see:", partitions, 0, False
+                )
+                if not ok:
+                    self.status.setText("Not installed.")
+                    return
+            self.runner.submit(
+                lambda: (knowledge_install.install(vault, manifest, partition), installed_extensions(vault)),
+                lambda done: self._installed(done[0], done[1]),
+                lambda message: self.status.setText(f"Not installed: {message}"),
+            )
+
+        self.runner.submit(lambda: knowledge_install.partitions_for_install(vault), chosen, self._failed)
+
+    def _installed(self, name: str, extensions: list[dict[str, Any]]) -> None:
+        self._loaded(extensions, select=name)
+        self.status.setText(f"Installed {name}; every permission is off until you turn it on.")
+
+    def start_uninstall(self) -> None:
+        """Count what the selected extension wrote, then ask Keep or Delete."""
+        name = self._current_name()
+        if name is None:
+            return
+        vault = self.vault
+        self.status.setText(f"Counting what {name} wrote…")
+        self.runner.submit(
+            lambda: knowledge_install.counted(vault, name), lambda found: self._ask(name, found), self._failed
+        )
+
+    def _ask(self, name: str, found: Contributions) -> None:
+        dialog = UninstallDialog(name, found, self)
+        self.uninstall_dialog = dialog
+        vault = self.vault
+
+        def answered(code: int) -> None:
+            self.uninstall_dialog = None
+            if code != QDialog.DialogCode.Accepted:
+                self.status.setText(f"{name} stays installed.")
+                return
+            delete = dialog.delete.isChecked()
+            self.status.setText(f"Uninstalling {name}…")
+            self.runner.submit(
+                lambda: (knowledge_install.remove(vault, name, delete), installed_extensions(vault)),
+                lambda done: self._uninstalled(done[0], done[1]),
+                self._failed,
+            )
+
+        dialog.finished.connect(answered)
+        dialog.open()
+
+    def _uninstalled(self, result: dict[str, Any], extensions: list[dict[str, Any]]) -> None:
+        self._loaded(extensions)
+        if result["mode"] == "delete":
+            self.status.setText(
+                f"Uninstalled {result['name']}; what it wrote was deleted in run {result['runId']}"
+                " (revert it in View Changes to bring it back)."
+            )
+        else:
+            self.status.setText(f"Uninstalled {result['name']}; what it wrote is kept.")
 
 
 def _escape(text: str) -> str:
