@@ -190,7 +190,7 @@ def put(
     text = claim_text(session, page, fact, valid_from, source_ref)
     payload = {"subject": page.record_id, "text": text, "replaces": [r.claim_id for r in replaced]}
     receipt = session.write(
-        session.request(PUT, payload), lambda ctx: _plan_put(ctx, text, [r.claim_id for r in replaced])
+        session.request(PUT, payload), lambda ctx: plan_put(ctx, text, [r.claim_id for r in replaced])
     )
     [ref] = session.refs.issue("fact", [str(receipt["targetId"])])
     return PutResult(
@@ -232,13 +232,16 @@ def claim_text(
     return update_frontmatter(f"---\nkind: claim\n---\n{page.title} · {predicate}: {shown}\n", fields)
 
 
-def _plan_put(ctx: WriteContext, text: str, replaced: list[str]) -> Plan:
-    """The new claim, and each value it replaces superseded by it, in one plan."""
+def plan_put(
+    ctx: WriteContext, text: str, replaced: list[str], why: str = "a new value of a cardinality-one predicate"
+) -> Plan:
+    """The new claim, and each value it replaces superseded by it, in one plan (an extension's
+    put and the person's own edit, `user_facts.put`, share it)."""
     plan = plan_new(ctx, text)
     plan.operation = PUT
     new = plan.target_id
     assert new is not None
-    change = lifecycle_change(ctx, "a new value of a cardinality-one predicate")
+    change = lifecycle_change(ctx, why)
     for claim_id in replaced:
         current = ctx.lookup(claim_id)
         ctx.record(current.fence())

@@ -32,10 +32,8 @@ from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import facts as projection
 from knowledge_desktop.engine.store.projections.facts import FactRow
 from knowledge_desktop.engine.write.context import WriteContext
-from knowledge_desktop.engine.write.operations.create import plan_new
-from knowledge_desktop.engine.write.operations.lifecycle import lifecycle_change, lifecycle_of, revise
 from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
-from knowledge_desktop.engine.write.plan import GuardChange, Plan, WriteRejected
+from knowledge_desktop.engine.write.plan import Plan, WriteRejected
 
 SAID_IN = "knowledge:settings"
 """The evidence of a value the person typed: where it was said, not a document."""
@@ -124,26 +122,9 @@ def put(
     payload = {"subject": subject_id, "text": text, "replaces": replaced}
 
     def planner(ctx: WriteContext) -> Plan:
-        plan = plan_new(ctx, text)
-        plan.operation = facts.PUT
-        new = plan.target_id
-        assert new is not None
-        change = lifecycle_change(ctx, "the user gave a new value")
-        for claim_id in replaced:
-            earlier = ctx.lookup(claim_id)
-            ctx.record(earlier.fence())
-            if lifecycle_of(ctx, earlier) != "active":
-                raise WriteRejected("not-active", f"{claim_id} changed meanwhile; say it again", {})
-            plan.writes.append(
-                revise(
-                    ctx,
-                    earlier,
-                    {"lifecycle": "superseded", "superseded_by": new, "lifecycle_change": change},
-                )
-            )
-            plan.guards.append(GuardChange(earlier.scope, claim_id, "superseded", new))
-        plan.extra = {"supersededIds": replaced, **({"resolves": resolves} if resolves is not None else {})}
-        plan.impact_of = list(replaced)
+        plan = facts.plan_put(ctx, text, replaced, "the user gave a new value")
+        if resolves is not None:
+            plan.extra["resolves"] = resolves
         return plan
 
     receipt = who.write(who.request(facts.PUT, payload), planner)
