@@ -17,6 +17,8 @@ Lookups (`--lookups` of each kind, random subjects, one extension granted five o
 predicates on people and on self): `person` and `self` without a prefix, `personPrefix` and
 `selfPrefix` under `pref.food`. Each gives p50/p95/max in ms and the mean facts returned. The
 session's first lookup is timed apart (`firstMs`): it loads the partitions' ontologies once.
+`cpuLoopMs` times a fixed pure-Python loop run after each person lookup, about as long as one:
+on a machine others share, its p95 shows how much of a lookup's tail is waiting for a CPU.
 
 Puts (`--puts`): a new extension (`bench-put-<n>`, so the daily quota of 500 writes starts
 empty) writes `--puts` values of `pref.food.like` about self in one run, then that run is
@@ -189,6 +191,15 @@ def reader_session(vault: Vault) -> Session:
     return open_session(vault, "bench-read")
 
 
+def busy_loop() -> float:
+    """Milliseconds of a fixed piece of pure-Python work (about a millisecond when idle)."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(25_000):
+        total += i
+    return (time.perf_counter() - started) * 1000
+
+
 def time_lookups(vault: Vault, n_subjects: int, count: int, seed: int) -> dict[str, Any]:
     session = reader_session(vault)
     people = [f"pg_P{i:06d}" for i in range(n_subjects)]
@@ -197,6 +208,7 @@ def time_lookups(vault: Vault, n_subjects: int, count: int, seed: int) -> dict[s
     started = time.perf_counter()
     facts.lookup(session, refs[people[0]])
     out: dict[str, Any] = {"firstMs": round((time.perf_counter() - started) * 1000, 1)}
+    loops: list[float] = []
     kinds = {"person": None, "personPrefix": "pref.food", "self": None, "selfPrefix": "pref.food"}
     for label, prefix in kinds.items():
         times, found = [], []
@@ -206,7 +218,10 @@ def time_lookups(vault: Vault, n_subjects: int, count: int, seed: int) -> dict[s
             result = facts.lookup(session, subject, prefix)
             times.append((time.perf_counter() - started) * 1000)
             found.append(len(result))
+            if label == "person":
+                loops.append(busy_loop())
         out[label] = {**summary(times), "meanFound": round(statistics.fmean(found), 1)}
+    out["cpuLoopMs"] = summary(loops)
     return out
 
 
