@@ -4,8 +4,9 @@ run of `facts.put` calls undone by `changes.revert` of its run id.
     python bench/facts.py --facts 100000 --subjects 2000 [--lookups 2000] [--puts 0]
     python bench/facts.py --facts 1000 --subjects 20 --lookups 0 --puts 500 --fresh
 
-The vault (`bench/vaults/facts-<facts>-<subjects>/` unless `--vault`) is one partition,
-`private/`: a self page, `--subjects` person pages, and `--facts` fact claims written straight
+The vault (`bench/vaults/facts-<facts>-<subjects>[-<notes>]/` unless `--vault`) is one
+partition, `private/`: a self page, `--subjects` person pages, `--notes` note pages (default
+none; a generated 100k vault has some 35,000 pages), and `--facts` fact claims written straight
 to disk in the shape `facts.put` gives them (a `fact:` mapping, the subject in `entities`, the
 writer in `evidence`), spread evenly over the self page and the people, ten `many` predicates
 of the core vocabulary, one in ten pointing at another person. Writing them through `facts.put`
@@ -95,7 +96,7 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
 
 
-def _page(record_id: str, title: str, aliases: list[str]) -> str:
+def _page(record_id: str, title: str, aliases: list[str], page_type: str = "person") -> str:
     lines = [
         "---",
         "format: knowledge-record-v1",
@@ -107,7 +108,7 @@ def _page(record_id: str, title: str, aliases: list[str]) -> str:
         f"updated_at: '{STAMP}'",
         f"scope: {SCOPE}",
         "lifecycle: active",
-        "type: person",
+        f"type: {page_type}",
     ]
     if aliases:
         lines += ["aliases:", *(f"- {a}" for a in aliases)]
@@ -153,8 +154,9 @@ def _claim(n: int, subject: tuple[str, str], predicate: str, value: str, obj: st
     )
 
 
-def generate(root: Path, n_facts: int, n_subjects: int, seed: int) -> None:
-    """Write the vault: pages, then the claims, 1,000 to a folder."""
+def generate(root: Path, n_facts: int, n_subjects: int, seed: int, n_notes: int = 0) -> None:
+    """Write the vault: pages, then the claims, 1,000 to a folder, then `n_notes` note pages
+    (a catalog with as many pages as a generated 100k vault's, for the page queries)."""
     rng = random.Random(seed)
     people = root / SCOPE / "people"
     people.mkdir(parents=True)
@@ -175,7 +177,14 @@ def generate(root: Path, n_facts: int, n_subjects: int, seed: int) -> None:
         if n % 1000 == 0:
             folder.mkdir(parents=True, exist_ok=True)
         (folder / f"fact-{n:09d}.md").write_text(_claim(n, subject, predicate, value, obj), encoding="utf-8")
-    (root / ".bench-facts.json").write_text(json.dumps({"facts": n_facts, "subjects": n_subjects}))
+    for n in range(n_notes):
+        folder = root / SCOPE / "notes" / f"n{n // 1000:04d}"
+        if n % 1000 == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        text = _page(f"pg_N{n:07d}", f"Note {n}", [], page_type="note")
+        (folder / f"note-{n:07d}.md").write_text(text, encoding="utf-8")
+    marker = {"facts": n_facts, "subjects": n_subjects, "notes": n_notes}
+    (root / ".bench-facts.json").write_text(json.dumps(marker))
 
 
 def reader_session(vault: Vault) -> Session:
@@ -305,19 +314,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--facts", type=int, default=100_000)
     parser.add_argument("--subjects", type=int, default=2000)
+    parser.add_argument("--notes", type=int, default=0, help="note pages besides the people")
     parser.add_argument("--lookups", type=int, default=2000, help="of each kind; 0: none")
     parser.add_argument("--puts", type=int, default=0)
     parser.add_argument("--vault", type=Path)
     parser.add_argument("--fresh", action="store_true", help="write the vault again")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    root = args.vault or Path("bench/vaults") / f"facts-{args.facts}-{args.subjects}"
+    name = f"facts-{args.facts}-{args.subjects}" + (f"-{args.notes}" if args.notes else "")
+    root = args.vault or Path("bench/vaults") / name
     out: dict[str, Any] = {"vault": str(root), "facts": args.facts, "subjects": args.subjects}
+    out["notes"] = args.notes
     if args.fresh and root.exists():
         shutil.rmtree(root)
     if not (root / ".bench-facts.json").exists():
         started = time.perf_counter()
-        generate(root, args.facts, args.subjects, args.seed)
+        generate(root, args.facts, args.subjects, args.seed, args.notes)
         out["generateSeconds"] = round(time.perf_counter() - started, 1)
     cold = not (root / ".knowledge").exists()
     started = time.perf_counter()
