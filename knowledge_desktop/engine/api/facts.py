@@ -124,7 +124,7 @@ def _fact(session: Session, row: FactRow) -> Fact:
 
 def _facts(session: Session, rows: list[FactRow]) -> list[Fact]:
     """The facts of `rows`, their refs issued in at most two transactions (facts, objects):
-    one transaction per fact cost a lookup of 50 facts about 2 ms (bench/facts.py)."""
+    a transaction per fact was most of a lookup's time (bench/facts.py, RESULTS.md)."""
     refs = session.refs.issue("fact", [r.claim_id for r in rows])
     objects = sorted({r.object_id for r in rows if r.object_id})
     object_refs = dict(zip(objects, session.refs.issue("entity", objects), strict=True))
