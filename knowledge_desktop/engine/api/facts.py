@@ -21,7 +21,7 @@ from typing import Any
 from knowledge_desktop.engine.api import entities
 from knowledge_desktop.engine.api.access import authorize_fact_write, readable_predicates
 from knowledge_desktop.engine.api.identifiers import SELF_ALIAS
-from knowledge_desktop.engine.api.permissions import needed_for_fact
+from knowledge_desktop.engine.api.permissions import Permission, covers, needed_for_fact
 from knowledge_desktop.engine.api.predicates import cardinality_of
 from knowledge_desktop.engine.api.quotas import check_single_write
 from knowledge_desktop.engine.api.session import Session
@@ -118,17 +118,43 @@ def clean_prefix(prefix: str | None) -> str | None:
 
 
 def _fact(session: Session, row: FactRow) -> Fact:
-    [ref] = session.refs.issue("fact", [row.claim_id])
-    obj = session.refs.issue("entity", [row.object_id])[0] if row.object_id else None
-    return Fact(ref, row.predicate, row.value, obj, row.valid_from)
+    [fact] = _facts(session, [row])
+    return fact
+
+
+def _facts(session: Session, rows: list[FactRow]) -> list[Fact]:
+    """The facts of `rows`, their refs issued in at most two transactions (facts, objects):
+    a transaction per fact was most of a lookup's time (bench/facts.py, RESULTS.md)."""
+    refs = session.refs.issue("fact", [r.claim_id for r in rows])
+    objects = sorted({r.object_id for r in rows if r.object_id})
+    object_refs = dict(zip(objects, session.refs.issue("entity", objects), strict=True))
+    return [
+        Fact(ref, r.predicate, r.value, object_refs[r.object_id] if r.object_id else None, r.valid_from)
+        for ref, r in zip(refs, rows, strict=True)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _GrantsNow:
+    """The extension's grants read once for one call: `Extensions.allowed` reads and parses
+    them again for every predicate asked about, ten times in a lookup of ten predicates. Read
+    at the start of each call, so a switch still counts from the next call."""
+
+    name: str
+    granted: tuple[Permission, ...]
+
+    def check(self, name: str, needed: str | Permission) -> None:
+        raise NotImplementedError("query methods only ask `allowed`")
+
+    def allowed(self, name: str, needed: str | Permission) -> bool:
+        return name == self.name and any(covers(g, needed) for g in self.granted)
 
 
 def readable_rows(session: Session, subject_id: str, kind: str, prefix: str | None) -> list[FactRow]:
     """The current facts about a subject whose predicate a grant lets the extension read."""
     rows = projection.current(session.store.reader(), session.scope, subject_id, utc_now_text(), prefix)
-    readable = set(
-        readable_predicates(session.extensions, session.name, kind, sorted({r.predicate for r in rows}))
-    )
+    grants = _GrantsNow(session.name, session.extensions.granted(session.name))
+    readable = set(readable_predicates(grants, session.name, kind, sorted({r.predicate for r in rows})))
     return [r for r in rows if r.predicate in readable]
 
 
@@ -137,7 +163,7 @@ def lookup(session: Session, subject: str = "self", prefix: str | None = None) -
     """The facts currently valid about `subject` (`self` or an entity ref) under `prefix`; facts
     whose predicate no `facts.read` grant covers are left out without a word."""
     page, kind = subject_of(session, subject)
-    return [_fact(session, r) for r in readable_rows(session, page.record_id, kind, clean_prefix(prefix))]
+    return _facts(session, readable_rows(session, page.record_id, kind, clean_prefix(prefix)))
 
 
 def put(
