@@ -263,12 +263,13 @@ def revert(who: Changer, *, run_id: str | None = None, change_ref: str | None = 
     else:
         entries = _entries(who, run_id)
     result = RevertResult()
+    undone = reverted_seqs(who.store)  # read once: a run of 500 changes read it 500 times
     for entry in entries:
-        result.items.append(_revert_one(who, entry))
+        result.items.append(_revert_one(who, entry, undone))
     return result
 
 
-def _revert_one(who: Changer, entry: Entry) -> Reverted:
+def _revert_one(who: Changer, entry: Entry, undone: set[int]) -> Reverted:
     ref = who.change_ref(entry.seq)
 
     def skipped(note: str) -> Reverted:
@@ -278,7 +279,7 @@ def _revert_one(who: Changer, entry: Entry) -> Reverted:
         return skipped("a conflict: nothing was written")
     if entry.state != journal.PUBLISHED:
         return skipped(f"{entry.state}: nothing of it is on disk")
-    if entry.seq in reverted_seqs(who.store):
+    if entry.seq in undone:
         return skipped("already reverted")
     undo = UNDO.get(entry.operation)
     if undo is None:

@@ -59,7 +59,7 @@ def _conflict(store: Store, entry: Entry) -> Conflict:
     row = (
         store.reader()
         .execute(
-            "SELECT title FROM catalog WHERE scope=? AND id=? AND kind='page' LIMIT 1", (scope, subject_id)
+            "SELECT title FROM catalog WHERE scope=? AND id=? AND +kind='page' LIMIT 1", (scope, subject_id)
         )
         .fetchone()
     )

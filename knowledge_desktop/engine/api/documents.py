@@ -128,7 +128,7 @@ class Place:
 # -- reading files -------------------------------------------------------------------------
 def _paths(where: Where, record_id: str) -> list[str]:
     rows = where.store.reader().execute(
-        "SELECT path FROM catalog WHERE scope=? AND id=? AND kind='page'", (where.scope, record_id)
+        "SELECT path FROM catalog WHERE scope=? AND id=? AND +kind='page'", (where.scope, record_id)
     )
     return [str(r[0]) for r in rows]
 

@@ -107,7 +107,7 @@ def page_of(session: Session, record_id: str) -> Page | None:
     row = (
         session.store.reader()
         .execute(
-            f"{_PAGE} WHERE scope=? AND id=? AND kind='page' AND status='record' ORDER BY path LIMIT 1",
+            f"{_PAGE} WHERE scope=? AND id=? AND +kind='page' AND status='record' ORDER BY path LIMIT 1",
             (session.scope, record_id),
         )
         .fetchone()

@@ -96,14 +96,30 @@ class RefBook:
     def issue(self, kind: str, record_ids: Sequence[str]) -> list[str]:
         """The refs of `record_ids` (in order), remembered in one transaction."""
         refs = [make_ref(self.key, kind, i) for i in record_ids]
-        if refs:
+        missing = self._missing(refs)
+        if missing:  # a read first: most refs of a lookup were handed out before, and the
+            # write lock a lookup would otherwise take each time costs more than the read
             with self.store.write() as w:
                 w.executemany(
                     "INSERT INTO extension_refs_v1(name, ref, kind, record_id) VALUES (?, ?, ?, ?)"
                     " ON CONFLICT(name, ref) DO NOTHING",
-                    [(self.name, r, kind, i) for r, i in zip(refs, record_ids, strict=True)],
+                    [(self.name, r, kind, i) for r, i in zip(refs, record_ids, strict=True) if r in missing],
                 )
         return refs
+
+    def _missing(self, refs: Sequence[str]) -> set[str]:
+        wanted = set(refs)
+        found: set[str] = set()
+        conn = self.store.reader()
+        chunk = list(wanted)
+        for start in range(0, len(chunk), 500):
+            part = chunk[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = conn.execute(
+                f"SELECT ref FROM extension_refs_v1 WHERE name=? AND ref IN ({marks})", (self.name, *part)
+            )
+            found.update(str(r[0]) for r in rows)
+        return wanted - found
 
     def lookup(
         self, ref: str, kind: str | None = None, candidates: Callable[[], Iterable[str]] | None = None

@@ -68,7 +68,7 @@ def _title(store: Store, scope: str, subject_id: str) -> str:
     row = (
         store.reader()
         .execute(
-            "SELECT title FROM catalog WHERE scope=? AND id=? AND kind='page' AND status='record' LIMIT 1",
+            "SELECT title FROM catalog WHERE scope=? AND id=? AND +kind='page' AND status='record' LIMIT 1",
             (scope, subject_id),
         )
         .fetchone()

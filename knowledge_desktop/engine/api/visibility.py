@@ -132,7 +132,7 @@ class Visibility:
         ).fetchone()
         subject_id = resolved[0] if resolved else first
         row = self.conn.execute(
-            "SELECT type, aliases FROM catalog WHERE scope=? AND id=? AND status='record' AND kind='page'"
+            "SELECT type, aliases FROM catalog WHERE scope=? AND id=? AND status='record' AND +kind='page'"
             " ORDER BY duplicate, path LIMIT 1",
             (self.reader.scope, subject_id),
         ).fetchone()
