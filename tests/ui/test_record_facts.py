@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.engine.api import user_facts
+from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import person_changes
 from knowledge_desktop.ui.main_window import MainWindow
 from tests.ui.test_view_changes import _vault_with_changes
@@ -60,3 +61,21 @@ def test_a_pages_facts_are_grouped_with_origin_and_follow_a_put(
         ("", "soup", "you", "—", "active"),
         ("", "stew", "extension:agent", "—", "active"),
     ]
+
+
+def test_a_put_from_another_process_reaches_the_facts_tab_through_the_watcher(
+    qtbot: QtBot, kit: VaultKit, open_window: Callable[..., MainWindow]
+) -> None:
+    # A second Vault on the same folder stands for `knowledge mcp`: it writes the claim file
+    # and the shared index rows itself, so the window's reconcile of the file finds every
+    # projection row already there and reports no projection changed.
+    _vault_with_changes(kit)
+    window = open_window(kit.root)
+    window.open_record("pg_me")
+    qtbot.waitUntil(lambda: len(_shown(window)) == 2)
+    other = Vault.open(kit.root)
+    try:
+        user_facts.put(person_changes(other), other.root, "private", "pg_me", "pref.food.like", "soup")
+    finally:
+        other.close()
+    qtbot.waitUntil(lambda: ("", "soup", "you", "—", "active") in _shown(window), timeout=10_000)

@@ -90,7 +90,12 @@ class FactsTab(QWidget):
         self.reload()
 
     def apply_change(self, change: ChangeSet) -> None:
-        if self.record_id is not None and change.touches(CATALOG):
+        """Read the facts again when the catalog's rows moved, or when records came, changed or
+        went without that: a put from another process (`knowledge mcp`) wrote the shared rows
+        itself, so the window's reconcile of its claim file finds no projection to change."""
+        if self.record_id is None:
+            return
+        if change.touches(CATALOG) or change.added or change.changed or change.removed:
             self.reload()
 
     def reload(self) -> None:
