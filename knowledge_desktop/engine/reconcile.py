@@ -451,10 +451,10 @@ class Reconciler:
         requeue: list[tuple[str | None, str, str]],
         guard_version: int | None,
     ) -> set[Flag]:
-        """The parse cache, then every projection, in one transaction; the flags of
-        the projections whose rows changed. `walked`: the digest of the full walk
-        these rows bring the `files` table in line with (None after a partial one).
-        `requeue`: unchanged files whose guard changed; `guard_version`: the guards followed."""
+        """The parse cache, then every projection, in one transaction; the flags of the projections
+        whose rows changed. `walked`: the digest of the full walk these rows bring the `files`
+        table in line with (None after a partial one). `requeue`: unchanged files whose guard
+        changed; `guard_version`: the guards followed."""
         update = Update(
             self.graph(),
             sorted(recomputed),
@@ -462,10 +462,11 @@ class Reconciler:
             gone,
             activations,
         )
-        touched: set[Flag] = set()
+        touched: set[Flag] = set()  # a bulk write reports every projection touched
         bulk = len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
         with self.store.write(bulk=bulk) as tx:
             freshness.forget(tx)
+            foreign = bulk or freshness.indexed_elsewhere(tx, [(r.entry.path, r.sha256) for r in rows])
             tx.executemany(
                 "INSERT OR REPLACE INTO files(path, scope, entry_kind, size, mtime_ns, inode,"
                 " sha256, node) VALUES (?,?,?,?,?,?,?,?)",
@@ -475,7 +476,7 @@ class Reconciler:
             # A bulk write is cheaper into bare tables with the indexes built after.
             dropped = _drop_indexes(tx) if len(recomputed) >= BULK_ROWS else []
             for projection in PROJECTIONS:
-                if projection.index(tx, update):
+                if projection.index(tx, update) or foreign:  # (rows of another process: new here)
                     touched.add(projection.flag)
             _write_snapshot(tx, update.graph, update.paths)
             for sql in dropped:
@@ -571,14 +572,11 @@ def _write_snapshot(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
 
 
 def _drop_indexes(tx: Tx) -> list[str]:
-    found = [
-        (name, sql)
-        for name, sql in tx.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
-            f" AND tbl_name IN ({','.join('?' * len(_BULK_TABLES))})",
-            _BULK_TABLES,
-        )
-    ]
+    found = tx.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+        f" AND tbl_name IN ({','.join('?' * len(_BULK_TABLES))})",
+        _BULK_TABLES,
+    ).fetchall()
     for name, _ in found:
         tx.execute(f"DROP INDEX {name}")
     return [sql for _, sql in found]

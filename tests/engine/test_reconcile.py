@@ -180,6 +180,23 @@ def test_a_folder_renamed_away_while_listed_reads_as_removed(
     assert_equals_a_fresh_scan(kit, vault)
 
 
+def test_rows_another_process_wrote_are_reported_as_touched(kit: VaultKit) -> None:
+    """Two Vaults on one folder (the window and `knowledge new`): the second publishes a file
+    and writes its rows; when the first reconciles that file its projections read unchanged,
+    yet its panes never showed them, so every projection is reported touched."""
+    small_vault(kit)
+    window = kit.scan()
+    other = Vault.open(kit.root)
+    try:
+        kit.page("private/notes/late.md", "pg_late", "Late", type="note")
+        other.reconcile(["private/notes/late.md"], "watcher")
+    finally:
+        other.close()
+    change = window.reconcile(["private/notes/late.md"], "watcher")
+    assert change.added == ["pg_late"]
+    assert {"catalog", "links", "diagnostics"} <= {str(t) for t in change.touched}
+
+
 def _random_edit(kit: VaultKit, rng: random.Random, step: int) -> list[str]:
     names = [f"p{i}" for i in range(12)]
     name = rng.choice(names)

@@ -49,3 +49,13 @@ def record(tx: Tx, walked: str) -> None:
 def forget(tx: Tx) -> None:
     """In every transaction that writes `files`: the stored digest no longer holds."""
     tx.execute("DELETE FROM projection_meta WHERE key=?", (KEY,))
+
+
+def indexed_elsewhere(tx: Tx, rows: list[tuple[str, str]]) -> bool:
+    """Whether any of these (path, sha256) pairs is in the `files` table already: another
+    process (`knowledge new`, `knowledge mcp`) published the file and wrote its rows, so
+    the projections read unchanged here although this process never showed them."""
+    return any(
+        tx.execute("SELECT 1 FROM files WHERE path=? AND sha256=?", pair).fetchone() is not None
+        for pair in rows
+    )

@@ -1,0 +1,63 @@
+"""A record published by another process (`knowledge new`, `knowledge mcp`) while the window
+is open: that process writes the file and the shared index rows, so the window's reconcile of
+the file finds its rows in place; the panes must follow all the same."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.main_window import MainWindow
+from tests.ui.test_live_panes import joined
+from tests.vaultkit import VaultKit, wait_idle
+
+NOTE = """---
+format: knowledge-record-v1
+kind: page
+title: Written elsewhere
+scope: private
+type: note
+---
+# Written elsewhere
+"""
+
+
+def test_a_record_another_process_publishes_reaches_the_catalog_and_the_counts(
+    qtbot: QtBot, open_window: Callable[[Path], MainWindow], kit: VaultKit
+) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    window = open_window(kit.root)
+    assert "1 records" in window.summary.text()
+    other = Vault.open(kit.root)
+    try:
+        other.new_record(NOTE)
+    finally:
+        other.close()
+    qtbot.waitUntil(lambda: "2 records" in window.summary.text(), timeout=10_000)
+    # the catalog's type branches (collapsed): a `note` branch with one record appears
+    qtbot.waitUntil(
+        lambda: (wait_idle(qtbot, window) or True) and "note\n1" in joined(window.catalog.model),
+        timeout=10_000,
+    )
+
+
+def test_an_edit_another_process_publishes_reaches_the_record_shown_and_the_search(
+    qtbot: QtBot, open_window: Callable[[Path], MainWindow], kit: VaultKit
+) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada", "Ada wrote the first program.\n", type="person")
+    window = open_window(kit.root)
+    with qtbot.waitSignal(window.current_changed, timeout=10_000):
+        window.open_record("pg_ada")
+    other = Vault.open(kit.root)
+    try:
+        [item] = other.find("pg_ada")
+        fence = f"pg_ada:{item['revision']}:{item['sha256']}"
+        other.edit_body(fence, "The countess wrote the first program.\n")
+    finally:
+        other.close()
+    qtbot.waitUntil(lambda: "The countess wrote" in window.record.browser.toPlainText(), timeout=10_000)
+    window.search.set_query("countess")
+    qtbot.waitUntil(lambda: "Ada" in joined(window.search.model), timeout=10_000)
