@@ -104,6 +104,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from heartbeat import Heartbeat  # bench/heartbeat.py, beside this script
+    from heartbeat import pump_until as wait_for
     from PySide6.QtCore import QCoreApplication, QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
@@ -126,13 +127,7 @@ def main() -> int:
     result: dict[str, Any] = {"vault": str(args.vault), "outOfProcess": args.out_of_process}
 
     def pump_until(condition, timeout: float) -> bool:  # type: ignore[no-untyped-def]
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            app.processEvents()
-            if condition():
-                return True
-            time.sleep(0.001)
-        return False
+        return wait_for(app, condition, timeout)
 
     loaded: list[bool] = []
     window.loaded.connect(lambda: loaded.append(True))

@@ -9,8 +9,9 @@ runs one, so it lives here beside them rather than in the package.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 
 
 class Heartbeat(QObject):
@@ -44,3 +45,15 @@ class Heartbeat(QObject):
         self.worst_ms = max(self.worst_ms, late)
         if late > 50:
             self.stalls.append(late)
+
+
+def pump_until(app: QCoreApplication, condition: Callable[[], bool], timeout: float) -> bool:
+    """Serve the event loop until `condition()` holds (True) or `timeout` seconds pass (False):
+    how the window benchmarks wait for a pane without a nested loop of their own."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        app.processEvents()
+        if condition():
+            return True
+        time.sleep(0.001)
+    return False

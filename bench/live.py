@@ -114,6 +114,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from heartbeat import Heartbeat  # bench/heartbeat.py, beside this script
+    from heartbeat import pump_until as wait_for
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -136,13 +137,7 @@ def main() -> int:
     result: dict[str, object] = {"vault": str(args.vault), "coldCopy": args.cold_copy}
 
     def pump_until(condition, timeout: float) -> bool:  # type: ignore[no-untyped-def]
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            app.processEvents()
-            if condition():
-                return True
-            time.sleep(0.001)
-        return False
+        return wait_for(app, condition, timeout)
 
     loaded: list[bool] = []
     window.loaded.connect(lambda: loaded.append(True))

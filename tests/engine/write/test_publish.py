@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,35 +16,10 @@ from knowledge_desktop.engine.write import publish
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.plan import FileWrite, GuardChange, Plan, WriteRejected
 from knowledge_desktop.engine.write.requests import make_request
+from tests.engine.write.conftest import A, B, Crash
 from tests.vaultkit import VaultKit, fresh_snapshot, snapshot
 
-A, B = "private/notes/a.md", "private/notes/b.md"
 IDS = {A: "pg_a", B: "pg_b"}
-
-
-class Crash(BaseException):
-    """Stands in for a SIGKILL at a named step (the kill tests use a real one)."""
-
-
-@pytest.fixture
-def vault(kit: VaultKit) -> Vault:
-    kit.page(A, "pg_a", "Alpha", type="note", body="Alpha body.\n")
-    kit.page(B, "pg_b", "Beta", type="note", body="Beta body.\n")
-    return kit.scan()
-
-
-@pytest.fixture
-def crash_at() -> Iterator[list[str]]:
-    """Names of steps at which the publish path 'dies' (raises Crash)."""
-    points: list[str] = []
-
-    def hook(name: str) -> None:
-        if name in points:
-            raise Crash(name)
-
-    publish.STEP = hook
-    yield points
-    publish.STEP = None
 
 
 def rewrite(root: Path, bodies: dict[str, str], guards: list[GuardChange] | None = None) -> publish.Planner:

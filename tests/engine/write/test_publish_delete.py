@@ -4,40 +4,17 @@ in the Git checkpoint as the path's removal (docs/writing.md, "Deleting a file")
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history import trees
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.engine.write import journal, publish
+from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 from knowledge_desktop.engine.write.requests import make_request
-from tests.engine.write.test_publish import A, B, Crash
+from tests.engine.write.conftest import A, B, Crash
 from tests.vaultkit import VaultKit, fresh_snapshot, snapshot
-
-
-@pytest.fixture
-def vault(kit: VaultKit) -> Vault:
-    kit.page(A, "pg_a", "Alpha", type="note", body="Alpha body.\n")
-    kit.page(B, "pg_b", "Beta", type="note", body="Beta body.\n")
-    return kit.scan()
-
-
-@pytest.fixture
-def crash_at() -> Iterator[list[str]]:
-    """Names of steps at which the publish path 'dies' (raises Crash)."""
-    points: list[str] = []
-
-    def hook(name: str) -> None:
-        if name in points:
-            raise Crash(name)
-
-    publish.STEP = hook
-    yield points
-    publish.STEP = None
 
 
 def delete_a_rewrite_b(ctx: WriteContext) -> Plan:
