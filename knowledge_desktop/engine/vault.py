@@ -159,6 +159,8 @@ class Vault:
             # The state folder went away since the last reconcile: the open database is the
             # only copy left, so it is written back before it is closed (and gone for good).
             self.detached = self._write_state_back(self.state_dir / STATE_DB)
+        if self.detached is None and (self.state_dir / STATE_DB).exists():
+            self.publisher.flush_waiting()  # a run's batched checkpoints (docs/history.md)
         self.store.close()
         while self.on_close:
             self.on_close.pop()()

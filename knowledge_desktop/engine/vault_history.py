@@ -134,12 +134,14 @@ class VaultHistory:
         return None if commit is None else str(commit.id)
 
     def maintain(self) -> int:
-        """Pack the checkpoint repository's loose objects once enough have piled up (as
-        `git gc --auto` does): seconds now and then, so a host calls it on a worker after
-        publications. How many objects were packed; 0 also when the repository failed
-        (packing is tried again next time)."""
+        """Commit the checkpoints a run's publications left pending (docs/history.md,
+        "Batched checkpoints"), then pack the checkpoint repository's loose objects once
+        enough have piled up (as `git gc --auto` does): seconds now and then, so a host
+        calls it on a worker after publications. How many objects were packed; 0 also when
+        the repository failed (packing is tried again next time)."""
         if self.publisher.read_only:
             return 0
+        self.publisher.retry_checkpoints()  # a run's batch left pending by its last publication
         with self._commit_lock:
             try:
                 repo = hrepo.open_repo(self.state_dir, create=False)
@@ -170,6 +172,7 @@ class VaultHistory:
             return {"state": "nothing"}
         if not observed.enabled(self.store.reader()):
             return {"state": "off"}
+        self.publisher.retry_checkpoints()  # the app's own bytes first, by their author
         with self._commit_lock:
             try:
                 return observed.flush(self.root, self.state_dir, self.store)

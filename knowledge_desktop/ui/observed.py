@@ -2,10 +2,11 @@
 
 The engine notes the files each scan or watcher reconcile changed; the window decides
 *when* they are committed, so that a burst (a `git checkout`, a sync client) becomes
-one commit, not hundreds. After each ChangeSet the window applied, it asks the engine
-how long until the next observed checkpoint may be made (`observed_due`), and starts a
-single-shot timer for that long; while the timer runs, further changes only add to
-what the engine noted. When it fires, `flush_observed` runs on a background worker
+one commit, not hundreds. After each publication, `maintain` runs on a worker (the
+checkpoints a run left pending, then packing). After each ChangeSet the window applied,
+it asks the engine how long until the next observed checkpoint may be made
+(`observed_due`), and starts a single-shot timer for that long; while the timer runs,
+further changes only add to what the engine noted. When it fires, `flush_observed` runs on a background worker
 (it may take a while), and the window asks again in case more was noted meanwhile.
 
 File › Checkpoint Outside Edits turns this on and off (`observed_enabled`). A vault
@@ -40,6 +41,7 @@ class ObservedCheckpoints(QObject):
         self.asking = False
         self.flushing = False
         self.packing = False
+        self.again = False
         self.action = QAction("Checkpoint &Outside Edits", window)
         self.action.setCheckable(True)
         self.action.setStatusTip("Record edits made outside the app in the vault's history")
@@ -104,13 +106,8 @@ class ObservedCheckpoints(QObject):
         after a publication, let the engine pack the checkpoint repository on a background
         worker when enough loose objects piled up (the publish path leaves it)."""
         vault = self.vault()
-        if vault is not None and change is not None and change.source == "publish" and not self.packing:
-            self.packing = True
-
-            def packed(_count: object) -> None:
-                self.packing = False
-
-            self.window.runner.submit(vault.history.maintain, packed, packed, background=True)
+        if vault is not None and change is not None and change.source == "publish":
+            self._maintain(vault)
         if vault is None or self.timer.isActive() or self.asking or self.flushing:
             return
         self.asking = True
@@ -126,6 +123,22 @@ class ObservedCheckpoints(QObject):
             self.window.show_error(f"Outside edits cannot be checkpointed now: {message}")
 
         self.window.runner.submit(lambda: history.observed_due(now), answered, failed, key="observed-due")
+
+    def _maintain(self, vault: Vault) -> None:
+        """`maintain` on a background worker: it commits the checkpoints a run's
+        publications left pending, then packs. A publication while it runs asks for one
+        more pass, so a run's last checkpoint is not left waiting."""
+        if self.packing:
+            self.again = True
+            return
+        self.packing, self.again = True, False
+
+        def packed(_count: object) -> None:
+            self.packing = False
+            if self.again and vault is self.window.vault:
+                self._maintain(vault)
+
+        self.window.runner.submit(vault.history.maintain, packed, packed, background=True)
 
     def flush(self) -> None:
         """Commit what the engine noted, on a background worker; then look again."""

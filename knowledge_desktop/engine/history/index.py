@@ -36,7 +36,11 @@ class PathRow:
     sha256: str | None
     author: str | None = None
     """Who wrote these bytes when it differs from the commit's author (observed bytes
-    that the journal knows)."""
+    that the journal knows; each publication's actor in a batched checkpoint)."""
+    operation: str | None = None
+    """In a batched checkpoint, the operation of the publication that wrote the path (then
+    `reason` is that publication's too); None: the commit's own trailers say."""
+    reason: str | None = None
 
 
 def identity_of(data: bytes) -> tuple[str | None, int | None]:
@@ -83,7 +87,6 @@ def record(tx: Tx, commit: Any, parent: str | None, rows: list[PathRow]) -> bool
 def _insert(tx: Tx, commit: Any, order: int, rows: list[PathRow]) -> None:
     t = trailers(commit.message)
     operation = t.get("Operation")
-    source = "observed" if operation in OBSERVED_OPERATIONS else "publish"
     at = at_of(commit)
     if not rows:  # a commit that changed no file still marks how far the index goes
         rows = [PathRow("", None, None, None, None)]
@@ -96,14 +99,14 @@ def _insert(tx: Tx, commit: Any, order: int, rows: list[PathRow]) -> None:
                 order,
                 at,
                 r.author or commit.author.name,
-                operation,
-                source,
+                r.operation or operation,
+                "observed" if (r.operation or operation) in OBSERVED_OPERATIONS else "publish",
                 r.path,
                 r.record_id,
                 r.blob,
                 r.sha256,
                 r.revision,
-                t.get("Reason"),
+                r.reason if r.operation else t.get("Reason"),
             )
             for r in rows
         ],
@@ -135,7 +138,7 @@ def sync(store: Store, repo: Any) -> None:
             order = int(top)
         for c in reversed(missing):
             order += 1
-            _insert(tx, c, order, _changed(repo, c))
+            _insert(tx, c, order, overlay(c.message, _changed(repo, c)))
 
 
 def _changed(repo: Any, commit: Any) -> list[PathRow]:
@@ -190,13 +193,86 @@ def versions(
 
 
 def trailers(text: str) -> dict[str, str]:
-    """The `Key: value` lines of a checkpoint message."""
+    """The `Key: value` lines of a checkpoint message (of a batched one, its summary block:
+    the lines before the first publication's block)."""
     out: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(": ")
+        if sep and key == ENTRY_KEY:
+            break
         if sep and key.isalpha():
             out[key] = value
     return out
+
+
+# -- batched checkpoints: one block per publication ---------------------------------------
+ENTRY_KEY = "Entry"
+"""Starts a publication's block in a batched checkpoint's message (its journal id)."""
+FILE_KEY = "File"
+NONE = "-"
+
+
+def file_line(row: PathRow) -> str:
+    """`File: <record id> <revision> <path>` (`-` for none): what the index holds of a path
+    besides what its bytes say (a deleted record's id, the journal's revision)."""
+    revision = NONE if row.revision is None else str(row.revision)
+    return f"{FILE_KEY}: {row.record_id or NONE} {revision} {row.path}"
+
+
+@dataclass(slots=True)
+class BatchEntry:
+    """One publication's block of a batched checkpoint's message."""
+
+    journal_seq: int
+    trailers: dict[str, str]
+    files: list[PathRow]
+
+
+def batch_entries(text: str) -> list[BatchEntry]:
+    """The publication blocks of a batched checkpoint's message, in order (none for a
+    checkpoint of one publication, an observed one or a baseline)."""
+    out: list[BatchEntry] = []
+    for line in text.splitlines():
+        key, sep, value = line.partition(": ")
+        if not sep:
+            continue
+        if key == ENTRY_KEY and value.strip().isdigit():
+            out.append(BatchEntry(int(value), {}, []))
+        elif out and key == FILE_KEY:
+            record_id, _, rest = value.partition(" ")
+            revision, _, path = rest.partition(" ")
+            out[-1].files.append(
+                PathRow(
+                    path,
+                    None,
+                    None if record_id == NONE else record_id,
+                    int(revision) if revision.isdigit() else None,
+                    None,
+                )
+            )
+        elif out and key.isalpha():
+            out[-1].trailers[key] = value
+    return out
+
+
+def overlay(text: str, rows: list[PathRow]) -> list[PathRow]:
+    """`rows` (read from a commit's trees) with what a batched checkpoint's message says of
+    each path: the record id and revision as the journal had them, and the operation,
+    actor and reason of the publication that wrote it, as `record` indexed them."""
+    named: dict[str, tuple[BatchEntry, PathRow]] = {}
+    for block in batch_entries(text):
+        for f in block.files:
+            named[f.path] = (block, f)
+    for row in rows:
+        found = named.get(row.path)
+        if found is None:
+            continue
+        block, f = found
+        row.record_id, row.revision = f.record_id, f.revision
+        row.author = block.trailers.get("Actor") or "unknown"
+        row.operation = block.trailers.get("Operation") or None
+        row.reason = block.trailers.get("Reason")
+    return rows
 
 
 def iso(seconds: int) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,12 @@ __all__ = ["trailers"]
 _READ_ERRORS: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error)
 
 
-def queue(tx: Tx, journal_seq: int, now: str) -> None:
-    """Queue a publication's checkpoint (inside the publish transaction)."""
+def queue(tx: Tx, journal_seq: int, now: str, reason: str | None = None) -> None:
+    """Queue a publication's checkpoint (inside the publish transaction); `reason`: why it
+    waits, when it is left for a later flush on purpose."""
     tx.execute(
-        "INSERT INTO git_outbox(journal_seq, state, created_at) VALUES (?,?,?)", (journal_seq, PENDING, now)
+        "INSERT INTO git_outbox(journal_seq, state, created_at, reason) VALUES (?,?,?,?)",
+        (journal_seq, PENDING, now, reason),
     )
 
 
@@ -64,8 +67,22 @@ def state_of(conn: sqlite3.Connection, journal_seq: int) -> dict[str, Any]:
     return {"state": PENDING, "reason": row[2] or "not committed yet"}
 
 
+BATCH_MAX = 100
+"""At most this many publications in one checkpoint commit (its message lists each)."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    """One pending outbox row with its journal entry and files."""
+
+    seq: int
+    entry: Entry
+    files: list[JournalFile]
+
+
 def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: int | None = None) -> None:
-    """Commit every pending checkpoint, oldest first; on a failure the rest stay pending.
+    """Commit every pending checkpoint, oldest first, consecutive ones by the same actor as
+    one commit (`batches`); on a failure the rest stay pending.
     With `root`, the vault's baseline is committed first when there is no checkpoint yet.
     The loose objects are packed once about `loose_limit` have piled up (seconds: the
     publish path passes a high one, and the window packs on a worker, `maintain`)."""
@@ -81,28 +98,61 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
     except hrepo.GIT_ERRORS as exc:
         _set_reason(store, [seq for seq, _ in pending], f"the checkpoint repository cannot be opened: {exc}")
         return
-    for n, (seq, journal_seq) in enumerate(pending):
+    items: list[_Pending] = []
+    for seq, journal_seq in pending:
         entry = journal.entry(conn, journal_seq)
-        if entry is None:
-            continue
+        if entry is not None:
+            items.append(_Pending(seq, entry, journal.files(conn, journal_seq)))
+    groups = batches(items)
+    for n, group in enumerate(groups):
         try:
-            commit_id, parent, rows_ = _commit(repo, entry, journal.files(conn, journal_seq))
+            commit_id, parent, rows_ = _commit(repo, group)
         except hrepo.GIT_ERRORS as exc:
-            _set_reason(store, [s for s, _ in pending[n:]], f"the checkpoint commit failed: {exc}")
+            left = [item.seq for later in groups[n:] for item in later]
+            _set_reason(store, left, f"the checkpoint commit failed: {exc}")
             return
         with store.write(durable=True) as tx:
-            tx.execute(
-                "UPDATE git_outbox SET state=?, commit_id=?, reason=NULL WHERE seq=?",
-                (COMMITTED, commit_id, seq),
-            )
-            # a replay of the request then answers with the commit, as a later read does
-            tx.execute(
-                "UPDATE receipts SET receipt=json_set(receipt, '$.git', json(?)) WHERE request_id=?",
-                (f'{{"state": "committed", "commit": "{commit_id}"}}', entry.request_id),
-            )
+            for item in group:
+                tx.execute(
+                    "UPDATE git_outbox SET state=?, commit_id=?, reason=NULL WHERE seq=?",
+                    (COMMITTED, commit_id, item.seq),
+                )
+                # a replay of the request then answers with the commit, as a later read does
+                tx.execute(
+                    "UPDATE receipts SET receipt=json_set(receipt, '$.git', json(?)) WHERE request_id=?",
+                    (f'{{"state": "committed", "commit": "{commit_id}"}}', item.entry.request_id),
+                )
             index.record(tx, repo[commit_id], parent, rows_)
     with contextlib.suppress(*hrepo.GIT_ERRORS):  # packing is tried again after the next commit
         hrepo.maybe_pack(repo, loose_limit)
+
+
+def batches(items: list[_Pending]) -> list[list[_Pending]]:
+    """Consecutive pending publications grouped into commits: a group ends before a
+    publication by another actor (a commit has one author), before one that writes a path
+    the group already wrote (so every version of every file gets its own commit), and at
+    `BATCH_MAX`. A publication with a line break in a path is committed alone: the batch
+    message names paths one a line."""
+    out: list[list[_Pending]] = []
+    group: list[_Pending] = []
+    paths: set[str] = set()
+    for item in items:
+        mine = {f.path for f in item.files}
+        alone = any("\n" in p or "\r" in p for p in mine)
+        if group and (
+            alone
+            or len(group) >= BATCH_MAX
+            or item.entry.actor != group[0].entry.actor
+            or not mine.isdisjoint(paths)
+            or any("\n" in p or "\r" in p for p in paths)
+        ):
+            out.append(group)
+            group, paths = [], set()
+        group.append(item)
+        paths |= mine
+    if group:
+        out.append(group)
+    return out
 
 
 def _before(conn: sqlite3.Connection, journal_seqs: list[int]) -> dict[str, bytes | None]:
@@ -120,27 +170,48 @@ def _set_reason(store: Store, seqs: list[int], reason: str) -> None:
             tx.execute("UPDATE git_outbox SET reason=? WHERE seq=?", (reason, seq))
 
 
-def _commit(repo: Any, entry: Entry, files: list[JournalFile]) -> tuple[str, str | None, list[index.PathRow]]:
-    """One commit: the previous checkpoint's tree with `files` set to their new bytes; its
-    id, its parent's, and the index rows of the paths it changed."""
+def _commit(repo: Any, group: list[_Pending]) -> tuple[str, str | None, list[index.PathRow]]:
+    """One commit for `group`: the previous checkpoint's tree with its files set to their
+    new bytes; its id, its parent's, and the index rows of the paths it changed (in a
+    batch, each with its own publication's operation, actor and reason)."""
     parent = hrepo.head(repo)
     base = None if parent is None else parent.tree
-    tree, moved = trees.apply(repo, base, {f.path: f.new_data for f in files})
+    changes = {f.path: f.new_data for item in group for f in item.files}
+    tree, moved = trees.apply(repo, base, changes)
     rows: list[index.PathRow] = []
-    for f in files:
-        if f.path not in moved:
-            continue  # the checkpoint already held these bytes
-        blob = moved[f.path][1]  # None: the publication deleted the file
-        row = index.row_for(f.path, None if blob is None else str(blob), f.new_data)
-        row.record_id = f.record_id or row.record_id
-        row.revision = f.revision if f.revision is not None else row.revision
-        rows.append(row)
-    when = _epoch(str(entry.plan.get("at", entry.created_at)))
-    commit = hrepo.make_commit(repo, tree, parent, entry.actor or "unknown", when, message(entry, files))
+    named: list[list[index.PathRow]] = []  # every file of each publication, for the message
+    for item in group:
+        mine: list[index.PathRow] = []
+        for f in item.files:
+            blob = moved[f.path][1] if f.path in moved else None  # None: deleted (or unchanged)
+            row = index.row_for(f.path, None if blob is None else str(blob), f.new_data)
+            row.record_id = f.record_id or row.record_id
+            row.revision = f.revision if f.revision is not None else row.revision
+            if len(group) > 1:
+                row.author = item.entry.actor or "unknown"
+                row.operation = item.entry.operation
+                row.reason = _reason(item.entry)
+            mine.append(row)
+            if f.path in moved:  # else the checkpoint already held these bytes
+                rows.append(row)
+        named.append(mine)
+    last = group[-1].entry
+    if len(group) == 1:
+        text = message(last, group[0].files)
+    else:
+        text = batch_message([item.entry for item in group], named)
+    when = _epoch(str(last.plan.get("at", last.created_at)))
+    commit = hrepo.make_commit(repo, tree, parent, last.actor or "unknown", when, text)
     return str(commit.id), None if parent is None else str(parent.id), rows
 
 
+def _reason(entry: Entry) -> str | None:
+    reason = entry.plan.get("reason")
+    return " ".join(str(reason).split()) if reason else None
+
+
 def message(entry: Entry, files: list[JournalFile]) -> str:
+    """The message of a one-publication checkpoint (`history` reads its trailers)."""
     records = sorted({f.record_id for f in files if f.record_id})
     lines = [
         f"{entry.operation} {entry.target_id or ', '.join(records) or ''}".rstrip(),
@@ -151,9 +222,43 @@ def message(entry: Entry, files: list[JournalFile]) -> str:
         f"Actor: {entry.actor or 'unknown'}",
         f"Journal: {entry.seq}",
     ]
-    reason = entry.plan.get("reason")
+    reason = _reason(entry)
     if reason:
-        lines.append(f"Reason: {' '.join(str(reason).split())}")
+        lines.append(f"Reason: {reason}")
+    return "\n".join(lines) + "\n"
+
+
+def batch_message(entries: list[Entry], files: list[list[index.PathRow]]) -> str:
+    """The message of a checkpoint of several publications (docs/history.md, "Batched
+    checkpoints"): a summary block, read as one publication's trailers are, then one
+    block per publication from `Entry: <journal id>`, with a `File:` line per path it
+    wrote, so that the index can be rebuilt from the repository row for row."""
+    operations = list(dict.fromkeys(e.operation for e in entries))
+    records = sorted({r.record_id for rows in files for r in rows if r.record_id})
+    lines = [
+        f"{len(entries)} publications: {', '.join(operations)}",
+        "",
+        f"Operation: {', '.join(operations)}",
+        f"Records: {', '.join(records)}",
+        f"Request: {', '.join(e.request_id for e in entries)}",
+        f"Actor: {entries[0].actor or 'unknown'}",
+        f"Journal: {', '.join(str(e.seq) for e in entries)}",
+        f"Batch: {len(entries)}",
+    ]
+    for entry, rows in zip(entries, files, strict=True):
+        mine = sorted({r.record_id for r in rows if r.record_id})
+        lines += [
+            "",
+            f"{index.ENTRY_KEY}: {entry.seq}",
+            f"Operation: {entry.operation}",
+            f"Records: {', '.join(mine)}",
+            f"Request: {entry.request_id}",
+            f"Actor: {entry.actor or 'unknown'}",
+        ]
+        reason = _reason(entry)
+        if reason:
+            lines.append(f"Reason: {reason}")
+        lines += [index.file_line(r) for r in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -29,7 +29,9 @@ proposed, original and displaced bytes are kept under
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,6 +61,14 @@ LOCK_WAIT_S = 30.0
 PUBLISH_LOOSE_LIMIT = 4 * hrepo.LOOSE_LIMIT
 """A publication packs the checkpoint repository only when packing is far overdue (a
 process that only publishes, like a script of CLI writes): packing takes seconds."""
+BATCH_INTERVAL_S = 0.25
+"""A run's publication (a request with a run id: the knowledge API) commits its
+checkpoint inline only when the last inline flush of this publisher was at least this
+long ago; otherwise its checkpoint waits for the next flush, one commit for the batch."""
+BATCH_WAITING = 50
+"""…or when this many of its publications already wait."""
+BATCHED = "batched with the run's next checkpoint"
+"""The reason a run's publication's checkpoint is pending until the next flush."""
 
 
 class WriteFailed(KnownError):
@@ -92,6 +102,8 @@ class Publisher:
         self._reconciler, self._reconcile = reconciler, reconcile
         self.vault_id, self.read_only = vault_id, read_only
         self.disk = Disk(root, state_dir)
+        self._last_flush = float("-inf")  # time.monotonic() of the last inline flush
+        self._waiting = 0  # publications whose checkpoint waits for the next flush
 
     # -- the operations' entry ----------------------------------------------------
     def run(self, request: Request, planner: Planner) -> dict[str, Any]:
@@ -131,7 +143,7 @@ class Publisher:
                     run_id=request.run_id,
                 )
             _step("journaled")
-            return self._carry_out(seq, recovering=False)
+            return self._carry_out(seq, recovering=False, batch=self._may_batch(request))
 
     def preview(self, request: Request, planner: Planner) -> Plan:
         """Plan `request` without publishing: what a confirmation dialog shows.
@@ -268,9 +280,22 @@ class Publisher:
                 raise WriteRejected("guard-permanent", "a withdrawal is never lifted", {})
         return self.disk.rows(plan.writes)
 
-    def _carry_out(self, seq: int, *, recovering: bool = True) -> dict[str, Any]:
+    def _may_batch(self, request: Request) -> bool:
+        """Whether this publication's checkpoint may wait for the next flush: only a run's
+        (a person's save is committed at once, as its receipt shows), only right after a
+        flush, and only while few wait. The next publication's flush, `retry_checkpoints`
+        (the window's worker after publications; the next open) and `Vault.close` commit it."""
+        return (
+            request.run_id is not None
+            and hrepo.unavailable_reason() is None
+            and time.monotonic() - self._last_flush < BATCH_INTERVAL_S
+            and self._waiting < BATCH_WAITING
+        )
+
+    def _carry_out(self, seq: int, *, recovering: bool = True, batch: bool = False) -> dict[str, Any]:
         """Roll an entry forward — or back, when an outside edit got in — and publish it.
-        `recovering`: the entry's own process died (its temp files are swept)."""
+        `recovering`: the entry's own process died (its temp files are swept). `batch`: its
+        checkpoint is left pending for the next flush (`_may_batch`)."""
         entry = journal.entry(self.store.reader(), seq)
         assert entry is not None
         files = journal.files(self.store.reader(), seq)
@@ -307,12 +332,14 @@ class Publisher:
         indexed = self._index([f.path for f in files])
         _step("reconciled")
         receipt = receipts.build(entry, files, indexed)
+        if batch:
+            receipt["git"] = {"state": checkpoints.PENDING, "reason": BATCHED}
         try:
             with self.store.write(durable=True) as tx:
                 for f in files:
                     _provenance(tx, entry, f)
                 journal.finish(tx, seq, journal.PUBLISHED, utc_now_text())
-                checkpoints.queue(tx, seq, utc_now_text())
+                checkpoints.queue(tx, seq, utc_now_text(), BATCHED if batch else None)
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
         except sqlite3.Error as exc:
             raise WriteFailed(
@@ -322,6 +349,9 @@ class Publisher:
                 {"journalId": seq, "state": journal.PENDING},
             ) from None
         _step("published")
+        if batch:
+            self._waiting += 1
+            return receipt
         return self._checkpoint(entry, receipt)
 
     def _checkpoint(self, entry: Entry, receipt: dict[str, Any]) -> dict[str, Any]:
@@ -329,7 +359,7 @@ class Publisher:
         here leaves the publication as it is and its checkpoint pending, with the reason."""
         try:
             # packing waits for a worker (`VaultHistory.maintain`) unless far overdue
-            checkpoints.flush(self.state_dir, self.store, self.root, PUBLISH_LOOSE_LIMIT)
+            self._flush(PUBLISH_LOOSE_LIMIT)
             receipt["git"] = checkpoints.state_of(self.store.reader(), entry.seq)
             with self.store.write() as tx:
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
@@ -346,9 +376,23 @@ class Publisher:
             return
         try:
             with self._locked(0.0):
-                checkpoints.flush(self.state_dir, self.store, self.root)
+                self._flush(None)
         except (WriteRejected, OSError, sqlite3.Error):
             return
+
+    def flush_waiting(self) -> None:
+        """Commit the checkpoints still pending (a run's last batch) when the vault is
+        closed: best effort, it never raises (the next open tries again)."""
+        with contextlib.suppress(Exception):
+            self.retry_checkpoints()
+
+    def _flush(self, loose_limit: int | None) -> None:
+        """Commit every pending checkpoint (under the write lock)."""
+        try:
+            checkpoints.flush(self.state_dir, self.store, self.root, loose_limit)
+        finally:
+            self._last_flush = time.monotonic()
+            self._waiting = 0
 
     def _roll_back(
         self,
