@@ -128,23 +128,22 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
 
 
 def batches(items: list[_Pending]) -> list[list[_Pending]]:
-    """Consecutive pending publications grouped into commits: a group ends before a
-    publication by another actor (a commit has one author), before one that writes a path
-    the group already wrote (so every version of every file gets its own commit), and at
-    `BATCH_MAX`. A publication with a line break in a path is committed alone: the batch
-    message names paths one a line."""
+    """Consecutive pending publications grouped into commits: a group holds publications
+    of one run by one actor (a commit has one author) and ends before one that writes a
+    path the group already wrote (so every version of every file gets its own commit), or
+    at `BATCH_MAX`. A publication of no run (a person's save) is committed alone, as is
+    one with a line break in a path (the batch message names paths one a line)."""
     out: list[list[_Pending]] = []
     group: list[_Pending] = []
     paths: set[str] = set()
     for item in items:
         mine = {f.path for f in item.files}
-        alone = any("\n" in p or "\r" in p for p in mine)
         if group and (
-            alone
+            _alone(item)
+            or _alone(group[0])
             or len(group) >= BATCH_MAX
-            or item.entry.actor != group[0].entry.actor
+            or (item.entry.actor, item.entry.run_id) != (group[0].entry.actor, group[0].entry.run_id)
             or not mine.isdisjoint(paths)
-            or any("\n" in p or "\r" in p for p in paths)
         ):
             out.append(group)
             group, paths = [], set()
@@ -153,6 +152,10 @@ def batches(items: list[_Pending]) -> list[list[_Pending]]:
     if group:
         out.append(group)
     return out
+
+
+def _alone(item: _Pending) -> bool:
+    return item.entry.run_id is None or any("\n" in f.path or "\r" in f.path for f in item.files)
 
 
 def _before(conn: sqlite3.Connection, journal_seqs: list[int]) -> dict[str, bytes | None]:

@@ -102,7 +102,7 @@ class Publisher:
         self._reconciler, self._reconcile = reconciler, reconcile
         self.vault_id, self.read_only = vault_id, read_only
         self.disk = Disk(root, state_dir)
-        self._last_flush = float("-inf")  # time.monotonic() of the last inline flush
+        self._last_flush = float("-inf")  # time.monotonic() after the last publication's flush
         self._waiting = 0  # publications whose checkpoint waits for the next flush
 
     # -- the operations' entry ----------------------------------------------------
@@ -360,6 +360,7 @@ class Publisher:
         try:
             # packing waits for a worker (`VaultHistory.maintain`) unless far overdue
             self._flush(PUBLISH_LOOSE_LIMIT)
+            self._last_flush = time.monotonic()
             receipt["git"] = checkpoints.state_of(self.store.reader(), entry.seq)
             with self.store.write() as tx:
                 receipts.store(tx, entry.request_id, entry.payload_sha256, receipt, utc_now_text())
@@ -391,7 +392,6 @@ class Publisher:
         try:
             checkpoints.flush(self.state_dir, self.store, self.root, loose_limit)
         finally:
-            self._last_flush = time.monotonic()
             self._waiting = 0
 
     def _roll_back(
