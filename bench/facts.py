@@ -24,7 +24,10 @@ on a machine others share, its p95 shows how much of a lookup's tail is waiting 
 Puts (`--puts`): a new extension (`bench-put-<n>`, so the daily quota of 500 writes starts
 empty) writes `--puts` values of `pref.food.like` about self in one run, then that run is
 reverted through `changes.revert` by its run id (the extension holds `changes.manage`).
-`putTotalS`, per-put p50/p95/max ms, `revertTotalS`, and `totalS` = both; `putSteps` and
+`putTotalS`, per-put p50/p95/max ms, `revertTotalS`, `flushS` (committing the checkpoints the
+run's last publications left pending, as closing the vault does: docs/history.md, "Batched
+checkpoints"), `commits` (checkpoint commits made for the run's `2 × --puts` publications), and
+`totalS` = the three; `putSteps` and
 `revertSteps` split the mean write (ms) by the publish path's steps (`write.publish.STEP`, as
 `bench/publish.py` does): `api` is the API's own work before `Vault.write` (resolving, checks,
 reads; for a revert, listing the run), `journaled` the plan and the durable journal entry,
@@ -281,6 +284,9 @@ def time_puts(vault: Vault, count: int) -> dict[str, Any]:
     session.write = steps.around(session.write)
     facts.lookup(session, "self", "pref.food")  # the session's first call loads the ontologies
     times = []
+    (commits_before,) = (
+        vault.store.reader().execute("SELECT COUNT(DISTINCT commit_id) FROM git_outbox").fetchone()
+    )
     started = time.perf_counter()
     for n in range(count):
         t = time.perf_counter()
@@ -297,6 +303,14 @@ def time_puts(vault: Vault, count: int) -> dict[str, Any]:
     undone = revert(Changer.of(session), run_id=session.run_id)
     revert_s = time.perf_counter() - started
     publish.STEP = None
+    started = time.perf_counter()
+    vault.publisher.flush_waiting()  # the run's last batch, as closing the vault commits it
+    flush_s = time.perf_counter() - started
+    (commits,) = (
+        vault.store.reader()
+        .execute("SELECT COUNT(DISTINCT commit_id) - ? FROM git_outbox", (commits_before,))
+        .fetchone()
+    )
     assert undone.reverted == count, undone.as_json()
     return {
         "puts": count,
@@ -306,7 +320,9 @@ def time_puts(vault: Vault, count: int) -> dict[str, Any]:
         "revertTotalS": round(revert_s, 2),
         "revertSteps": steps.mean_ms(count),
         "reverted": undone.reverted,
-        "totalS": round(put_s + revert_s, 2),
+        "flushS": round(flush_s, 2),
+        "commits": commits,
+        "totalS": round(put_s + revert_s + flush_s, 2),
     }
 
 

@@ -87,8 +87,9 @@ def publish_one(
     (root / rel).write_bytes(data)
     record_id, revision = index.identity_of(data)
     files = [JournalFile(0, rel, record_id, revision, None, None, "0" * 64, data)]
+    pending = [checkpoints.Pending(seq, entry(seq, record_id or ""), files)]
     started = time.perf_counter()
-    commit_id, parent, rows = checkpoints._commit(repo, entry(seq, record_id or ""), files)
+    commit_id, parent, rows = checkpoints._commit(repo, pending)
     with store.write(durable=True) as tx:
         index.record(tx, repo[commit_id], parent, rows)
     hrepo.maybe_pack(repo, loose_limit)

@@ -72,7 +72,7 @@ BATCH_MAX = 100
 
 
 @dataclass(slots=True)
-class _Pending:
+class Pending:
     """One pending outbox row with its journal entry and files."""
 
     seq: int
@@ -98,11 +98,11 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
     except hrepo.GIT_ERRORS as exc:
         _set_reason(store, [seq for seq, _ in pending], f"the checkpoint repository cannot be opened: {exc}")
         return
-    items: list[_Pending] = []
+    items: list[Pending] = []
     for seq, journal_seq in pending:
         entry = journal.entry(conn, journal_seq)
         if entry is not None:
-            items.append(_Pending(seq, entry, journal.files(conn, journal_seq)))
+            items.append(Pending(seq, entry, journal.files(conn, journal_seq)))
     groups = batches(items)
     for n, group in enumerate(groups):
         try:
@@ -127,14 +127,14 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
         hrepo.maybe_pack(repo, loose_limit)
 
 
-def batches(items: list[_Pending]) -> list[list[_Pending]]:
+def batches(items: list[Pending]) -> list[list[Pending]]:
     """Consecutive pending publications grouped into commits: a group holds publications
     of one run by one actor (a commit has one author) and ends before one that writes a
     path the group already wrote (so every version of every file gets its own commit), or
     at `BATCH_MAX`. A publication of no run (a person's save) is committed alone, as is
     one with a line break in a path (the batch message names paths one a line)."""
-    out: list[list[_Pending]] = []
-    group: list[_Pending] = []
+    out: list[list[Pending]] = []
+    group: list[Pending] = []
     paths: set[str] = set()
     for item in items:
         mine = {f.path for f in item.files}
@@ -154,7 +154,7 @@ def batches(items: list[_Pending]) -> list[list[_Pending]]:
     return out
 
 
-def _alone(item: _Pending) -> bool:
+def _alone(item: Pending) -> bool:
     return item.entry.run_id is None or any("\n" in f.path or "\r" in f.path for f in item.files)
 
 
@@ -173,7 +173,7 @@ def _set_reason(store: Store, seqs: list[int], reason: str) -> None:
             tx.execute("UPDATE git_outbox SET reason=? WHERE seq=?", (reason, seq))
 
 
-def _commit(repo: Any, group: list[_Pending]) -> tuple[str, str | None, list[index.PathRow]]:
+def _commit(repo: Any, group: list[Pending]) -> tuple[str, str | None, list[index.PathRow]]:
     """One commit for `group`: the previous checkpoint's tree with its files set to their
     new bytes; its id, its parent's, and the index rows of the paths it changed (in a
     batch, each with its own publication's operation, actor and reason)."""

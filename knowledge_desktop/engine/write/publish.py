@@ -383,9 +383,12 @@ class Publisher:
 
     def flush_waiting(self) -> None:
         """Commit the checkpoints still pending (a run's last batch) when the vault is
-        closed: best effort, it never raises (the next open tries again)."""
-        with contextlib.suppress(Exception):
-            self.retry_checkpoints()
+        closed: best effort, it never raises (the next open tries again), and it packs only
+        when packing is far overdue, as a publication does (packing takes seconds)."""
+        if self.read_only:
+            return
+        with contextlib.suppress(Exception), self._locked(0.0):
+            self._flush(PUBLISH_LOOSE_LIMIT)
 
     def _flush(self, loose_limit: int | None) -> None:
         """Commit every pending checkpoint (under the write lock)."""
