@@ -19,6 +19,7 @@ from knowledge_desktop.engine.history import index
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
 from knowledge_desktop.engine.write import checkpoints, publish
+from knowledge_desktop.engine.write.journal import Entry, JournalFile
 from knowledge_desktop.engine.write.operations.annotate import plan_annotate
 from knowledge_desktop.engine.write.operations.withdraw import plan_withdraw
 from knowledge_desktop.engine.write.requests import make_request
@@ -164,3 +165,50 @@ def test_a_batched_commit_is_indexed_again_from_the_repository_row_for_row(
         tx.execute("DELETE FROM checkpoint_paths")
     index.sync(vault.store, repo_of(vault))
     assert rows(vault) == recorded
+
+
+def pending_of(
+    seq: int, paths: list[str], actor: str = "helper", run_id: str | None = RUN
+) -> checkpoints.Pending:
+    """An outbox row's publication writing `paths` (for the grouping rules alone)."""
+    entry = Entry(
+        seq, f"rq-{seq}", "annotate", "0" * 64, actor, None, "published", {}, None, "", None, None, run_id
+    )
+    files = [JournalFile(n, p, None, None, None, None, "0" * 64, b"x") for n, p in enumerate(paths)]
+    return checkpoints.Pending(seq, entry, files)
+
+
+def test_batches_are_cut_at_a_repeated_path_another_actor_or_run_a_save_of_no_run_and_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    items = [
+        pending_of(1, ["a.md", "b.md"]),
+        pending_of(2, ["c.md"]),
+        pending_of(3, ["b.md"]),  # b.md again
+        pending_of(4, ["d.md"], actor="other"),
+        pending_of(5, ["e.md"], actor="other", run_id="run_other"),
+        pending_of(6, ["f.md"], actor="other", run_id="run_other"),
+        pending_of(7, ["g.md"], actor="other", run_id=None),  # a person's save: alone
+        pending_of(8, ["h.md"], actor="other", run_id="run_other"),
+        pending_of(9, ["odd\nname.md"], actor="other", run_id="run_other"),  # alone
+        pending_of(10, ["i.md"], actor="other", run_id="run_other"),
+    ]
+    groups = [[p.seq for p in group] for group in checkpoints.batches(items)]
+    assert groups == [[1, 2], [3], [4], [5, 6], [7], [8], [9], [10]]
+    monkeypatch.setattr(checkpoints, "BATCH_MAX", 2)
+    many = [pending_of(n, [f"{n}.md"]) for n in range(5)]
+    assert [[p.seq for p in g] for g in checkpoints.batches(many)] == [[0, 1], [2, 3], [4]]
+
+
+def test_the_windows_maintain_commits_what_a_run_left_waiting(kit: VaultKit, slow_clock: None) -> None:
+    for name in ("tea", "cake"):
+        kit.claim(f"private/claims/{name}.md", f"cl_{name}", f"About {name}")
+    vault = kit.scan()
+    assert [run_write(vault, "withdraw", f"cl_{n}", f"rq-{n}", RUN) for n in ("tea", "cake")] == [
+        "committed",
+        "pending",
+    ]
+    assert [row["reason"] for row in pending(vault)] == [publish.BATCHED]
+    vault.history.maintain()
+    assert pending(vault) == []
+    assert vault.resume("rq-cake")["git"]["state"] == "committed"
