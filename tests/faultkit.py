@@ -666,6 +666,7 @@ DURABLE_SEED: dict[str, list[dict[str, Any]]] = {
         {"name": "recipes", "ref": "ent_" + "a" * 26, "kind": "entity", "record_id": "pg_ada"}
     ],
     "extension_selected_v1": [{"name": "recipes", "collection_id": "col_x"}],
+    "guard_changes_v1": [{"version": 1, "scope": "private", "record_id": "cl_w"}],
 }
 """One row in each durable table but the identity, by column name (later migrations add
 columns with defaults): what a kill must never lose or change."""

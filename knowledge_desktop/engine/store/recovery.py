@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowledge_desktop.engine.store import schema
+from knowledge_desktop.engine.store import guards, schema
 from knowledge_desktop.engine.store.db import Store
 
 HEADER = b"SQLite format 3\x00"
@@ -112,10 +112,23 @@ def salvage(old: Path, store: Store) -> Salvage:
                     )
                 out.rows += len(rows)
             out.copied.append(table)
+        # Copying the guard rows logged them anew, while what the old log lacked (pruned, or
+        # unreadable) is still missing: no reader may trust the log before the version now.
+        with store.write() as tx:
+            guards.restart_log(tx, _old_guards_version(source))
     finally:
         with contextlib.suppress(sqlite3.Error):
             source.close()
     return out
+
+
+def _old_guards_version(source: sqlite3.Connection) -> int | None:
+    """The guard version of the damaged database (None: unreadable)."""
+    try:
+        row = source.execute("SELECT value FROM store_identity WHERE key='guards_version'").fetchone()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row else 0
 
 
 def _columns(store: Store, table: str) -> set[str]:

@@ -492,6 +492,70 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (name, collection_id)
         ) WITHOUT ROWID""",
     ),
+    # 8 (issue 16): the log of guard changes, so a reconciler reads only the guards that changed
+    # since the version it follows rather than every guard (store/guards.py `changed_paths`). Each
+    # guard trigger is replaced by one that bumps `guards_version` and then logs the changed record
+    # with the version it bumped to (one trigger doing both, so the order triggers fire in cannot
+    # matter; same names, so DURABLE_SQL's `IF NOT EXISTS` leaves them be). `guard_changes_floor`:
+    # the log holds every change of a version above it (here: the version now; pruning raises it).
+    (
+        """CREATE TABLE IF NOT EXISTS guard_changes_v1 (
+            version INTEGER NOT NULL,
+            scope TEXT NOT NULL,
+            record_id TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS guard_changes_version ON guard_changes_v1(version)",
+        """INSERT OR REPLACE INTO store_identity(key, value) SELECT 'guard_changes_floor',
+            COALESCE((SELECT value FROM store_identity WHERE key = 'guards_version'), '0')""",
+        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_ins",
+        """CREATE TRIGGER lifecycle_guards_v1_ins AFTER INSERT ON lifecycle_guards_v1
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
+                WHERE key = 'guards_version';
+            END""",
+        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_del",
+        """CREATE TRIGGER lifecycle_guards_v1_del AFTER DELETE ON lifecycle_guards_v1
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
+                WHERE key = 'guards_version';
+            END""",
+        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_upd",
+        """CREATE TRIGGER lifecycle_guards_v1_upd AFTER UPDATE ON lifecycle_guards_v1
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
+                WHERE key = 'guards_version';
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
+                WHERE key = 'guards_version';
+            END""",
+        "DROP TRIGGER IF EXISTS keyword_withdrawals_v1_ins",
+        """CREATE TRIGGER keyword_withdrawals_v1_ins AFTER INSERT ON keyword_withdrawals_v1
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
+                WHERE key = 'guards_version';
+            END""",
+        "DROP TRIGGER IF EXISTS keyword_withdrawals_v1_del",
+        """CREATE TRIGGER keyword_withdrawals_v1_del AFTER DELETE ON keyword_withdrawals_v1
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
+                WHERE key = 'guards_version';
+            END""",
+    ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
 'durable_schema' counts those applied). Durable tables are altered, never dropped:
@@ -514,4 +578,5 @@ DURABLE_TABLES = (
     "extension_quota_v1",
     "extension_refs_v1",
     "extension_selected_v1",
+    "guard_changes_v1",
 )

@@ -45,6 +45,7 @@ from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.store import guards as guard_rows
 from knowledge_desktop.engine.store.db import Store, Tx
 from knowledge_desktop.engine.write import checkpoints, journal, receipts
 from knowledge_desktop.engine.write.context import WriteContext
@@ -466,6 +467,7 @@ class Publisher:
                     " withdrawn_at) VALUES (?,?,?,?,?)",
                     (g["scope"], g["recordId"], entry.request_id, reason, at),
                 )
+        guard_rows.prune(tx)  # the change log stays bounded (store/guards.py)
 
 
 def _scope_of(plan: Plan) -> str | None:
