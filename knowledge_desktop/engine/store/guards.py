@@ -47,6 +47,9 @@ KEEP = 10_000
 """Versions of guard changes the log keeps: a reader further behind reads every guard."""
 FEW = 256
 """Above this many changed records, one read of every guard beats a read per record."""
+_SET_IDENTITY = (
+    "INSERT INTO store_identity(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value"
+)
 
 
 def version(conn: sqlite3.Connection | Tx) -> int:
@@ -169,7 +172,7 @@ def prune(tx: Tx, keep: int = KEEP) -> None:
         return
     tx.execute("DELETE FROM guard_changes_v1 WHERE version <= ?", (limit,))
     tx.execute(
-        "INSERT INTO store_identity(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        _SET_IDENTITY,
         (FLOOR_KEY, str(limit)),
     )
 
@@ -181,7 +184,7 @@ def restart_log(tx: Tx, copied: int | None) -> None:
     if copied is not None:
         tx.execute("DELETE FROM guard_changes_v1 WHERE version > ?", (copied,))
     tx.execute(
-        "INSERT INTO store_identity(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        _SET_IDENTITY,
         (FLOOR_KEY, str(version(tx))),
     )
 
