@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -149,3 +151,39 @@ def test_an_older_database_gains_the_log_by_migration(tmp_path: Path) -> None:
     assert list(reader.execute("SELECT version, record_id FROM guard_changes_v1")) == [(2, "cl_2")]
     assert guards.changes_since(reader, 1) == (2, {("private", "cl_2"): guards.Guard("withdrawn", None)})
     store.close()
+
+
+class Racing:
+    """A reader connection before whose first log read another writer changes a guard."""
+
+    def __init__(self, conn: sqlite3.Connection, race: Callable[[], None]) -> None:
+        self.conn = conn
+        self.race: Callable[[], None] | None = race
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        if "guard_changes_v1" in sql and self.race is not None:
+            race, self.race = self.race, None
+            race()
+        return self.conn.execute(sql, params)
+
+
+def test_a_guard_written_while_the_log_is_read_is_read_again(kit: VaultKit) -> None:
+    """A writer moves the version between the reader's version read and its log read: the
+    reader reads again, so the version it returns is the one its guards are of."""
+    vault = claims(kit)
+    conn = vault.store.reader()
+    followed = guards.version(conn)
+    step(vault, random.Random(1))
+
+    def race() -> None:
+        with vault.store.write() as tx:
+            guards.set_guard(tx, scope="private", record_id="cl_5", guard="withdrawn", by_id=None,
+                             request_id="q", reason="r", at="2026-10-01T09:00:00.000Z")  # fmt: skip
+
+    found = guards.changes_since(cast(sqlite3.Connection, Racing(conn, race)), followed)
+    assert found is not None
+    on_disk, now = found
+    assert on_disk == guards.version(conn)
+    assert now[("private", "cl_5")] == guards.Guard("withdrawn", None)
+    every = guards.read(conn)
+    assert now == {k: every.get(k) for k in now}
