@@ -32,6 +32,7 @@ from knowledge_desktop.engine.api.facts import Fact, PutResult, RetractResult
 from knowledge_desktop.engine.api.profile import ProfileEntry
 from knowledge_desktop.engine.api.search import in_range
 from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.errors import ApiError
 
 Calls = Callable[[str | None], Session]
 """The session for one call in run `run_id` (the extension's own run when None), with the
@@ -72,9 +73,10 @@ class Facts(_Group):
         origin: str | None = None,
         source: str | None = None,
         run_id: str | None = None,
+        description: str | None = None,
     ) -> PutResult:
         """Say `subject · predicate · value`; `run_id` groups this write with others for one
-        revert (the extension's run when None)."""
+        revert (the extension's run when None); `description` says what a new predicate means."""
         return facts_api.put(
             self._session(run_id),
             predicate_hint=predicate_hint,
@@ -85,6 +87,7 @@ class Facts(_Group):
             valid_from=valid_from,
             origin=origin,
             source=source,
+            description=description,
         )
 
     def retract(self, ref: str, *, run_id: str | None = None) -> RetractResult:
@@ -139,8 +142,12 @@ class Documents(_Group):
             self._session(run_id), collection, title=title, body=body, meta=meta, key=key, ref=ref
         )
 
-    def get(self, ref: str) -> Document:
-        return documents_api.get(self._session(), ref)
+    def get(self, ref: str, *, range: Mapping[str, int] | None = None) -> Document:
+        """The document in full, or with `range` (`{"from": 0, "to": 3}`: chunks 0 to 2) a part."""
+        span = (int(range.get("from", 0)), int(range["to"])) if range is not None and "to" in range else None
+        if range is not None and span is None:
+            raise ApiError("a range names `to` (and `from`, 0 when left out)")
+        return documents_api.get(self._session(), ref, span)
 
     def get_by_key(self, collection: str, key: str) -> Document | None:
         return documents_api.get_by_key(self._session(), collection, key)

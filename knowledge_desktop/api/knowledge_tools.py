@@ -23,6 +23,16 @@ _RUN_ID = text(
 _SUBJECT = text("'self' (the user; the default) or an entity ref from knowledge_entities_resolve/list")
 _COLLECTION = text("'diary', 'keep', or a collection ref from knowledge_collections_list/create")
 _REF_OF_DOCUMENT = text("a document ref (from upsert, search or documents.list)")
+_CHUNK_RANGE: dict[str, Any] = {
+    "type": "object",
+    "description": "a part of the body by chunk: blocks between blank lines, counted from 0",
+    "properties": {
+        "from": {"type": "integer", "minimum": 0, "description": "the first chunk (0 when left out)"},
+        "to": {"type": "integer", "minimum": 0, "description": "the chunk after the last one"},
+    },
+    "required": ["to"],
+    "additionalProperties": False,
+}
 _TIME_RANGE: dict[str, Any] = {
     "type": "object",
     "description": "keeps documents whose meta.date falls in it; bounds inclusive, a date alone"
@@ -54,6 +64,7 @@ def _facts_put(ext: Extension, a: Args) -> object:
         origin=a.get("origin"),
         source=a.get("source"),
         run_id=a.get("runId"),
+        description=a.get("description"),
     )
 
 
@@ -117,6 +128,10 @@ KNOWLEDGE_TOOLS: tuple[Tool, ...] = (
             "validFrom": text("optional ISO date or time from which the fact holds"),
             "origin": text("who said it (needs origin.override); defaults to this extension"),
             "source": text("how it was learned (needs origin.override); defaults to extracted"),
+            "description": text(
+                "optional: what the predicate means, for a person (at most 200 characters); useful"
+                " for a new predicate"
+            ),
             "runId": _RUN_ID,
         },
         ("predicateHint", "value"),
@@ -210,10 +225,12 @@ KNOWLEDGE_TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "documents.get",
-        "One document in full by ref: title, body, meta, collection, key, updatedAt.",
-        {"ref": _REF_OF_DOCUMENT},
+        "One document by ref: title, body, meta, collection, key, updatedAt; with `range`, only"
+        " those chunks of the body (blocks between blank lines, `from` inclusive, `to` exclusive)"
+        " and how many chunks there are.",
+        {"ref": _REF_OF_DOCUMENT, "range": _CHUNK_RANGE},
         ("ref",),
-        lambda ext, a: ext.documents.get(a["ref"]),
+        lambda ext, a: ext.documents.get(a["ref"], range=a.get("range")),
     ),
     Tool(
         "documents.get_by_key",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -61,9 +61,12 @@ class Document:
     collection: str
     key: str | None
     updated_at: str | None
+    chunks: int | None = None
+    """With a `range`: how many chunks the whole body has (`body` then holds the range's)."""
+    range: tuple[int, int] | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "ref": self.ref,
             "title": self.title,
             "body": self.body,
@@ -72,6 +75,29 @@ class Document:
             "key": self.key,
             "updatedAt": self.updated_at,
         }
+        if self.range is not None:
+            out["range"] = {"from": self.range[0], "to": self.range[1]}
+            out["chunks"] = self.chunks
+        return out
+
+
+def chunks_of(body: str) -> list[str]:
+    """A body's chunks for `documents.get`'s `range`: its blocks between blank lines (a
+    paragraph, a list, a fenced block with no blank line inside), in order."""
+    blocks = re.split(r"\n[ \t]*\n(?:[ \t]*\n)*", body.strip("\n"))
+    return [b for b in blocks if b.strip()]
+
+
+def in_chunks(doc: Document, start: int, stop: int) -> Document:
+    """`doc` with only chunks `start` (inclusive) to `stop` (exclusive), counted from 0, as a
+    slice counts; a range past the end gives what there is (nothing, past the last)."""
+    if start < 0 or stop < start:
+        raise ApiError(
+            f"a range runs from a chunk to a later one (0-based, `to` exclusive), not {start}..{stop}"
+        )
+    parts = chunks_of(doc.body)
+    body = "\n\n".join(parts[start:stop]) + ("\n" if parts[start:stop] else "")
+    return replace(doc, body=body, chunks=len(parts), range=(start, min(stop, len(parts))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,15 +206,17 @@ def _find_keyed(session: Session, col: Collection, key: str) -> Found | None:
     return found
 
 
-def get(session: Session, ref: str) -> Document:
-    """The document behind `ref`, if the extension may read it where it is now."""
+def get(session: Session, ref: str, range: tuple[int, int] | None = None) -> Document:
+    """The document behind `ref`, if the extension may read it where it is now; with `range`
+    (`from`, `to`), only those chunks of its body (`chunks_of`), and how many there are."""
     record_id = session.refs.lookup(ref, "document")
     found = by_id(session, record_id) if record_id is not None else None
     if found is None:
         raise NoDocument(f"no document for ref {ref}: it was deleted, or the ref is not yours")
     index = CollectionIndex(session.folder)
     _check(session, index, found.path, "read")
-    return _doc(session, found, index)
+    doc = _doc(session, found, index)
+    return in_chunks(doc, *range) if range is not None else doc
 
 
 def get_by_key(session: Session, collection: str, key: str) -> Document | None:

@@ -177,9 +177,12 @@ def put(
     valid_from: str | None = None,
     origin: str | None = None,
     source: str | None = None,
+    description: str | None = None,
 ) -> PutResult:
     """Say `subject · predicate · value`. The hint is resolved to a predicate first, then
-    `facts.write` is checked on it; `origin`/`source` need `origin.override`."""
+    `facts.write` is checked on it; `origin`/`source` need `origin.override`. `description`
+    (at most 200 characters) says in a person's words what the predicate means — kept with
+    the fact, for a predicate the vocabulary does not describe (an `x.…` one)."""
     page, kind = subject_of(session, subject)
     vocabulary = load_vocabulary(session.folder)
     predicate = authorize_fact_write(session.extensions, session.name, kind, predicate_hint, vocabulary)
@@ -188,6 +191,8 @@ def put(
     check_single_write(value=value)
     if source_ref is not None and (not isinstance(source_ref, str) or len(source_ref) > 1000):
         raise ApiError("sourceRef is a string of at most 1000 characters")
+    if description is not None and (not isinstance(description, str) or len(description) > 200):
+        raise ApiError("description is a string of at most 200 characters")
     object_id = entities.entity_id(session, object) if object else None
     said_by = origin or session.actor
     value_json = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -213,6 +218,8 @@ def put(
     fact.update({"origin": said_by, "source": source or DEFAULT_SOURCE})
     if source_ref:
         fact["source_ref"] = source_ref
+    if description and description.strip():
+        fact["description"] = " ".join(description.split())
     text = claim_text(session, page, fact, valid_from, source_ref)
     payload = {"subject": page.record_id, "text": text, "replaces": [r.claim_id for r in replaced]}
     receipt = session.write(

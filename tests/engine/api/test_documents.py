@@ -57,6 +57,25 @@ def test_upsert_by_key_creates_updates_and_leaves_unchanged(vault: Vault) -> Non
     assert listed[0].as_json()["updatedAt"]
 
 
+def test_a_range_reads_a_part_of_the_body_by_chunk(vault: Vault) -> None:
+    """`documents.get(ref, range)`: the body's blocks between blank lines, `from` counted from 0
+    and `to` left out, with how many chunks the whole body has; no range, the whole body."""
+    s = session(vault)
+    body = "# Today\n\nSoup.\n\n\n- bread\n- salt\n\nStew later.\n"
+    made = docs.upsert(s, "diary", key=DAY, title=DAY, body=body)
+    part = docs.get(s, made.ref, (1, 3))
+    assert part.body == "Soup.\n\n- bread\n- salt\n"
+    assert part.as_json()["range"] == {"from": 1, "to": 3}
+    assert part.as_json()["chunks"] == 4
+    assert docs.get(s, made.ref, (3, 9)).body == "Stew later.\n"
+    assert docs.get(s, made.ref, (5, 9)).body == ""
+    whole = docs.get(s, made.ref)
+    assert whole.body == body
+    assert "chunks" not in whole.as_json()
+    with pytest.raises(ApiError, match="range"):
+        docs.get(s, made.ref, (2, 1))
+
+
 def test_a_diary_entry_is_keyed_by_its_date(vault: Vault) -> None:
     with pytest.raises(ApiError, match="YYYY-MM-DD"):
         docs.upsert(session(vault), "diary", key="tuesday", title="Tuesday", body="")

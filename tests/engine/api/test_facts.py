@@ -10,7 +10,7 @@ import pytest
 
 from knowledge_desktop.engine.api import entities, facts, profile
 from knowledge_desktop.engine.api.quotas import DAILY_WRITES
-from knowledge_desktop.engine.errors import PermissionRefused, QuotaExceeded, WriteTooLarge
+from knowledge_desktop.engine.errors import ApiError, PermissionRefused, QuotaExceeded, WriteTooLarge
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
 from tests.vaultkit import frontmatter_of
@@ -66,6 +66,26 @@ def test_the_hint_is_resolved_before_the_permission_is_checked(vault: Vault, gra
     with pytest.raises(PermissionRefused, match=r"facts\.write:self:x\.favourite_colour"):
         facts.put(session, predicate_hint="favourite colour", value="green")
     assert len(claim_files(vault)) == 1
+
+
+def test_a_description_of_a_new_predicate_is_kept_with_the_fact(vault: Vault, grant: Grant) -> None:
+    """`description` (spec: Writing facts) says what an `x.…` predicate means; it is kept in the
+    claim's `fact:` mapping, and one over 200 characters is refused before anything is written."""
+    grant("facts.read:self:x.mood", "facts.write:self:x.mood")
+    session = open_session(vault, "agent")
+    with pytest.raises(ApiError, match="200 characters"):
+        facts.put(session, predicate_hint="mood", value="calm", description="d" * 201)
+    assert claim_files(vault) == {}
+    put = facts.put(session, predicate_hint="mood", value="calm", description="How you  feel today")
+    assert put.predicate == "x.mood"
+    [claim] = claim_files(vault).values()
+    assert claim["fact"] == {
+        "predicate": "x.mood",
+        "value": "calm",
+        "origin": "extension:agent",
+        "source": "extracted",
+        "description": "How you feel today",
+    }
 
 
 def test_lookup_and_profile_leave_out_what_no_grant_covers(vault: Vault, grant: Grant) -> None:
