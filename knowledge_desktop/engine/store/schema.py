@@ -381,6 +381,30 @@ CREATE TABLE IF NOT EXISTS history (
 );
 """
 
+
+def _logged_trigger(table: str, event: str, *rows: str) -> tuple[str, str]:
+    """Migration 8's guard trigger on `table` for `event`: it bumps `guards_version` and, in
+    the same trigger (so the order SQLite fires triggers in cannot matter), logs the record of
+    each of `rows` (`NEW`, `OLD`) under the version it just wrote. It replaces the trigger of
+    the same name `DURABLE_SQL` made, so that one is never made again."""
+    name = f"{table}_{event[:3].lower()}"
+    logs = "".join(
+        f"""
+                INSERT INTO guard_changes_v1(version, scope, record_id)
+                SELECT CAST(value AS INTEGER), {row}.scope, {row}.record_id FROM store_identity
+                WHERE key = 'guards_version';"""
+        for row in rows
+    )
+    return (
+        f"DROP TRIGGER IF EXISTS {name}",
+        f"""CREATE TRIGGER {name} AFTER {event} ON {table}
+            BEGIN
+                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;{logs}
+            END""",
+    )
+
+
 DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1 (the write side, docs/writing.md): a journal entry's state, actor, plan and outcome;
     # the bytes before and after of every file it writes, so `resume` can roll forward or
@@ -507,54 +531,11 @@ DURABLE_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS guard_changes_version ON guard_changes_v1(version)",
         """INSERT OR REPLACE INTO store_identity(key, value) SELECT 'guard_changes_floor',
             COALESCE((SELECT value FROM store_identity WHERE key = 'guards_version'), '0')""",
-        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_ins",
-        """CREATE TRIGGER lifecycle_guards_v1_ins AFTER INSERT ON lifecycle_guards_v1
-            BEGIN
-                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
-                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
-                WHERE key = 'guards_version';
-            END""",
-        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_del",
-        """CREATE TRIGGER lifecycle_guards_v1_del AFTER DELETE ON lifecycle_guards_v1
-            BEGIN
-                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
-                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
-                WHERE key = 'guards_version';
-            END""",
-        "DROP TRIGGER IF EXISTS lifecycle_guards_v1_upd",
-        """CREATE TRIGGER lifecycle_guards_v1_upd AFTER UPDATE ON lifecycle_guards_v1
-            BEGIN
-                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
-                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
-                WHERE key = 'guards_version';
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
-                WHERE key = 'guards_version';
-            END""",
-        "DROP TRIGGER IF EXISTS keyword_withdrawals_v1_ins",
-        """CREATE TRIGGER keyword_withdrawals_v1_ins AFTER INSERT ON keyword_withdrawals_v1
-            BEGIN
-                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
-                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), NEW.scope, NEW.record_id FROM store_identity
-                WHERE key = 'guards_version';
-            END""",
-        "DROP TRIGGER IF EXISTS keyword_withdrawals_v1_del",
-        """CREATE TRIGGER keyword_withdrawals_v1_del AFTER DELETE ON keyword_withdrawals_v1
-            BEGIN
-                INSERT INTO store_identity(key, value) VALUES ('guards_version', '1')
-                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
-                INSERT INTO guard_changes_v1(version, scope, record_id)
-                SELECT CAST(value AS INTEGER), OLD.scope, OLD.record_id FROM store_identity
-                WHERE key = 'guards_version';
-            END""",
+        *_logged_trigger("lifecycle_guards_v1", "INSERT", "NEW"),
+        *_logged_trigger("lifecycle_guards_v1", "DELETE", "OLD"),
+        *_logged_trigger("lifecycle_guards_v1", "UPDATE", "OLD", "NEW"),
+        *_logged_trigger("keyword_withdrawals_v1", "INSERT", "NEW"),
+        *_logged_trigger("keyword_withdrawals_v1", "DELETE", "OLD"),
     ),
 )
 """Changes to the durable tables, applied in order, each once (`store_identity`
