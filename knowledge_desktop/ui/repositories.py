@@ -10,7 +10,9 @@ an edit parses only what changed; its runs are serialised by a lock since two
 workers may pick up consecutive requests. A watchdog observer on the
 repository folder reports edits to its documents and moves of HEAD (writes
 under `.git/HEAD`, `.git/refs/` and `.git/packed-refs`); everything else under
-`.git` (objects, the index, logs) is ignored. Reports are debounced on the UI
+`.git` (objects, the index, logs) is ignored. A linked worktree or a submodule
+has a `.git` *file* naming its Git folder elsewhere: that folder's HEAD and its
+common folder's refs are watched as well. Reports are debounced on the UI
 thread before a re-extraction is asked for.
 """
 
@@ -87,26 +89,68 @@ class Extraction:
             return self.extractor.extract(memory)
 
 
+def _moves_head(rel: str) -> bool:
+    """A path inside a Git folder whose change can move HEAD or a branch."""
+    return rel in ("HEAD", "packed-refs") or rel.startswith("refs/")
+
+
 def _relevant(root: str, path: str) -> bool:
     """An edit the extraction can see: a file outside `.git`, or a move of HEAD or a ref."""
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     if rel == ".git" or not rel.startswith(".git/"):
         return not rel.startswith("..")
-    inner = rel[len(".git/") :]
-    return inner in ("HEAD", "packed-refs") or inner.startswith("refs/")
+    return _moves_head(rel[len(".git/") :])
+
+
+def linked_git_folders(root: Path) -> list[Path]:
+    """The Git folders a `.git` file points to (a linked worktree, a submodule).
+
+    `.git` is then a file holding `gitdir: PATH`; HEAD is in that folder, and the
+    branches are in its common folder (named by its `commondir` file) when it has
+    one. An ordinary repository (a `.git` folder) or no repository gives none:
+    the root's own watch already sees those.
+    """
+    dotgit = root / ".git"
+    try:
+        if not dotgit.is_file():
+            return []
+        first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    except OSError:
+        return []
+    if not first or not first[0].startswith("gitdir:"):
+        return []
+    gitdir = (root / first[0][len("gitdir:") :].strip()).resolve()
+    folders = [gitdir]
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        common = ""
+    if common:
+        folders.append((gitdir / common).resolve())
+    return [f for f in folders if f.is_dir()]
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, root: str, report: SignalInstance) -> None:
-        self.root = root
+    """Reports `key` when a path the `relevant(base, path)` test accepts changes."""
+
+    def __init__(self, key: str, base: str, report: SignalInstance, git_folder: bool = False) -> None:
+        self.key = key
+        self.base = base
         self.report = report
+        self.git_folder = git_folder
+
+    def _relevant(self, path: str) -> bool:
+        if not self.git_folder:
+            return _relevant(self.base, path)
+        rel = os.path.relpath(path, self.base).replace(os.sep, "/")
+        return not rel.startswith("..") and _moves_head(rel)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
-        if any(p and _relevant(self.root, os.fsdecode(p)) for p in paths):
-            self.report.emit(self.root)
+        if any(p and self._relevant(os.fsdecode(p)) for p in paths):
+            self.report.emit(self.key)
 
 
 class RepositoryWatcher(QObject):
@@ -127,7 +171,10 @@ class RepositoryWatcher(QObject):
             return
         observer = Observer()
         try:
-            observer.schedule(_Handler(key, self._reported), key, recursive=True)
+            observer.schedule(_Handler(key, key, self._reported), key, recursive=True)
+            for folder in linked_git_folders(root):
+                handler = _Handler(key, str(folder), self._reported, git_folder=True)
+                observer.schedule(handler, str(folder), recursive=True)
             observer.start()
         except OSError as exc:  # a missing folder, a watch limit: shown as stale, never a crash
             log.warning("cannot watch %s: %s", key, exc)

@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pygit2
 import pytest
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.repository import ROLE, RepositoryPane
-from knowledge_desktop.ui.repositories import added_repositories
+from knowledge_desktop.ui.repositories import RepositoryWatcher, added_repositories, linked_git_folders
 from tests.repokit import RepoKit
 from tests.vaultkit import VaultKit, wait_idle
 
@@ -184,3 +185,27 @@ def test_remove_repository_forgets_it_for_the_vault(window: MainWindow, kit: Vau
     window.repository.remove_repository()
     assert added_repositories(window.settings, kit.root) == []
     assert not window.repository.empty.isHidden()
+
+
+def test_a_commit_in_a_linked_worktree_is_seen_through_its_git_file(qtbot: QtBot, tmp_path: Path) -> None:
+    """A linked worktree's `.git` is a file: its HEAD and branches live in the main
+    repository's Git folder, which is watched too."""
+    main = RepoKit(tmp_path / "main")
+    main.write("README.md", "# Docs\n")
+    main.commit("docs: start")
+    worktree = main.repo.add_worktree("side", str(tmp_path / "side"))
+    side = Path(worktree.path)
+    assert (side / ".git").is_file()
+    assert linked_git_folders(side)
+    watcher = RepositoryWatcher()
+    try:
+        watcher.watch(side)
+        qtbot.wait(200)  # the observer's watches are in place
+        with qtbot.waitSignal(watcher.changed, timeout=10_000) as blocker:
+            kit = RepoKit(side)
+            kit._repo = pygit2.Repository(str(side))
+            kit._tick = 5
+            kit.commit("fix: moved in the worktree")
+        assert blocker.args == [str(side)]
+    finally:
+        watcher.stop()
