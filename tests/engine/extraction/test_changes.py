@@ -273,3 +273,10 @@ def test_a_commit_past_the_changed_file_bound_stops_collecting_paths(
     assert len(entity(doc, f"commit:{small}")["links"]) == 2
     assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("partial", {"commit-too-large"})
     assert big in doc["coverage"]["history"]["reasons"][0]["detail"]
+
+
+def test_a_breaking_footer_under_a_plain_subject_gives_no_conventional_field(rk: RepoKit) -> None:
+    sha = rk.commit("Update the storage\n\nBREAKING CHANGE: the old format is gone\n", {"a.txt": "a"})
+    change = entity(rk.extract(), f"commit:{sha}")
+    assert change["name"] == "Update the storage"
+    assert "conventional" not in change
