@@ -100,7 +100,7 @@ def read_history(
     commit: pygit2.Commit | None = head
     while commit is not None:
         sha = str(commit.id)
-        if stop is not None and (commit.id == stop or repo.descendant_of(stop, commit.id)):
+        if stop is not None and _released(repo, stop, commit.id, out):
             break
         if out.info["commits"] >= max_commits:
             _partial(out, "commit-window", f"stopped after {max_commits} commits")
@@ -130,6 +130,15 @@ def read_history(
         out.info["commits"] += 1
         commit = _first_parent(repo, commit, out)
     return out
+
+
+def _released(repo: pygit2.Repository, tag: pygit2.Oid, commit: pygit2.Oid, out: HistoryResult) -> bool:
+    """Whether `commit` is the tag's commit or one of its ancestors: the window ends there."""
+    try:
+        return commit == tag or repo.descendant_of(tag, commit)
+    except (pygit2.GitError, KeyError, ValueError) as exc:
+        _missing(out, f"commit {commit} against the tag: {exc}")
+        return True
 
 
 def _shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:

@@ -12,6 +12,7 @@ import pygit2
 import pytest
 
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.extraction import history
 from tests.repokit import RepoKit, codes, entity, ids_of, region
 
 KEEP_A_CHANGELOG = """# Changelog
@@ -263,8 +264,6 @@ def test_a_path_that_is_not_utf8_is_left_out_and_history_is_partial(rk: RepoKit)
 def test_a_commit_past_the_changed_file_bound_stops_collecting_paths(
     rk: RepoKit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from knowledge_desktop.engine.extraction import history
-
     monkeypatch.setattr(history, "MAX_COMMIT_DELTAS", 2)
     small = rk.commit("small", {"a.txt": "a", "b.txt": "b"})
     big = rk.commit("big", {"a.txt": "A", "b.txt": "B", "c.txt": "C"})
@@ -280,3 +279,22 @@ def test_a_breaking_footer_under_a_plain_subject_gives_no_conventional_field(rk:
     change = entity(rk.extract(), f"commit:{sha}")
     assert change["name"] == "Update the storage"
     assert "conventional" not in change
+
+
+def test_a_tag_check_that_cannot_read_its_objects_is_reported_not_a_crash(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(3)]
+    rk.tag("v0", shas[0])
+
+    def unreadable(self: pygit2.Repository, a: object, b: object) -> bool:
+        raise pygit2.GitError("object not found")
+
+    monkeypatch.setattr(pygit2.Repository, "descendant_of", unreadable, raising=False)
+    monkeypatch.setattr(history, "_tag_commit", lambda repo, tag, head, out: pygit2.Oid(hex=shas[0]))
+    doc = rk.extract(since_tag="v0")
+    assert ids_of(doc, "change") == []
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == (
+        "not-analyzed",
+        {"history-unavailable"},
+    )
