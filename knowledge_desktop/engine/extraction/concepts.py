@@ -5,7 +5,9 @@ scope is a whole glossary document (named glossary, terminology, definitions,
 terms, vocabulary or lexicon, or declaring `type: glossary`) or the section
 under a heading of one of those names. Inside it, a term is a leaf heading
 with content, a `**Term**: definition` line or list item, or a `Term — definition`
-(em or en dash) line or list item. A definition list (`Term` then `: definition`)
+(em or en dash, white space on both sides) line or list item. A term may hold
+underscores, and a term written as one code span (`` `snake_case` ``) is named
+by the text inside the backticks. A definition list (`Term` then `: definition`)
 defines a term anywhere. Outside glossary scopes bold and dash lines are left
 alone: they are too common in prose to be declarations. Fenced and indented
 code never reaches here (the outline skips it); generated lines are cut out.
@@ -29,8 +31,12 @@ from knowledge_desktop.engine.extraction.source import text_list
 
 GLOSSARY_NAMES = frozenset({"glossary", "terminology", "definitions", "terms", "vocabulary", "lexicon"})
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
-_BOLD = re.compile(r"^(?:\*\*|__)([^*_\n]+?)(?:(?:\*\*|__)\s*:|:\s*(?:\*\*|__))\s+(\S.*)$")
-_DASH = re.compile(r"^(?:\*\*|__)?([^—–*_\n]{1,100}?)(?:\*\*|__)?\s+[—–]\s+(\S.*)$")
+# The term runs to the closing delimiter it opened with, so `max_commits` keeps its
+# underscores inside `**…**` (and a `*` inside `__…__`); each character is looked at
+# once, and the delimiter search is a fixed two characters, so a hostile line is linear.
+_BOLD = re.compile(r"^(\*\*|__)(?P<term>(?:(?!\1).)+?)(?:\1[ \t]*:|:[ \t]*\1)\s+\S")
+# The dash needs white space on both sides: `Term—definition` or `2019–2020` reads as one word.
+_DASH = re.compile(r"^(?:\*\*|__)?(?P<term>[^—–*\n]{1,100}?)(?:\*\*|__)?\s+[—–]\s+\S")
 _DEFINITION = re.compile(r"^\s{0,3}:\s+\S")
 _SENTENCE = re.compile(r"[.!?;,]\s|[.!?;:,]$")
 MAX_DASH_TERM_WORDS = 6
@@ -101,10 +107,10 @@ def _block_terms(doc: Parsed, out: list[Found], block: Block, in_glossary: bool)
             text = _MARKER.sub("", line, count=1).strip() if n == block.start else line.strip()
             m = _BOLD.match(text)
             dash = None if m else _DASH.match(text)
-            if dash and len(dash.group(1).split()) <= MAX_DASH_TERM_WORDS:
+            if dash and len(dash.group("term").split()) <= MAX_DASH_TERM_WORDS:
                 m = dash
-            if m and not _SENTENCE.search(m.group(1).strip()):
-                starts.append((n, m.group(1).strip()))
+            if m and not _SENTENCE.search(m.group("term").strip()):
+                starts.append((n, m.group("term").strip()))
         n += 1
     for k, (line_no, term) in enumerate(starts):
         end = starts[k + 1][0] - 1 if k + 1 < len(starts) else block.end

@@ -7,9 +7,11 @@ README, index or template), or any document declaring `type: adr` or
 `Status:`/`Date:` lines or list items, or a `Status`/`Date` heading's first
 paragraph, within the first 40 lines. Supersession comes from frontmatter
 `supersedes`/`superseded-by`, else from "Supersedes …"/"Superseded by …"
-links in the status metadata; it is resolved to other ADRs later (assembly),
-since only the whole set of ADRs says whether a path is one. Status and date
-are what the document declares, never a judgement that it is approved.
+links in the status, the frontmatter's or the body's; it is resolved to other
+ADRs later (assembly), since only the whole set of ADRs says whether a path is
+one. A status that declares supersession without any link is reported as
+unresolved here, so a supersession never vanishes without a trace. Status and
+date are what the document declares, never a judgement that it is approved.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ _META = re.compile(
 )
 _SUPERSEDED_BY = re.compile(r"^\W*superseded[ -]by\b", re.IGNORECASE)
 _SUPERSEDES = re.compile(r"^\W*supersedes\b", re.IGNORECASE)
+_QUOTE_CHARS = 120
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
 
 
@@ -74,18 +77,28 @@ def adr_decision(doc: Parsed) -> Found | None:
                 doc.reasons.append(Reason(DECISIONS, "invalid-frontmatter", doc.path, f"{key} is not a path"))
             found.supersession += [(kind, v) for v in values]
     if not declared:
-        for text in meta.get("status", []):
-            kind = (
-                "superseded-by"
-                if _SUPERSEDED_BY.match(text)
-                else "supersedes"
-                if _SUPERSEDES.match(text)
-                else ""
-            )
-            found.supersession += [(kind, d) for d in link_destinations(text) if kind]
+        texts = meta.get("status", [])
+        fm_status = text_value(data.get("status"))
+        for text in [fm_status, *texts] if fm_status else texts:
+            _status_supersession(doc, found, text)
     found.aliases = _aliases(doc)
     found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
     return found
+
+
+def _status_supersession(doc: Parsed, found: Found, text: str) -> None:
+    """Supersession links a status text declares; a declaration with no link at all is
+    unresolved (links that lead nowhere are reported at assembly)."""
+    kind = "superseded-by" if _SUPERSEDED_BY.match(text) else "supersedes" if _SUPERSEDES.match(text) else ""
+    if not kind:
+        return
+    targets = link_destinations(text)
+    if not targets:
+        quoted = text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
+        doc.reasons.append(
+            Reason(DECISIONS, "unresolved-supersession", doc.path, f"no link in status {quoted!r}")
+        )
+    found.supersession += [(kind, d) for d in targets]
 
 
 def _declared(doc: Parsed, data: dict[str, object], key: str) -> str | None:

@@ -5,14 +5,22 @@ and coverage". The walk follows first parents only, so a merge is one change
 compared with its first parent and a side branch's commits are not separate
 entries. At most `max_commits` (1–200, default 50) are read, stopping early at
 `since_tag` (a local tag that must resolve to HEAD or an ancestor of it) and
-when the 10-second budget checked between commits is spent.
+when the 10-second budget checked between commits is spent. The tag may sit on
+a side branch merged into the first-parent line, which the walk then never
+meets: so it stops at the first commit that is the tag's commit or one of its
+ancestors, since everything from there on was already released with the tag.
 
 The subject gives the name and the Conventional Commits parts (type, scope,
 `!`); a `BREAKING CHANGE:` or `BREAKING-CHANGE:` footer marks it breaking too.
 The touched paths come from the tree diff, never from the message, so prose
 cannot become path evidence. A rename keeps both its old and its new path
 (no rename identity is asserted). Nothing is fetched: a repository whose
-objects are missing locally is reported, not repaired.
+objects are missing locally is reported, not repaired. In a shallow clone the
+boundary commits (listed in `.git/shallow`) have parents we do not hold: such a
+commit is still a change (its id is real evidence), but with no touched paths,
+since a diff against nothing would claim every file; history is then partial.
+A path that is not UTF-8 cannot be cited exactly, so it is left out (partial),
+and one commit gives at most `MAX_COMMIT_DELTAS` changed files (partial past it).
 
 Only a repository whose working folder is the extracted folder itself is
 read, so that every path here is relative to the same root as the documents.
@@ -34,6 +42,7 @@ from knowledge_desktop.engine.extraction import ids
 from knowledge_desktop.engine.extraction.bounds import (
     DEFAULT_MAX_COMMITS,
     HISTORY_BUDGET_SECONDS,
+    MAX_COMMIT_DELTAS,
     MAX_COMMITS,
     MAX_LINKS,
     MIN_COMMITS,
@@ -80,23 +89,30 @@ def read_history(
     except (pygit2.GitError, KeyError, ValueError) as exc:
         return _not_analyzed(out, "history-unavailable", f"HEAD cannot be read: {exc}")
     out.head = str(head.id)
-    stop: str | None = None
+    stop: pygit2.Oid | None = None
     if since_tag is not None:
         stop = _tag_commit(repo, since_tag, head, out)
         if stop is None:
             return out
+    boundary = _shallow_boundary(repo)
     cache = cache if cache is not None else {}
     started = time.monotonic()
     commit: pygit2.Commit | None = head
     while commit is not None:
         sha = str(commit.id)
-        if sha == stop:
+        if stop is not None and _released(repo, stop, commit.id, out):
             break
         if out.info["commits"] >= max_commits:
             _partial(out, "commit-window", f"stopped after {max_commits} commits")
             break
         if time.monotonic() - started > budget:
             _partial(out, "time-budget", f"stopped after {out.info['commits']} commits")
+            break
+        if sha in boundary:  # not cached: deepening the clone gives it its paths
+            found = _change_without_paths(commit)
+            out.found.append(found)
+            out.info["commits"] += 1
+            _partial(out, "shallow-history", f"commit {sha} is a shallow boundary: its parents are not local")
             break
         if sha not in cache:
             try:
@@ -106,10 +122,34 @@ def read_history(
                 break
         found, reasons = cache[sha]
         out.found.append(found)
-        out.reasons += reasons
+        for reason in reasons:
+            if reason.area == HISTORY:
+                _partial(out, reason.code, reason.detail)
+            else:
+                out.reasons.append(reason)
         out.info["commits"] += 1
         commit = _first_parent(repo, commit, out)
     return out
+
+
+def _released(repo: pygit2.Repository, tag: pygit2.Oid, commit: pygit2.Oid, out: HistoryResult) -> bool:
+    """Whether `commit` is the tag's commit or one of its ancestors: the window ends there."""
+    try:
+        return commit == tag or repo.descendant_of(tag, commit)
+    except (pygit2.GitError, KeyError, ValueError) as exc:
+        _missing(out, f"commit {commit} against the tag: {exc}")
+        return True
+
+
+def _shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:
+    """The commit ids a shallow clone was cut at (empty for a full clone)."""
+    if not repo.is_shallow:
+        return frozenset()
+    try:
+        text = (Path(repo.path) / "shallow").read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _open(root: Path, out: HistoryResult) -> pygit2.Repository | None:
@@ -128,7 +168,9 @@ def _open(root: Path, out: HistoryResult) -> pygit2.Repository | None:
     return repo
 
 
-def _tag_commit(repo: pygit2.Repository, tag: str, head: pygit2.Commit, out: HistoryResult) -> str | None:
+def _tag_commit(
+    repo: pygit2.Repository, tag: str, head: pygit2.Commit, out: HistoryResult
+) -> pygit2.Oid | None:
     try:
         ref = repo.references.get(f"refs/tags/{tag}")
         target = ref.peel(pygit2.Commit) if ref is not None else None
@@ -140,7 +182,7 @@ def _tag_commit(repo: pygit2.Repository, tag: str, head: pygit2.Commit, out: His
     if target.id != head.id and not repo.descendant_of(head.id, target.id):
         _not_analyzed(out, "tag-not-ancestor", f"tag {tag!r} is not HEAD or an ancestor of it")
         return None
-    return str(target.id)
+    return target.id
 
 
 def _first_parent(repo: pygit2.Repository, commit: pygit2.Commit, out: HistoryResult) -> pygit2.Commit | None:
@@ -156,8 +198,47 @@ def _first_parent(repo: pygit2.Repository, commit: pygit2.Commit, out: HistoryRe
 
 def _change(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Found, list[Reason]]:
     """One commit as a change: its subject, conventional parts and touched paths."""
-    sha = str(commit.id)
     reasons: list[Reason] = []
+    found = _change_without_paths(commit, reasons)
+    sha = str(commit.id)
+    diff = first_parent_diff(repo, commit)
+    total = len(diff)
+    if total > MAX_COMMIT_DELTAS:
+        reasons.append(
+            Reason(
+                HISTORY,
+                "commit-too-large",
+                detail=f"commit {sha}: {total} changed files, {MAX_COMMIT_DELTAS} read",
+            )
+        )
+    paths: set[str] = set()
+    unreadable = 0
+    for n, delta in enumerate(diff.deltas):  # a rename or copy keeps both sides
+        if n >= MAX_COMMIT_DELTAS:
+            break
+        sides: list[bytes] = []
+        if delta.status != pygit2.enums.DeltaStatus.ADDED:
+            sides.append(delta.old_file.raw_path)
+        if delta.status != pygit2.enums.DeltaStatus.DELETED:
+            sides.append(delta.new_file.raw_path)
+        for raw in sides:
+            try:
+                paths.add(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                unreadable += 1
+    if unreadable:
+        reasons.append(Reason(HISTORY, "path-not-utf8", detail=f"commit {sha}: {unreadable} paths left out"))
+    ordered = sorted(paths)
+    if len(ordered) > MAX_LINKS:
+        reasons.append(Reason(CHANGES, "links-capped", detail=f"commit {sha}: {len(ordered)} touched paths"))
+    found.links = [("affected-path", p) for p in ordered[:MAX_LINKS]]
+    return found, reasons
+
+
+def _change_without_paths(commit: pygit2.Commit, reasons: list[Reason] | None = None) -> Found:
+    """The commit's change read from its message alone: name and conventional parts."""
+    sha = str(commit.id)
+    reasons = reasons if reasons is not None else []
     message = commit.raw_message.decode("utf-8", errors="replace")
     subject = message.split("\n", 1)[0].strip() or sha
     name, clipped = ids.clip_name(subject)
@@ -172,18 +253,7 @@ def _change(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Found, list
         body = message.split("\n", 1)[1] if "\n" in message else ""
         conventional["breaking"] = bool(m.group(3)) or bool(_BREAKING.search(body))
         found.conventional = conventional
-    diff = first_parent_diff(repo, commit)
-    paths: set[str] = set()
-    for delta in diff.deltas:  # a rename or copy keeps both sides; added/deleted have one
-        if delta.status != pygit2.enums.DeltaStatus.ADDED:
-            paths.add(delta.old_file.raw_path.decode("utf-8", errors="replace"))
-        if delta.status != pygit2.enums.DeltaStatus.DELETED:
-            paths.add(delta.new_file.raw_path.decode("utf-8", errors="replace"))
-    ordered = sorted(paths)
-    if len(ordered) > MAX_LINKS:
-        reasons.append(Reason(CHANGES, "links-capped", detail=f"commit {sha}: {len(ordered)} touched paths"))
-    found.links = [("affected-path", p) for p in ordered[:MAX_LINKS]]
-    return found, reasons
+    return found
 
 
 def _partial(out: HistoryResult, code: str, detail: str) -> None:

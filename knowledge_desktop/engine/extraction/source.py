@@ -1,10 +1,11 @@
 """One document's text as lines that keep their own endings, and regions cut from it.
 
-A region's hash is the SHA-256 of the exact bytes of its lines: every line's
-own ending (LF, CRLF or a lone CR) inside the region and any blank lines
-between are kept; the ending of the region's last line is not part of it, so
-a region moved to the end of a file without a final newline keeps its hash
-(spec: knowledge-entities-extraction.md, "Shape", document-region evidence).
+A region's hash is the SHA-256 of the exact bytes of its lines as the file holds
+them, each line with its own ending (LF, CRLF or a lone CR), the last line's
+included, and any blank lines between (spec: knowledge-entities-extraction.md,
+"Shape", document-region evidence). Only the last line of a file without a
+final newline has no ending to include. So the same text hashes differently in
+an LF, a CRLF and a CR file: the hash is of bytes, not of text.
 """
 
 from __future__ import annotations
@@ -41,10 +42,7 @@ class Source:
 
     def region(self, start: int, end: int) -> Region | None:
         """The region of lines `start..end` (inclusive), or None when over 16 KiB."""
-        text = "".join(self.lines[start - 1 : end])
-        last = self.lines[end - 1]
-        text = text[: len(text) - (len(last) - len(last.rstrip("\r\n")))]
-        data = text.encode("utf-8")
+        data = "".join(self.lines[start - 1 : end]).encode("utf-8")
         if len(data) > MAX_REGION_BYTES:
             return None
         return Region(self.path, start, end, hashlib.sha256(data).hexdigest())

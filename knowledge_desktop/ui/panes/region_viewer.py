@@ -33,12 +33,8 @@ class Region:
 
 
 def region_bytes(data: bytes, start: int, end: int) -> bytes:
-    lines = data.splitlines(keepends=True)
-    chunk = b"".join(lines[start - 1 : end])
-    for ending in (b"\r\n", b"\n", b"\r"):
-        if chunk.endswith(ending):
-            return chunk[: -len(ending)]
-    return chunk
+    """Lines `start..end` of `data`, each with its own ending, as the engine hashes them."""
+    return b"".join(data.splitlines(keepends=True)[start - 1 : end])
 
 
 def read_region(root: Path, evidence: dict[str, Any]) -> Region:

@@ -6,9 +6,13 @@ separate, renames with both paths, the commit window and `since_tag`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pygit2
 import pytest
 
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.extraction import history
 from tests.repokit import RepoKit, codes, entity, ids_of, region
 
 KEEP_A_CHANGELOG = """# Changelog
@@ -193,3 +197,104 @@ def test_a_missing_object_ends_the_window_as_partial_not_a_crash(rk: RepoKit) ->
     doc = rk.extract()
     assert ids_of(doc, "change") == [f"commit:{third}"]
     assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("partial", {"missing-object"})
+
+
+def test_since_tag_on_a_merged_side_branch_stops_at_the_tags_ancestors(rk: RepoKit) -> None:
+    """The first-parent walk never meets a side branch's tag; it stops at the first
+    commit the tag already contains (here the fork point), not at the root."""
+    root = rk.commit("root", {"a.txt": "0"})
+    fork = rk.commit("fork", {"a.txt": "1"})
+    side = rk.commit("side", {"a.txt": "1", "s.txt": "s"}, parents=[fork], ref="refs/heads/side")
+    rk.tag("v1", side)
+    main = rk.commit("main", {"a.txt": "2"}, parents=[fork])
+    merge = rk.commit("Merge side", {"a.txt": "2", "s.txt": "s"}, parents=[main, side])
+    after = rk.commit("after", {"a.txt": "3", "s.txt": "s"})
+    doc = rk.extract(since_tag="v1")
+    assert ids_of(doc, "change") == sorted(f"commit:{c}" for c in (main, merge, after))
+    assert f"commit:{root}" not in ids_of(doc, "change")
+    assert doc["coverage"]["history"]["status"] == "complete"
+
+
+def _make_shallow(rk: RepoKit, boundary: str, dropped: str) -> None:
+    """What a shallow clone looks like on disk, made without git: the boundary listed
+    in `.git/shallow` and its parent's commit object absent."""
+    (rk.root / ".git" / "shallow").write_text(boundary + "\n")
+    loose = rk.root / ".git" / "objects" / dropped[:2] / dropped[2:]
+    loose.chmod(0o644)
+    loose.unlink()
+
+
+def test_a_shallow_boundary_is_listed_without_paths_and_history_is_partial(
+    rk: RepoKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = rk.commit("one", {"a.txt": "1", "b.txt": "b"})
+    second = rk.commit("feat: two", {"a.txt": "2", "b.txt": "b"})
+    third = rk.commit("three", {"a.txt": "3", "b.txt": "b"})
+    _make_shallow(rk, second, first)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-binaries"))  # no git executable to lean on
+    assert pygit2.Repository(str(rk.root)).is_shallow
+    doc = rk.extract()
+    assert ids_of(doc, "change") == sorted(f"commit:{c}" for c in (second, third))
+    boundary = entity(doc, f"commit:{second}")
+    assert boundary["evidence"] == [{"kind": "commit", "sha": second}]
+    assert boundary["links"] == []  # not a.txt and b.txt from a diff against nothing
+    assert boundary["conventional"] == {"type": "feat", "breaking": False}
+    assert entity(doc, f"commit:{third}")["links"] == [{"kind": "affected-path", "target": "a.txt"}]
+    history = doc["coverage"]["history"]
+    assert (history["status"], codes(doc, "history")) == ("partial", {"shallow-history"})
+    (reason,) = history["reasons"]
+    assert "path" not in reason
+    assert second in reason["detail"]
+
+
+def test_a_path_that_is_not_utf8_is_left_out_and_history_is_partial(rk: RepoKit) -> None:
+    rk.commit("one", {"a.txt": "1"})
+    repo = rk.repo
+    a, odd = repo.create_blob(b"2"), repo.create_blob(b"x")
+    raw = b"100644 a.txt\x00" + a.raw + b"100644 caf\xe9.md\x00" + odd.raw
+    tree = repo.odb.write(pygit2.enums.ObjectType.TREE, raw)
+    sig = pygit2.Signature("Ada", "ada@example.org", 1_760_000_999, 0)
+    sha = str(repo.create_commit("HEAD", sig, sig, "two", tree, [repo.head.target]))
+    doc = rk.extract()
+    assert entity(doc, f"commit:{sha}")["links"] == [{"kind": "affected-path", "target": "a.txt"}]
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("partial", {"path-not-utf8"})
+    assert sha in doc["coverage"]["history"]["reasons"][0]["detail"]
+
+
+def test_a_commit_past_the_changed_file_bound_stops_collecting_paths(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history, "MAX_COMMIT_DELTAS", 2)
+    small = rk.commit("small", {"a.txt": "a", "b.txt": "b"})
+    big = rk.commit("big", {"a.txt": "A", "b.txt": "B", "c.txt": "C"})
+    doc = rk.extract()
+    assert len(entity(doc, f"commit:{big}")["links"]) == 2
+    assert len(entity(doc, f"commit:{small}")["links"]) == 2
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == ("partial", {"commit-too-large"})
+    assert big in doc["coverage"]["history"]["reasons"][0]["detail"]
+
+
+def test_a_breaking_footer_under_a_plain_subject_gives_no_conventional_field(rk: RepoKit) -> None:
+    sha = rk.commit("Update the storage\n\nBREAKING CHANGE: the old format is gone\n", {"a.txt": "a"})
+    change = entity(rk.extract(), f"commit:{sha}")
+    assert change["name"] == "Update the storage"
+    assert "conventional" not in change
+
+
+def test_a_tag_check_that_cannot_read_its_objects_is_reported_not_a_crash(
+    rk: RepoKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(3)]
+    rk.tag("v0", shas[0])
+
+    def unreadable(self: pygit2.Repository, a: object, b: object) -> bool:
+        raise pygit2.GitError("object not found")
+
+    monkeypatch.setattr(pygit2.Repository, "descendant_of", unreadable, raising=False)
+    monkeypatch.setattr(history, "_tag_commit", lambda repo, tag, head, out: pygit2.Oid(hex=shas[0]))
+    doc = rk.extract(since_tag="v0")
+    assert ids_of(doc, "change") == []
+    assert (doc["coverage"]["history"]["status"], codes(doc, "history")) == (
+        "not-analyzed",
+        {"history-unavailable"},
+    )

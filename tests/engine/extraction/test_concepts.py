@@ -146,3 +146,28 @@ def test_a_glossary_or_terms_heading_in_a_terminology_document_is_not_a_term(rk:
     )
     doc = rk.extract(history=False)
     assert ids_of(doc) == ["concept:Agent", "concept:Forge"]
+
+
+def test_terms_with_underscores_and_code_spans_are_defined_by_their_inner_text(rk: RepoKit) -> None:
+    rk.write(
+        "GLOSSARY.md",
+        "# Glossary\n\n"
+        "**max_commits**: the window size.\n\n"
+        "`snake_case` — a naming style.\n\n"
+        "- __since_tag__: where the window ends.\n"
+        "- **`head_ref`**: the commit the walk starts from.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == [
+        "concept:head_ref",
+        "concept:max_commits",
+        "concept:since_tag",
+        "concept:snake_case",
+    ]
+    assert entity(doc, "concept:snake_case")["name"] == "snake_case"
+    assert region(entity(doc, "concept:snake_case"))["lineStart"] == 5
+
+
+def test_a_dash_without_spaces_around_it_is_not_a_definition(rk: RepoKit) -> None:
+    rk.write("GLOSSARY.md", "# Glossary\n\nTerm—definition without spaces.\n\nRange – a span of values.\n")
+    assert ids_of(rk.extract(history=False)) == ["concept:Range"]

@@ -183,3 +183,46 @@ def test_a_numbered_adr_whose_slug_ends_in_template_is_a_decision(rk: RepoKit) -
     rk.write("docs/decisions/adr-template.md", "# Title\n\n## Status\n\nproposed\n")
     doc = rk.extract(history=False)
     assert ids_of(doc, "decision") == ["decision:docs/decisions/0019-consequences-in-minimal-template.md"]
+
+
+def test_a_frontmatter_status_with_a_link_declares_supersession(rk: RepoKit) -> None:
+    rk.write("adr/0001-a.md", "---\nstatus: superseded by [ADR-0002](0002-b.md)\n---\n# A\n")
+    rk.write("adr/0002-b.md", "---\nstatus: accepted\n---\n# B\n\nStatus: Supersedes [ADR-0001](0001-a.md)\n")
+    doc = rk.extract(history=False)
+    a, b = entity(doc, "decision:adr/0001-a.md"), entity(doc, "decision:adr/0002-b.md")
+    assert a["status"] == "superseded by [ADR-0002](0002-b.md)"
+    assert {"kind": "superseded-by", "target": b["id"]} in a["links"]
+    assert {"kind": "supersedes", "target": a["id"]} in b["links"]
+    assert doc["coverage"]["decisions"]["status"] == "complete"
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("---\nstatus: Superseded by ADR-0002\n---\n# A\n", "Superseded by ADR-0002"),
+        ("# A\n\nStatus: Supersedes the old storage decision\n", "Supersedes the old storage decision"),
+        (
+            "# A\n\n## Status\n\nAccepted\n\nSuperseded by ADR 2, see the wiki\n",
+            "Superseded by ADR 2, see the wiki",
+        ),
+    ],
+)
+def test_a_status_declaring_supersession_without_a_link_is_unresolved(
+    rk: RepoKit, text: str, quoted: str
+) -> None:
+    rk.write("adr/0001-a.md", text)
+    rk.write("adr/0002-b.md", "# B\n\nStatus: accepted\n")
+    doc = rk.extract(history=False)
+    assert entity(doc, "decision:adr/0001-a.md")["links"] == []
+    reasons = [r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"]
+    assert [r["path"] for r in reasons] == ["adr/0001-a.md"]
+    assert reasons[0]["detail"] == f"no link in status {quoted!r}"
+    assert doc["coverage"]["decisions"]["status"] == "partial"
+
+
+def test_an_unresolved_status_is_quoted_bounded(rk: RepoKit) -> None:
+    rk.write("adr/0001-a.md", "# A\n\nStatus: Superseded by " + "x" * 400 + "\n")
+    (reason,) = rk.extract(history=False)["coverage"]["decisions"]["reasons"]
+    assert reason["code"] == "unresolved-supersession"
+    assert len(reason["detail"]) < 160
+    assert reason["detail"].startswith("no link in status 'Superseded by xxx")

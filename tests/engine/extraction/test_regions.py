@@ -26,8 +26,19 @@ def test_region_hash_is_of_the_exact_bytes_with_their_line_endings(rk: RepoKit, 
     rk.write("GLOSSARY.md", GLOSSARY.replace("\n", eol))
     vault = region(entity(rk.extract(history=False), "concept:Vault"))
     assert (vault["lineStart"], vault["lineEnd"]) == (3, 7)
-    expected = eol.join(["## Vault", "", "A folder of records.", "", "It holds partitions."]).encode()
-    assert vault["regionHash"] == sha(expected)
+    lines = ["## Vault", "", "A folder of records.", "", "It holds partitions."]
+    assert vault["regionHash"] == sha("".join(line + eol for line in lines).encode())
+
+
+def test_a_one_line_region_hashes_its_own_ending_so_lf_crlf_and_cr_differ(rk: RepoKit) -> None:
+    hashes = []
+    for eol in ("\n", "\r\n", "\r"):
+        rk.write("GLOSSARY.md", f"# Glossary{eol}{eol}**Vault**: a folder.{eol}{eol}**Claim**: a text.{eol}")
+        vault = region(entity(rk.extract(history=False), "concept:Vault"))
+        assert (vault["lineStart"], vault["lineEnd"]) == (3, 3)
+        assert vault["regionHash"] == sha(f"**Vault**: a folder.{eol}".encode())
+        hashes.append(vault["regionHash"])
+    assert len(set(hashes)) == 3
 
 
 def test_mixed_endings_and_a_bom_are_kept_byte_for_byte(rk: RepoKit) -> None:
@@ -36,12 +47,12 @@ def test_mixed_endings_and_a_bom_are_kept_byte_for_byte(rk: RepoKit) -> None:
     doc = rk.extract(history=False)
     vault = region(entity(doc, "concept:Vault"))
     assert (vault["lineStart"], vault["lineEnd"]) == (3, 4)
-    assert vault["regionHash"] == sha(b"**Vault**: a folder\rof records.")
+    assert vault["regionHash"] == sha(b"**Vault**: a folder\rof records.\n")
     claim = region(entity(doc, "concept:Claim"))
     assert (claim["lineStart"], claim["lineEnd"], claim["regionHash"]) == (
         6,
         6,
-        sha(b"**Claim**: an assertion."),
+        sha(b"**Claim**: an assertion."),  # the file's last line has no ending to include
     )
     title = rk.extract(history=False)
     assert title == doc
@@ -94,3 +105,15 @@ def test_a_long_term_gets_a_bounded_id_and_a_clipped_name(rk: RepoKit) -> None:
     assert len(e["id"]) <= 256
     assert len(e["name"]) == 256
     assert "name-truncated" in {r["code"] for r in doc["coverage"]["concepts"]["reasons"]}
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_the_viewer_checks_a_region_with_the_bytes_the_engine_hashed(rk: RepoKit, eol: str) -> None:
+    pytest.importorskip("PySide6")
+    from knowledge_desktop.ui.panes.region_viewer import region_bytes
+
+    rk.write("GLOSSARY.md", GLOSSARY.replace("\n", eol))
+    for term in ("concept:Vault", "concept:Claim"):
+        cited = region(entity(rk.extract(history=False), term))
+        data = (rk.root / "GLOSSARY.md").read_bytes()
+        assert sha(region_bytes(data, cited["lineStart"], cited["lineEnd"])) == cited["regionHash"]
