@@ -66,6 +66,14 @@ class RepoKit:
         oid = repo.create_commit(ref, sig, sig, message, tree, [pygit2.Oid(hex=p) for p in parents])
         return str(oid)
 
+    def make_shallow(self, boundary: str, dropped: str) -> None:
+        """What a shallow clone looks like on disk, made without git: the boundary listed
+        in `.git/shallow` and its parent's (loose) commit object absent."""
+        (self.root / ".git" / "shallow").write_text(boundary + "\n")
+        loose = self.root / ".git" / "objects" / dropped[:2] / dropped[2:]
+        loose.chmod(0o644)
+        loose.unlink()
+
     def tag(self, name: str, sha: str) -> None:
         self.repo.references.create(f"refs/tags/{name}", pygit2.Oid(hex=sha))
 

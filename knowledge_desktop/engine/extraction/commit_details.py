@@ -20,7 +20,7 @@ from pathlib import Path
 import pygit2
 
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.extraction.history import first_parent_diff
+from knowledge_desktop.engine.extraction.history import first_parent_diff, shallow_boundary
 
 _STATUS = {
     pygit2.enums.DeltaStatus.ADDED: "added",
@@ -52,6 +52,9 @@ class CommitDetails:
     """The author date, ISO 8601 with its own UTC offset."""
     parents: tuple[str, ...]
     touched: tuple[TouchedPath, ...]
+    paths_known: bool = True
+    """False at a shallow clone's boundary: its parents are not local, so what it changed
+    cannot be told (a diff against nothing would call every file added)."""
 
 
 def commit_details(repo_root: Path, sha: str) -> CommitDetails:
@@ -64,13 +67,17 @@ def commit_details(repo_root: Path, sha: str) -> CommitDetails:
     if not isinstance(commit, pygit2.Commit):
         raise QueryError(f"{repo_root}: {sha} is not a commit")
     message = commit.raw_message.decode("utf-8", errors="replace")
-    try:
-        diff = first_parent_diff(repo, commit)
-        diff.find_similar()
-    except (pygit2.GitError, KeyError, ValueError) as exc:
-        raise QueryError(f"{repo_root}: commit {sha}: its changes cannot be read ({exc})") from exc
+    paths_known = str(commit.id) not in shallow_boundary(repo)
+    deltas = []
+    if paths_known:
+        try:
+            diff = first_parent_diff(repo, commit)
+            diff.find_similar()
+        except (pygit2.GitError, KeyError, ValueError) as exc:
+            raise QueryError(f"{repo_root}: commit {sha}: its changes cannot be read ({exc})") from exc
+        deltas = list(diff.deltas)
     touched: list[TouchedPath] = []
-    for delta in diff.deltas:
+    for delta in deltas:
         old = delta.old_file.raw_path.decode("utf-8", errors="replace")
         new = delta.new_file.raw_path.decode("utf-8", errors="replace")
         status = _STATUS.get(delta.status, "modified")
@@ -91,4 +98,5 @@ def commit_details(repo_root: Path, sha: str) -> CommitDetails:
         date=when,
         parents=tuple(str(p) for p in commit.parent_ids),
         touched=tuple(touched),
+        paths_known=paths_known,
     )

@@ -94,7 +94,7 @@ def read_history(
         stop = _tag_commit(repo, since_tag, head, out)
         if stop is None:
             return out
-    boundary = _shallow_boundary(repo)
+    boundary = shallow_boundary(repo)
     cache = cache if cache is not None else {}
     started = time.monotonic()
     commit: pygit2.Commit | None = head
@@ -141,7 +141,7 @@ def _released(repo: pygit2.Repository, tag: pygit2.Oid, commit: pygit2.Oid, out:
         return True
 
 
-def _shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:
+def shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:
     """The commit ids a shallow clone was cut at (empty for a full clone)."""
     if not repo.is_shallow:
         return frozenset()

@@ -3,7 +3,7 @@
 Read-only. `read_region` and `read_commit` run on a worker (they read files
 and Git objects) and return what `RegionViewer.show_*` places. A region is
 checked against its `regionHash` (docs/extraction.md: the region's exact
-bytes, the last line's ending left out), so a file edited since the last
+bytes, each line with its own ending), so a file edited since the last
 extraction says so instead of highlighting lines that now hold other text.
 """
 
@@ -128,7 +128,10 @@ class RegionViewer(QWidget):
         if len(details.parents) > 1:
             rows.append(f"Merge: compared with its first parent {details.parents[0][:12]}")
         rows += ["", *("    " + line for line in details.message.rstrip("\n").split("\n")), ""]
-        rows.append(f"Touched paths ({len(details.touched)}):")
+        if not details.paths_known:
+            rows.append("Touched paths: not known (a shallow clone: this commit's parents are not here)")
+        else:
+            rows.append(f"Touched paths ({len(details.touched)}):")
         for t in details.touched:
             where = f"{t.old_path} → {t.path}" if t.old_path else t.path
             rows.append(f"  {t.status:<9} {where}")

@@ -215,22 +215,13 @@ def test_since_tag_on_a_merged_side_branch_stops_at_the_tags_ancestors(rk: RepoK
     assert doc["coverage"]["history"]["status"] == "complete"
 
 
-def _make_shallow(rk: RepoKit, boundary: str, dropped: str) -> None:
-    """What a shallow clone looks like on disk, made without git: the boundary listed
-    in `.git/shallow` and its parent's commit object absent."""
-    (rk.root / ".git" / "shallow").write_text(boundary + "\n")
-    loose = rk.root / ".git" / "objects" / dropped[:2] / dropped[2:]
-    loose.chmod(0o644)
-    loose.unlink()
-
-
 def test_a_shallow_boundary_is_listed_without_paths_and_history_is_partial(
     rk: RepoKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = rk.commit("one", {"a.txt": "1", "b.txt": "b"})
     second = rk.commit("feat: two", {"a.txt": "2", "b.txt": "b"})
     third = rk.commit("three", {"a.txt": "3", "b.txt": "b"})
-    _make_shallow(rk, second, first)
+    rk.make_shallow(second, first)
     monkeypatch.setenv("PATH", str(tmp_path / "no-binaries"))  # no git executable to lean on
     assert pygit2.Repository(str(rk.root)).is_shallow
     doc = rk.extract()

@@ -44,3 +44,14 @@ def test_an_unknown_commit_is_a_clear_error(rk: RepoKit) -> None:
         commit_details(rk.root, "0" * 40)
     with pytest.raises(QueryError, match="cannot be read"):
         commit_details(rk.root / "missing", "0" * 40)
+
+
+def test_a_shallow_boundary_shows_its_paths_as_unknown_not_all_added(rk: RepoKit) -> None:
+    first = rk.commit("one", {"a.txt": "1", "b.txt": "b"})
+    second = rk.commit("two", {"a.txt": "2", "b.txt": "b"})
+    third = rk.commit("three", {"a.txt": "3", "b.txt": "b"})
+    rk.make_shallow(second, first)
+    boundary = commit_details(rk.root, second)
+    assert (boundary.subject, boundary.paths_known, boundary.touched) == ("two", False, ())
+    after = commit_details(rk.root, third)
+    assert (after.paths_known, after.touched) == (True, (TouchedPath("modified", "a.txt"),))
