@@ -90,6 +90,9 @@ def test_decisions_concepts_and_changes_are_listed_with_evidence(
     changes = top(pane.trees["change"])
     entry = changes["change:CHANGELOG.md#[1.0.0] - 2024-05-01#First release."]
     assert entry.text(1) == "[1.0.0] - 2024-05-01"
+    tree = pane.trees["change"]
+    release_width = tree.fontMetrics().horizontalAdvance(entry.text(1))
+    assert release_width < tree.columnWidth(1) <= 240  # the release is not cut short
     commit = changes[f"commit:{repo[1]['second']}"]
     assert [commit.text(c) for c in range(4)] == [
         "feat(adr)!: supersede JSON with YAML",

@@ -93,6 +93,8 @@ class RepositoryPane(Pane):
         self.summary.setContentsMargins(4, 0, 4, 0)
 
         self.trees: dict[str, QTreeWidget] = {}
+        self._fitted: set[tuple[str, str]] = set()
+        """(repository, kind) whose short columns were sized to their contents once."""
         self.tabs = QTabWidget()
         for kind, columns in COLUMNS.items():
             tree = QTreeWidget()
@@ -267,6 +269,9 @@ class RepositoryPane(Pane):
                 tree.addTopLevelItem(_entity_item(e, by_id, support.get(e["id"], []), defs))
             self.tabs.setTabText(list(self.trees).index(kind), f"{TAB_TITLES[kind]} ({len(rows)})")
             _restore_state(tree, state)
+            if rows and (str(folder), kind) not in self._fitted:
+                self._fitted.add((str(folder), kind))  # once: a width the person set stays
+                _fit_columns(tree)
         self._show_coverage(document["coverage"])
         self.summary.setText(words.coverage_summary(document["coverage"]))
         self._apply_filter()
@@ -424,3 +429,11 @@ def top_items(tree: QTreeWidget) -> list[QTreeWidgetItem]:
 def children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
     found = (item.child(i) for i in range(item.childCount()))
     return [child for child in found if child is not None]
+
+
+def _fit_columns(tree: QTreeWidget, widest: int = 240) -> None:
+    """Size the short columns (status, date, release, type…) to what they hold, up to `widest`,
+    so a release heading or a date is not cut to "[1.0.0] - 202…"; the name column keeps its width."""
+    for column in range(1, tree.columnCount()):
+        tree.resizeColumnToContents(column)
+        tree.setColumnWidth(column, min(tree.columnWidth(column), widest))
