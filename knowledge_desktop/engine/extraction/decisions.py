@@ -22,6 +22,7 @@ import re
 from knowledge_desktop.engine.extraction import ids
 from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES, METADATA_LINES
 from knowledge_desktop.engine.extraction.model import DECISIONS, Found, Reason
+from knowledge_desktop.engine.extraction.outline import Heading
 from knowledge_desktop.engine.extraction.parsed import Parsed, link_destinations
 from knowledge_desktop.engine.extraction.source import text_list, text_value
 
@@ -46,6 +47,7 @@ _CLAUSE_END = re.compile(r"[;—–]|\s-\s")
 _NOTHING = re.compile(r"^[-—–\s*_]*(?:(?:none|n/a|na|nothing|null)\b.*)?$", re.IGNORECASE | re.DOTALL)
 _QUOTE_CHARS = 120
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
+_LOG_HEADING = re.compile(r"^Decisions$")
 
 
 def is_adr(doc: Parsed) -> bool:
@@ -189,27 +191,49 @@ def _aliases(doc: Parsed) -> list[str]:
 
 def section_decisions(doc: Parsed) -> list[Found]:
     """Decisions from `Decision` / `Decisions` / `Decision: …` headings of a non-ADR
-    document; a repeated heading text gets an occurrence suffix in its id."""
+    document; a repeated heading text gets an occurrence suffix in its id. A plural
+    `Decisions` heading divided by sub-headings is a log: each sub-heading is one entry
+    (a decision log kept in one file, "## D-1 · …"), and the text before them is its
+    preamble, not a decision."""
     out: list[Found] = []
     if in_adr_folder(doc):
         return out
     seen: dict[str, int] = {}
     doc_title = doc.title()[0]
-    for i, h in enumerate(doc.outline.headings):
+    headings = doc.outline.headings
+    for i, h in enumerate(headings):
         m = _DECISION_HEADING.match(h.text.strip())
         if not m:
             continue
-        seen[h.text] = seen.get(h.text, 0) + 1
+        entries = _log_entries(i, headings) if _LOG_HEADING.match(h.text.strip()) else []
+        for j in entries:
+            if not _DECISION_HEADING.match(headings[j].text.strip()):  # those make their own
+                _section_decision(doc, out, seen, headings[j], headings[j].text.strip())
+        if entries:
+            continue
         parents = doc.outline.parents(i)[:-1]
         name = m.group(1) or (parents[-1].text if parents else doc_title if doc_title != doc.stem else h.text)
-        region = doc.cut(DECISIONS, h.line, h.end) or doc.cut(DECISIONS, h.line, h.line)
-        if region is None:
-            continue
-        clipped, cut = ids.clip_name(name.strip() or h.text)
-        if cut:
-            doc.reasons.append(Reason(DECISIONS, "name-truncated", doc.path))
-        found = Found(ids.section_decision_id(doc.path, h.text, seen[h.text]), "decision", clipped)
-        found.regions.append(region)
-        found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
-        out.append(found)
+        _section_decision(doc, out, seen, h, name.strip() or h.text)
     return out
+
+
+def _log_entries(i: int, headings: list[Heading]) -> list[int]:
+    """The direct sub-headings of heading `i` (the shallowest level inside its section)."""
+    h = headings[i]
+    inner = [j for j in range(i + 1, len(headings)) if h.line < headings[j].line <= h.end]
+    level = min((headings[j].level for j in inner), default=0)
+    return [j for j in inner if headings[j].level == level]
+
+
+def _section_decision(doc: Parsed, out: list[Found], seen: dict[str, int], h: Heading, name: str) -> None:
+    seen[h.text] = seen.get(h.text, 0) + 1
+    region = doc.cut(DECISIONS, h.line, h.end) or doc.cut(DECISIONS, h.line, h.line)
+    if region is None:
+        return
+    clipped, cut = ids.clip_name(name)
+    if cut:
+        doc.reasons.append(Reason(DECISIONS, "name-truncated", doc.path))
+    found = Found(ids.section_decision_id(doc.path, h.text, seen[h.text]), "decision", clipped)
+    found.regions.append(region)
+    found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
+    out.append(found)

@@ -309,3 +309,23 @@ def test_a_later_clause_naming_a_record_without_a_link_is_unresolved(rk: RepoKit
         "unresolved-supersession",
         "no link in status 'Accepted (supersedes ADR-0003 as default)'",
     )
+
+
+def test_a_decisions_heading_over_sub_headings_is_a_log_of_entries(rk: RepoKit) -> None:
+    rk.write(
+        "docs/LOG.md",
+        "# Decisions\n\nAppend-only; a change adds an entry.\n\n"
+        "## L-1 · Keep SQLite\n\nOne file is enough.\n\n### Cost\n\nNo concurrent writers.\n\n"
+        "## L-2 · No cloud sync\n\nLocal only.\n",
+    )
+    rk.write("notes/retro.md", "# Retro\n\n## Decisions\n\nShip in March.\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc, "decision") == [
+        "decision:docs/LOG.md#L-1 · Keep SQLite",
+        "decision:docs/LOG.md#L-2 · No cloud sync",
+        "decision:notes/retro.md#Decisions",
+    ]
+    first = entity(doc, "decision:docs/LOG.md#L-1 · Keep SQLite")
+    assert first["name"] == "L-1 · Keep SQLite"
+    assert (first["evidence"][0]["lineStart"], first["evidence"][0]["lineEnd"]) == (5, 11)
+    assert entity(doc, "decision:notes/retro.md#Decisions")["name"] == "Retro"
