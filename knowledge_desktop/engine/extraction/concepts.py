@@ -7,7 +7,10 @@ under a heading of one of those names. Inside it, a term is a leaf heading
 with content, a `**Term**: definition` line or list item, or a `Term — definition`
 (em or en dash, white space on both sides) line or list item. A term may hold
 underscores, and a term written as one code span (`` `snake_case` ``) is named
-by the text inside the backticks. A definition list (`Term` then `: definition`)
+by the text inside the backticks. Within a paragraph, a later line opens another
+definition only when the paragraph is a run of definitions written alike; a leaf
+heading whose section opens with definitions groups them and is not a term.
+A definition list (`Term` then `: definition`)
 defines a term anywhere. Outside glossary scopes bold and dash lines are left
 alone: they are too common in prose to be declarations. Fenced and indented
 code never reaches here (the outline skips it); generated lines are cut out.
@@ -73,6 +76,12 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
                 scopes.append((h.line + 1, h.end, h.level))
     out: list[Found] = []
     with_text = {b.heading for b in outline.blocks}
+    found = [(b, _block_starts(doc, b, _scope_of(scopes, b.start) is not None)) for b in outline.blocks]
+    # A heading whose section opens with a definition groups terms ("## Time" over
+    # "**Validity interval** — …"); it is not a term itself.
+    first_blocks: dict[int, list[tuple[int, str]]] = {}
+    for block, starts in found:
+        first_blocks.setdefault(block.heading, starts)
     for i, h in enumerate(outline.headings):
         scope = _scope_of(scopes, h.line)
         if scope is None or h.level <= scope[2] or len(h.text.strip()) <= 1:
@@ -82,10 +91,12 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
         leaf = not any(o.line > h.line and o.line <= h.end for o in outline.headings[i + 1 :])
         has_text = i in with_text
         title_heading = whole_glossary and h.level == 1 and i == 0
-        if leaf and has_text and not title_heading:
+        if leaf and has_text and not title_heading and not first_blocks.get(i):
             _add(doc, out, h.text.strip(), h.line, h.end)
-    for block in outline.blocks:
-        _block_terms(doc, out, block, _scope_of(scopes, block.start) is not None)
+    for block, starts in found:
+        for k, (line_no, term) in enumerate(starts):
+            end = starts[k + 1][0] - 1 if k + 1 < len(starts) else block.end
+            _add(doc, out, term, line_no, end)
     return out
 
 
@@ -93,10 +104,14 @@ def _scope_of(scopes: list[tuple[int, int, int]], line: int) -> tuple[int, int, 
     return next((s for s in scopes if s[0] <= line <= s[1]), None)
 
 
-def _block_terms(doc: Parsed, out: list[Found], block: Block, in_glossary: bool) -> None:
-    """Definitions inside one paragraph or list item. Each line that opens a
-    definition starts a region that runs to the line before the next one."""
+def _block_starts(doc: Parsed, block: Block, in_glossary: bool) -> list[tuple[int, str]]:
+    """Lines of one paragraph or list item that open a definition, with their terms;
+    each region runs to the line before the next one. A later line of a paragraph opens
+    one only in a paragraph of definitions written alike (bold with bold, plain with
+    plain): a wrapped line of prose that happens to hold a dash ("boundary — it is …"
+    under a `**Term** — …` line, or under a line of prose) continues its paragraph."""
     starts: list[tuple[int, str]] = []
+    first_form: tuple[bool, ...] | None = None
     n = block.start
     while n <= block.end:
         line = doc.src.content(n)
@@ -109,12 +124,15 @@ def _block_terms(doc: Parsed, out: list[Found], block: Block, in_glossary: bool)
             dash = None if m else _DASH.match(text)
             if dash and len(dash.group("term").split()) <= MAX_DASH_TERM_WORDS:
                 m = dash
-            if m and not _SENTENCE.search(m.group("term").strip()):
+            if m and _SENTENCE.search(m.group("term").strip()):
+                m = None
+            form = (m is not None, text.startswith(("**", "__")))
+            if n == block.start:
+                first_form = form
+            if m and form == first_form:
                 starts.append((n, m.group("term").strip()))
         n += 1
-    for k, (line_no, term) in enumerate(starts):
-        end = starts[k + 1][0] - 1 if k + 1 < len(starts) else block.end
-        _add(doc, out, term, line_no, end)
+    return starts
 
 
 def _add(doc: Parsed, out: list[Found], term: str, start: int, end: int) -> None:

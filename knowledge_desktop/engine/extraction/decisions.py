@@ -6,8 +6,9 @@ README, index or template), or any document declaring `type: adr` or
 `type: decision`. Its status and date come from frontmatter, else from
 `Status:`/`Date:` lines or list items, or a `Status`/`Date` heading's first
 paragraph, within the first 40 lines. Supersession comes from frontmatter
-`supersedes`/`superseded-by`, else from "Supersedes …"/"Superseded by …"
-links in the status, the frontmatter's or the body's; it is resolved to other
+`supersedes`/`superseded-by`, else from `Supersedes:`/`Superseded by:` lines or
+list items and from status clauses that open with the verb ("Superseded by …",
+"Accepted — supersedes …"), the frontmatter's status or the body's; it is resolved to other
 ADRs later (assembly), since only the whole set of ADRs says whether a path is
 one. A status that declares supersession without any link is reported as
 unresolved here, so a supersession never vanishes without a trace. Status and
@@ -21,20 +22,32 @@ import re
 from knowledge_desktop.engine.extraction import ids
 from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES, METADATA_LINES
 from knowledge_desktop.engine.extraction.model import DECISIONS, Found, Reason
+from knowledge_desktop.engine.extraction.outline import Heading
 from knowledge_desktop.engine.extraction.parsed import Parsed, link_destinations
 from knowledge_desktop.engine.extraction.source import text_list, text_value
 
 ADR_FOLDERS = frozenset({"adr", "adrs", "decisions"})
-# A numbered file is a record even when its slug ends in "template" (MADR 0019 is about one).
-_NOT_ADR = re.compile(r"^(?:readme|index|template|(?!\d+[-_]).*[-_]template)$", re.IGNORECASE)
+# A numbered file is a record even when its slug ends in "template" (MADR 0019 is about one);
+# a number followed by nothing but "template" (`0000-template.md`) is the blank form itself.
+_NOT_ADR = re.compile(r"^(?:readme|index|\d*[-_]?template|(?!\d+[-_]).*[-_]template)$", re.IGNORECASE)
 _META = re.compile(
-    r"^[ \t]{0,8}(?:[-*+][ \t]{1,8})?(?:\*\*|__)?(status|date)(?:(?:\*\*|__)[ \t]{0,8}:|:(?:\*\*|__)?)(.*)$",
+    r"^[ \t]{0,8}(?:[-*+][ \t]{1,8})?(?:\*\*|__)?(status|date|supersedes|superseded[ \t-]by)"
+    r"(?:(?:\*\*|__)[ \t]{0,8}:|:(?:\*\*|__)?)(.*)$",
     re.IGNORECASE,
 )
-_SUPERSEDED_BY = re.compile(r"^\W*superseded[ -]by\b", re.IGNORECASE)
-_SUPERSEDES = re.compile(r"^\W*supersedes\b", re.IGNORECASE)
+# Supersession in a status is declared where a clause starts with the verb: the status's own
+# start, or after `;`, a dash or an opening parenthesis ("Accepted — supersedes [..](..)").
+# A verb in the middle of a clause has another subject ("the old figure is superseded by
+# [..]") and declares nothing about the record.
+_CLAUSE_VERB = re.compile(
+    r"(?:^\W*|(?:[;—–]|(?<!\])\(|\s-\s)[ \t*_]*)(supersedes|superseded[ \t-]by)\b", re.IGNORECASE
+)
+_CLAUSE_END = re.compile(r"[;—–]|\s-\s")
+# A `Supersedes:` item saying there is nothing ("none", "N/A", a dash) declares no link.
+_NOTHING = re.compile(r"^[-—–\s*_]*(?:(?:none|n/a|na|nothing|null)\b.*)?$", re.IGNORECASE | re.DOTALL)
 _QUOTE_CHARS = 120
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
+_LOG_HEADING = re.compile(r"^Decisions$")
 
 
 def is_adr(doc: Parsed) -> bool:
@@ -81,24 +94,47 @@ def adr_decision(doc: Parsed) -> Found | None:
         fm_status = text_value(data.get("status"))
         for text in [fm_status, *texts] if fm_status else texts:
             _status_supersession(doc, found, text)
+        for kind in ("supersedes", "superseded-by"):
+            for text in meta.get(kind, []):
+                _item_supersession(doc, found, kind, text)
     found.aliases = _aliases(doc)
     found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
     return found
 
 
 def _status_supersession(doc: Parsed, found: Found, text: str) -> None:
-    """Supersession links a status text declares; a declaration with no link at all is
-    unresolved (links that lead nowhere are reported at assembly)."""
-    kind = "superseded-by" if _SUPERSEDED_BY.match(text) else "supersedes" if _SUPERSEDES.match(text) else ""
-    if not kind:
+    """Supersession links a status text declares, clause by clause (a clause runs from its
+    verb to the next `;` or dash); a declaration with no link at all is unresolved (links
+    that lead nowhere are reported at assembly)."""
+    verbs = list(_CLAUSE_VERB.finditer(text))
+    linkless = False
+    for i, m in enumerate(verbs):
+        # Each clause stops at the next verb too, so clauses never overlap (linear time).
+        limit = verbs[i + 1].start(1) if i + 1 < len(verbs) else len(text)
+        end = _CLAUSE_END.search(text, m.end(1), limit)
+        targets = link_destinations(text[m.start(1) : end.start() if end else limit])
+        kind = "supersedes" if m.group(1).lower() == "supersedes" else "superseded-by"
+        found.supersession += [(kind, d) for d in targets]
+        linkless = linkless or not targets
+    if linkless:
+        _unresolved(doc, "status", text)
+
+
+def _item_supersession(doc: Parsed, found: Found, kind: str, text: str) -> None:
+    """A `Supersedes:` / `Superseded by:` line or list item: its links, as the frontmatter
+    keys of the same names would give; "none" or "N/A" declares nothing."""
+    if _NOTHING.match(text):
         return
     targets = link_destinations(text)
     if not targets:
-        quoted = text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
-        doc.reasons.append(
-            Reason(DECISIONS, "unresolved-supersession", doc.path, f"no link in status {quoted!r}")
-        )
+        _unresolved(doc, kind, text)
     found.supersession += [(kind, d) for d in targets]
+
+
+def _unresolved(doc: Parsed, where: str, text: str) -> None:
+    quoted = text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
+    detail = f"no link in {where} {quoted!r}"
+    doc.reasons.append(Reason(DECISIONS, "unresolved-supersession", doc.path, detail))
 
 
 def _declared(doc: Parsed, data: dict[str, object], key: str) -> str | None:
@@ -125,7 +161,9 @@ def _metadata(doc: Parsed) -> dict[str, list[str]]:
         for n in range(block.start, min(block.end, limit) + 1):
             m = _META.match(doc.src.content(n))
             if m and m.group(2).strip():
-                out.setdefault(m.group(1).lower(), []).append(_plain(m.group(2)))
+                key = m.group(1).lower()
+                key = key if key in ("status", "date", "supersedes") else "superseded-by"
+                out.setdefault(key, []).append(_plain(m.group(2)))
     for i, h in enumerate(doc.outline.headings):
         key = h.text.strip().rstrip(":").lower()
         if h.line > limit or key not in ("status", "date") or key in out:
@@ -153,27 +191,49 @@ def _aliases(doc: Parsed) -> list[str]:
 
 def section_decisions(doc: Parsed) -> list[Found]:
     """Decisions from `Decision` / `Decisions` / `Decision: …` headings of a non-ADR
-    document; a repeated heading text gets an occurrence suffix in its id."""
+    document; a repeated heading text gets an occurrence suffix in its id. A plural
+    `Decisions` heading divided by sub-headings is a log: each sub-heading is one entry
+    (a decision log kept in one file, "## D-1 · …"), and the text before them is its
+    preamble, not a decision."""
     out: list[Found] = []
     if in_adr_folder(doc):
         return out
     seen: dict[str, int] = {}
     doc_title = doc.title()[0]
-    for i, h in enumerate(doc.outline.headings):
+    headings = doc.outline.headings
+    for i, h in enumerate(headings):
         m = _DECISION_HEADING.match(h.text.strip())
         if not m:
             continue
-        seen[h.text] = seen.get(h.text, 0) + 1
+        entries = _log_entries(i, headings) if _LOG_HEADING.match(h.text.strip()) else []
+        for j in entries:
+            if not _DECISION_HEADING.match(headings[j].text.strip()):  # those make their own
+                _section_decision(doc, out, seen, headings[j], headings[j].text.strip())
+        if entries:
+            continue
         parents = doc.outline.parents(i)[:-1]
         name = m.group(1) or (parents[-1].text if parents else doc_title if doc_title != doc.stem else h.text)
-        region = doc.cut(DECISIONS, h.line, h.end) or doc.cut(DECISIONS, h.line, h.line)
-        if region is None:
-            continue
-        clipped, cut = ids.clip_name(name.strip() or h.text)
-        if cut:
-            doc.reasons.append(Reason(DECISIONS, "name-truncated", doc.path))
-        found = Found(ids.section_decision_id(doc.path, h.text, seen[h.text]), "decision", clipped)
-        found.regions.append(region)
-        found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
-        out.append(found)
+        _section_decision(doc, out, seen, h, name.strip() or h.text)
     return out
+
+
+def _log_entries(i: int, headings: list[Heading]) -> list[int]:
+    """The direct sub-headings of heading `i` (the shallowest level inside its section)."""
+    h = headings[i]
+    inner = [j for j in range(i + 1, len(headings)) if h.line < headings[j].line <= h.end]
+    level = min((headings[j].level for j in inner), default=0)
+    return [j for j in inner if headings[j].level == level]
+
+
+def _section_decision(doc: Parsed, out: list[Found], seen: dict[str, int], h: Heading, name: str) -> None:
+    seen[h.text] = seen.get(h.text, 0) + 1
+    region = doc.cut(DECISIONS, h.line, h.end) or doc.cut(DECISIONS, h.line, h.line)
+    if region is None:
+        return
+    clipped, cut = ids.clip_name(name)
+    if cut:
+        doc.reasons.append(Reason(DECISIONS, "name-truncated", doc.path))
+    found = Found(ids.section_decision_id(doc.path, h.text, seen[h.text]), "decision", clipped)
+    found.regions.append(region)
+    found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
+    out.append(found)

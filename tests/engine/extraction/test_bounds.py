@@ -163,7 +163,11 @@ def test_hostile_lines_cost_linear_time(rk: RepoKit) -> None:
     links, comments and memory text: with an unbounded pattern each of these takes
     minutes (quadratic backtracking); here the whole run finishes as usual."""
     n = 200_000
-    rk.write("adr/0001.md", "# x" + " " * n + "y\n\nStatus: a" + " " * n + "b\n\nStatus: " + "*" * n + "\n")
+    rk.write(
+        "adr/0001.md",
+        "# x" + " " * n + "y\n\nStatus: a" + " " * n + "b\n\nStatus: " + "*" * n + "\n\n"
+        "Status: " + "(supersedes [a](" * 20_000 + "\n\nSupersedes: " + "; -" * n + "\n",
+    )
     rk.write("CHANGELOG.md", "# Changelog\n\n## 1.0\n\n- " + "[" * 15_000 + "\n- " + "[a](" * 4_000 + "\n")
     rk.write("notes/comments.md", "<!--" * n + "\n\n" + "x <!--" * n + "\n")
     doc = rk.extract(history=False)

@@ -171,3 +171,30 @@ def test_terms_with_underscores_and_code_spans_are_defined_by_their_inner_text(r
 def test_a_dash_without_spaces_around_it_is_not_a_definition(rk: RepoKit) -> None:
     rk.write("GLOSSARY.md", "# Glossary\n\nTerm—definition without spaces.\n\nRange – a span of values.\n")
     assert ids_of(rk.extract(history=False)) == ["concept:Range"]
+
+
+def test_a_wrapped_line_holding_a_dash_continues_its_paragraph(rk: RepoKit) -> None:
+    rk.write(
+        "GLOSSARY.md",
+        "# Glossary\n\n"
+        "Words as this project uses them, chosen\n"
+        "carefully — where a word is narrowed, we say so.\n\n"
+        "**Ledger** — the append-only list of changes, kept per folder and not\n"
+        "per file — a folder is the unit of history.\n\n"
+        "Shard — one slice of the index.\n"
+        "Replica — a copy of a shard.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Ledger", "concept:Replica", "concept:Shard"]
+    ledger = entity(doc, "concept:Ledger")["evidence"][0]
+    assert (ledger["lineStart"], ledger["lineEnd"]) == (6, 7)
+
+
+def test_a_heading_over_definitions_groups_them_and_is_not_a_term(rk: RepoKit) -> None:
+    rk.write(
+        "docs/glossary.md",
+        "# Glossary\n\n## Storage\n\n**Ledger** — the list of changes.\n\n**Shard** — a slice.\n\n"
+        "## Snapshot\n\nA frozen copy of the ledger.\n\n**Note**: taken hourly.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Ledger", "concept:Note", "concept:Shard", "concept:Snapshot"]

@@ -5,6 +5,8 @@ extracted ADRs, and Decision headings in other documents with occurrence ids."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.repokit import RepoKit, codes, entity, ids_of
@@ -226,3 +228,104 @@ def test_an_unresolved_status_is_quoted_bounded(rk: RepoKit) -> None:
     assert reason["code"] == "unresolved-supersession"
     assert len(reason["detail"]) < 160
     assert reason["detail"].startswith("no link in status 'Superseded by xxx")
+
+
+def _supersession(e: dict[str, Any]) -> list[dict[str, str]]:
+    return [link for link in e["links"] if link["kind"] in ("supersedes", "superseded-by")]
+
+
+def test_a_numbered_blank_form_named_template_is_not_a_decision(rk: RepoKit) -> None:
+    # The blank form kept as number zero beside the records: nothing was decided in it.
+    rk.write("docs/adr/0000-template.md", "# ADR 0000: Title\n\n- **Status:** Proposed | Accepted\n")
+    rk.write("docs/adr/0001-keep-logs.md", "# Keep logs\n\n- **Status:** Accepted\n")
+    assert ids_of(rk.extract(history=False), "decision") == ["decision:docs/adr/0001-keep-logs.md"]
+
+
+def test_supersedes_and_superseded_by_items_declare_supersession(rk: RepoKit) -> None:
+    rk.write(
+        "adr/0001-poll.md",
+        "# Poll the queue\n\n- **Status:** Retired\n- **Superseded by:** [ADR-2](0002-push.md)\n",
+    )
+    rk.write(
+        "adr/0002-push.md",
+        "# Push events\n\n- **Status:** Accepted\n- **Date:** 2024-04-04\n"
+        "- **Supersedes:** [ADR-1](0001-poll.md)\n",
+    )
+    rk.write("adr/0003-cache.md", "# Cache\n\n* Status: accepted\n* Supersedes: none (builds on ADR-2)\n")
+    rk.write("adr/0004-trace.md", "# Trace\n\nStatus: accepted\nSupersedes: N/A\nSuperseded by: —\n")
+    doc = rk.extract(history=False)
+    poll, push = entity(doc, "decision:adr/0001-poll.md"), entity(doc, "decision:adr/0002-push.md")
+    assert _supersession(poll) == [{"kind": "superseded-by", "target": push["id"]}]
+    assert _supersession(push) == [{"kind": "supersedes", "target": poll["id"]}]
+    assert (push["status"], push["date"]) == ("Accepted", "2024-04-04")
+    assert _supersession(entity(doc, "decision:adr/0003-cache.md")) == []
+    assert _supersession(entity(doc, "decision:adr/0004-trace.md")) == []
+    assert doc["coverage"]["decisions"]["status"] == "complete"
+
+
+def test_a_supersedes_item_without_a_link_is_unresolved(rk: RepoKit) -> None:
+    rk.write("adr/0002-b.md", "# B\n\n- Status: accepted\n- Supersedes: ADR-0001\n")
+    doc = rk.extract(history=False)
+    reasons = [r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"]
+    assert [(r["path"], r["detail"]) for r in reasons] == [
+        ("adr/0002-b.md", "no link in supersedes 'ADR-0001'")
+    ]
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "Accepted (2024-02-02) — supersedes [the first](0001-a.md)",
+        "Accepted; supersedes [the first](0001-a.md)",
+        "Accepted (supersedes [the first](0001-a.md))",
+        "**Accepted** - supersedes [the first](0001-a.md)",
+    ],
+)
+def test_a_later_status_clause_opening_with_the_verb_declares_supersession(rk: RepoKit, status: str) -> None:
+    rk.write("adr/0001-a.md", "# A\n\n## Status\n\nAccepted\n")
+    rk.write("adr/0002-b.md", f"# B\n\n## Status\n\n{status}\n")
+    doc = rk.extract(history=False)
+    b = entity(doc, "decision:adr/0002-b.md")
+    assert _supersession(b) == [{"kind": "supersedes", "target": "decision:adr/0001-a.md"}]
+    assert doc["coverage"]["decisions"]["status"] == "complete"
+
+
+def test_a_verb_inside_a_clause_about_something_else_declares_nothing(rk: RepoKit) -> None:
+    # The clause's subject is a figure the record quoted, not the record itself.
+    rk.write(
+        "adr/0001-a.md", "# A\n\nStatus: Accepted; the ten-second figure is superseded by [B](0002-b.md)\n"
+    )
+    rk.write("adr/0002-b.md", "# B\n\nStatus: Accepted\n")
+    doc = rk.extract(history=False)
+    assert _supersession(entity(doc, "decision:adr/0001-a.md")) == []
+    assert "unresolved-supersession" not in codes(doc, "decisions")
+
+
+def test_a_later_clause_naming_a_record_without_a_link_is_unresolved(rk: RepoKit) -> None:
+    rk.write("adr/0009-sqlite.md", "# SQLite\n\n## Status\n\nAccepted (supersedes ADR-0003 as default)\n")
+    doc = rk.extract(history=False)
+    (reason,) = doc["coverage"]["decisions"]["reasons"]
+    assert (reason["code"], reason["detail"]) == (
+        "unresolved-supersession",
+        "no link in status 'Accepted (supersedes ADR-0003 as default)'",
+    )
+
+
+def test_a_decisions_heading_over_sub_headings_is_a_log_of_entries(rk: RepoKit) -> None:
+    rk.write(
+        "docs/LOG.md",
+        "# Decisions\n\nAppend-only; a change adds an entry.\n\n"
+        "## L-1 · Keep SQLite\n\nOne file is enough.\n\n### Cost\n\nNo concurrent writers.\n\n"
+        "## L-2 · No cloud sync\n\nLocal only.\n",
+    )
+    rk.write("notes/retro.md", "# Retro\n\n## Decisions\n\nShip in March.\n")
+    doc = rk.extract(history=False)
+    assert ids_of(doc, "decision") == [
+        "decision:docs/LOG.md#L-1 · Keep SQLite",
+        "decision:docs/LOG.md#L-2 · No cloud sync",
+        "decision:notes/retro.md#Decisions",
+    ]
+    first = entity(doc, "decision:docs/LOG.md#L-1 · Keep SQLite")
+    assert first["name"] == "L-1 · Keep SQLite"
+    assert (first["evidence"][0]["lineStart"], first["evidence"][0]["lineEnd"]) == (5, 11)
+    assert entity(doc, "decision:notes/retro.md#Decisions")["name"] == "Retro"
