@@ -7,7 +7,9 @@ heading names a version (`1.2`, `v1.2.3`, `[1.2.0] - 2024-01-01`) or says
 "Unreleased". Every top-level list item under the innermost enclosing release
 heading (also under its "Added"/"Fixed" sub-headings) is one change; nested
 items stay in their parent's region. The id binds the path, the release
-heading and the entry's text, with an occurrence suffix for a repeat.
+heading and the entry's visible text (links read as their text, emphasis and
+backticks dropped: `inline.visible_text`), with an occurrence suffix for a
+repeat; the region keeps the entry's exact bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 
 from knowledge_desktop.engine.extraction import ids
+from knowledge_desktop.engine.extraction.inline import visible_text
 from knowledge_desktop.engine.extraction.model import CHANGES, Found, Reason
 from knowledge_desktop.engine.extraction.parsed import Parsed
 
@@ -59,12 +62,14 @@ def changelog_entries(doc: Parsed) -> list[Found]:
 
 
 def _entry_text(doc: Parsed, start: int, end: int) -> str:
-    """The entry's first paragraph on one line: a wrapped entry is one sentence, so its
-    continuation lines belong to its name; nested items and later paragraphs do not."""
+    """The entry's first paragraph as a reader sees it, on one line: a wrapped entry is one
+    sentence, so its continuation lines belong to its name; nested items and later
+    paragraphs do not. Release-please entries end in links to their commit and issue, so
+    the raw Markdown would fill the name (and the id) with URLs."""
     parts = [_MARKER.sub("", doc.src.content(start), count=1).strip()]
     for n in range(start + 1, end + 1):
         line = doc.src.content(n)
         if not line.strip() or _MARKER.match(line):
             break
         parts.append(line.strip())
-    return " ".join(p for p in parts if p)
+    return visible_text(" ".join(p for p in parts if p))

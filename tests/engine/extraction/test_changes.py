@@ -50,7 +50,7 @@ def test_each_changelog_list_entry_under_a_release_heading(rk: RepoKit) -> None:
     doc = rk.extract(history=False)
     assert ids_of(doc) == [
         "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Crash on empty vault",
-        "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Slow search ([#12](https://example.org/12)).",
+        "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Slow search (#12).",
         "change:CHANGELOG.md#[Unreleased]#Repository pane.",
         "change:CHANGELOG.md#[Unreleased]#Repository pane.~2",
         "change:CHANGELOG.md#v1.0.0#A wrapped entry is one sentence.",
@@ -58,6 +58,45 @@ def test_each_changelog_list_entry_under_a_release_heading(rk: RepoKit) -> None:
     ]
     crash = region(entity(doc, "change:CHANGELOG.md#[1.1.0] - 2024-05-01#Crash on empty vault"))
     assert (crash["lineStart"], crash["lineEnd"]) == (18, 19)
+
+
+RELEASE_PLEASE_HEADING = "[2.1.0](https://example.org/acme/lamp/compare/v2.0.0...v2.1.0) (2025-03-02)"
+_LAMP = "https://example.org/acme/lamp"
+RELEASE_PLEASE = (
+    f"# Changelog\n\n## {RELEASE_PLEASE_HEADING}\n\n\n### Features\n\n"
+    f"* **ui:** show the wick length ([#41]({_LAMP}/issues/41)) "
+    f"([9f8e7d6]({_LAMP}/commit/9f8e7d6c5b4a39281706f5e4d3c2b1a098765432)), closes [#40]({_LAMP}/issues/40)"
+    f", [#39]({_LAMP}/issues/39)\n"
+    f"* add a `--dim` flag for the __lamp__ "
+    f'([0a1b2c3]({_LAMP}/commit/0a1b2c3d4e5f60718293a4b5c6d7e8f901234567 "commit"))\n'
+    f"* add a `--dim` flag for the lamp ([0a1b2c3]({_LAMP}/commit/0a1b2c3))\n"
+)
+
+
+def test_a_release_please_entry_is_named_by_its_visible_text(rk: RepoKit) -> None:
+    import hashlib
+
+    path = rk.write("CHANGELOG.md", RELEASE_PLEASE)
+    doc = rk.extract(history=False)
+    prefix = f"change:CHANGELOG.md#{RELEASE_PLEASE_HEADING}#"
+    wick = entity(doc, prefix + "ui: show the wick length (#41) (9f8e7d6), closes #40, #39")
+    assert wick["name"] == "ui: show the wick length (#41) (9f8e7d6), closes #40, #39"
+    # two entries that read alike are one name, told apart by occurrence
+    assert ids_of(doc) == [
+        prefix + "add a --dim flag for the lamp (0a1b2c3)",
+        prefix + "add a --dim flag for the lamp (0a1b2c3)~2",
+        wick["id"],
+    ]
+    assert "name-truncated" not in codes(doc, "changes")  # the raw entry is over 256 characters
+    raw_line = RELEASE_PLEASE.splitlines(keepends=True)[7]
+    assert (region(wick)["lineStart"], region(wick)["lineEnd"]) == (8, 8)
+    assert region(wick)["regionHash"] == hashlib.sha256(raw_line.encode()).hexdigest()
+    # New link destinations and other emphasis markers: the same visible text, the same id.
+    edited = RELEASE_PLEASE.replace("lamp/commit/", "lamp/-/commit/").replace("/issues/", "/-/issues/")
+    path.write_text(edited.replace("**ui:**", "__ui:__"))
+    again = rk.extract(history=False)
+    assert ids_of(again) == ids_of(doc)
+    assert region(entity(again, wick["id"]))["regionHash"] != region(wick)["regionHash"]
 
 
 def test_other_changelog_names_and_type(rk: RepoKit) -> None:
