@@ -10,6 +10,9 @@ underscores, and a term written as one code span (`` `snake_case` ``) is named
 by the text inside the backticks. Within a paragraph, a later line opens another
 definition only when the paragraph is a run of definitions written alike; a leaf
 heading whose section opens with definitions groups them and is not a term.
+A pipe table whose first header cell names terms
+("Term", "Name", "Acronym", …) gives one term per body row, named by its first cell
+and bound to the row's line; any other table in a scope defines nothing.
 A definition list (`Term` then `: definition`)
 defines a term anywhere. Outside glossary scopes bold and dash lines are left
 alone: they are too common in prose to be declarations. Fenced and indented
@@ -27,6 +30,7 @@ import re
 
 from knowledge_desktop.engine.extraction import ids
 from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES
+from knowledge_desktop.engine.extraction.inline import visible_text
 from knowledge_desktop.engine.extraction.model import CONCEPTS, Found, Reason
 from knowledge_desktop.engine.extraction.outline import Block
 from knowledge_desktop.engine.extraction.parsed import Parsed
@@ -42,6 +46,13 @@ _BOLD = re.compile(r"^(\*\*|__)(?P<term>(?:(?!\1).)+?)(?:\1[ \t]*:|:[ \t]*\1)\s+
 _DASH = re.compile(r"^(?:\*\*|__)?(?P<term>[^—–*\n]{1,100}?)(?:\*\*|__)?\s+[—–]\s+\S")
 _DEFINITION = re.compile(r"^\s{0,3}:\s+\S")
 _SENTENCE = re.compile(r"[.!?;,]\s|[.!?;:,]$")
+# The first header cell of a table that lists terms, singular or plural, any case.
+TERM_COLUMNS = frozenset(
+    {"term", "name", "concept", "word", "abbreviation", "acronym"}
+    | {"terms", "names", "concepts", "words", "abbreviations", "acronyms"}
+)
+_PIPE = re.compile(r"(?<!\\)\|")
+_ALIGN = re.compile(r"^\s*:?-+:?\s*$")
 MAX_DASH_TERM_WORDS = 6
 """A dash line whose left side is longer than this reads as prose, not a term."""
 
@@ -76,7 +87,14 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
                 scopes.append((h.line + 1, h.end, h.level))
     out: list[Found] = []
     with_text = {b.heading for b in outline.blocks}
-    found = [(b, _block_starts(doc, b, _scope_of(scopes, b.start) is not None)) for b in outline.blocks]
+    found: list[tuple[Block, list[tuple[int, str]]]] = []
+    rows: set[int] = set()  # lines of table rows: each is its own region
+    for b in outline.blocks:
+        in_scope = _scope_of(scopes, b.start) is not None
+        table = _table_terms(doc, b) if in_scope else None
+        if table is not None:
+            rows.update(line for line, _ in table)
+        found.append((b, table if table is not None else _block_starts(doc, b, in_scope)))
     # A heading whose section opens with a definition groups terms ("## Time" over
     # "**Validity interval** — …"); it is not a term itself.
     first_blocks: dict[int, list[tuple[int, str]]] = {}
@@ -96,12 +114,47 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
     for block, starts in found:
         for k, (line_no, term) in enumerate(starts):
             end = starts[k + 1][0] - 1 if k + 1 < len(starts) else block.end
+            end = line_no if line_no in rows else end
             _add(doc, out, term, line_no, end)
     return out
 
 
 def _scope_of(scopes: list[tuple[int, int, int]], line: int) -> tuple[int, int, int] | None:
     return next((s for s in scopes if s[0] <= line <= s[1]), None)
+
+
+def _table_terms(doc: Parsed, block: Block) -> list[tuple[int, str]] | None:
+    """None when `block` is no pipe table (a header row, then a delimiter row with as many
+    cells); else the terms of its body rows when its first header names terms, and none
+    when it is some other table (a table of versions or options declares no vocabulary).
+    The table ends at a row without a pipe; a row with an empty first cell is skipped."""
+    if block.kind != "paragraph" or block.end <= block.start:
+        return None
+    header = _cells(doc.src.content(block.start))
+    delimiter = _cells(doc.src.content(block.start + 1))
+    if len(header) < 2 or len(delimiter) != len(header) or not all(_ALIGN.match(c) for c in delimiter):
+        return None
+    if visible_text(header[0].replace("\\|", "|")).rstrip(":").lower() not in TERM_COLUMNS:
+        return []
+    out: list[tuple[int, str]] = []
+    for n in range(block.start + 2, block.end + 1):
+        line = doc.src.content(n)
+        if not _PIPE.search(line):
+            break
+        term = visible_text(_cells(line)[0].replace("\\|", "|"))
+        if term:
+            out.append((n, term))
+    return out
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells, split at pipes that are not escaped, the outer pipes dropped."""
+    text = line.strip()
+    if not _PIPE.search(text):
+        return [text]
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
+    return _PIPE.split(text)
 
 
 def _block_starts(doc: Parsed, block: Block, in_glossary: bool) -> list[tuple[int, str]]:

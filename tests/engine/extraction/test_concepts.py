@@ -198,3 +198,55 @@ def test_a_heading_over_definitions_groups_them_and_is_not_a_term(rk: RepoKit) -
     )
     doc = rk.extract(history=False)
     assert ids_of(doc) == ["concept:Ledger", "concept:Note", "concept:Shard", "concept:Snapshot"]
+
+
+TABLES = """# Lantern
+
+| Term | Meaning |
+|------|---------|
+| Wick | outside any glossary: not a term |
+
+## Glossary
+
+Terms in a table, and tables that are not about terms.
+
+| **Term** | Meaning | Since |
+| :--- | --- | ---: |
+| **Vault** | a folder of records | 1.0 |
+| `snake_case` | a name with underscores | 1.1 |
+|  | a row with no term |  |
+| Pipe \\| bar | an escaped pipe stays in the cell | 1.2 |
+
+| Version | Change |
+|---|---|
+| 1.0 | first — release |
+
+Acronym | Expansion
+--- | ---
+[FTS](https://example.org/fts) | full-text search
+
+```
+| Term | Meaning |
+|---|---|
+| Fenced | not a term |
+```
+
+| Term |
+|---|
+| Lonely | a one-column table is no glossary table |
+"""
+
+
+def test_a_glossary_table_names_one_term_per_row(rk: RepoKit) -> None:
+    rk.write("README.md", TABLES)
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:FTS", "concept:Pipe | bar", "concept:Vault", "concept:snake_case"]
+    lines = {e["name"]: (region(e)["lineStart"], region(e)["lineEnd"]) for e in doc["entities"]}
+    assert lines == {"Vault": (13, 13), "snake_case": (14, 14), "Pipe | bar": (16, 16), "FTS": (24, 24)}
+
+
+def test_a_table_under_a_grouping_heading_makes_the_heading_no_term(rk: RepoKit) -> None:
+    rk.write(
+        "GLOSSARY.md", "# Glossary\n\n## Storage\n\n| Name | Meaning |\n|---|---|\n| Vault | a folder |\n"
+    )
+    assert ids_of(rk.extract(history=False)) == ["concept:Vault"]
