@@ -6,7 +6,7 @@ README, index or template), or any document declaring `type: adr` or
 `type: decision`. Its status and date come from frontmatter, else from
 `Status:`/`Date:` lines or list items, or a `Status`/`Date` heading's first
 paragraph, within the first 40 lines. Supersession comes from frontmatter
-`supersedes`/`superseded-by`, else from `Supersedes:`/`Superseded by:` lines or
+`supersedes`/`superseded-by` (also spelled `superseded_by`), else from `Supersedes:`/`Superseded by:` lines or
 list items and from status clauses that open with the verb ("Superseded by …",
 "Accepted — supersedes …"), the frontmatter's status or the body's; it is resolved to other
 ADRs later (assembly), since only the whole set of ADRs says whether a path is
@@ -46,6 +46,12 @@ _CLAUSE_END = re.compile(r"[;—–]|\s-\s")
 # A `Supersedes:` item saying there is nothing ("none", "N/A", a dash) declares no link.
 _NOTHING = re.compile(r"^[-—–\s*_]*(?:(?:none|n/a|na|nothing|null)\b.*)?$", re.IGNORECASE | re.DOTALL)
 _QUOTE_CHARS = 120
+# `superseded_by` is how many templates spell the MADR key; both spellings are one key.
+_SUPERSESSION_KEYS = (
+    ("supersedes", "supersedes"),
+    ("superseded-by", "superseded-by"),
+    ("superseded_by", "superseded-by"),
+)
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
 _LOG_HEADING = re.compile(r"^Decisions$")
 
@@ -82,10 +88,10 @@ def adr_decision(doc: Parsed) -> Found | None:
     if found.date is None and "date" in meta:
         found.date = meta["date"][0]
     declared = False
-    for key, kind in (("supersedes", "supersedes"), ("superseded-by", "superseded-by")):
+    for key, kind in _SUPERSESSION_KEYS:
         if key in data:
             declared = True
-            values = text_list(data[key])
+            values = _supersession_values(data[key])
             if not values and data[key] not in (None, [], ""):
                 doc.reasons.append(Reason(DECISIONS, "invalid-frontmatter", doc.path, f"{key} is not a path"))
             found.supersession += [(kind, v) for v in values]
@@ -100,6 +106,15 @@ def adr_decision(doc: Parsed) -> Found | None:
     found.aliases = _aliases(doc)
     found.cited = doc.citations(DECISIONS, region.line_start, region.line_end)
     return found
+
+
+def _supersession_values(value: object) -> list[str]:
+    """A frontmatter supersession value as the texts it names: a path, or a list of them;
+    a number (`[130]`) or a bare id (`ADR-0007`) is kept as written so that assembly,
+    which finds no ADR at it, reports it as unresolved rather than dropping it."""
+    items = value if isinstance(value, list) else [value]
+    out = [text_value(v) for v in items if not isinstance(v, list | dict)]
+    return [v for v in out if v is not None]
 
 
 def _status_supersession(doc: Parsed, found: Found, text: str) -> None:

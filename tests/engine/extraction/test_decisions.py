@@ -134,6 +134,35 @@ def test_supersession_only_to_other_extracted_adrs_else_partial(rk: RepoKit) -> 
     assert doc["coverage"]["decisions"]["status"] == "partial"
 
 
+def test_superseded_by_with_an_underscore_is_the_same_key(rk: RepoKit) -> None:
+    rk.write("adr/0001.md", "---\nsuperseded_by: 0002.md\n---\n# One\n")
+    rk.write("adr/0002.md", "---\nsupersedes: [0001.md]\n---\n# Two\n")
+    doc = rk.extract(history=False)
+    assert entity(doc, "decision:adr/0001.md")["links"] == [
+        {"kind": "superseded-by", "target": "decision:adr/0002.md"}
+    ]
+    assert "unresolved-supersession" not in codes(doc, "decisions")
+
+
+def test_supersession_by_number_or_bare_id_is_unresolved_not_dropped(rk: RepoKit) -> None:
+    rk.write("adr/0129.md", "---\nsuperseded_by: [130]\n---\n# One twenty-nine\n")
+    rk.write("adr/0130.md", "---\nsupersedes: ADR-0129\nsuperseded-by: 131\n---\n# One thirty\n")
+    doc = rk.extract(history=False)
+    assert [link for link in doc["entities"] if link["links"]] == []
+    unresolved = sorted(
+        (r["path"], r["detail"])
+        for r in doc["coverage"]["decisions"]["reasons"]
+        if r["code"] == "unresolved-supersession"
+    )
+    assert unresolved == [
+        ("adr/0129.md", "superseded-by 130"),
+        ("adr/0130.md", "superseded-by 131"),
+        ("adr/0130.md", "supersedes ADR-0129"),
+    ]
+    assert doc["coverage"]["decisions"]["status"] == "partial"
+    assert "invalid-frontmatter" not in codes(doc, "decisions")
+
+
 def test_invalid_frontmatter_is_partial_and_the_body_still_counts(rk: RepoKit) -> None:
     rk.write("adr/0001.md", "---\nstatus: [unclosed\n---\n# One\n\nStatus: accepted\n")
     doc = rk.extract(history=False)
