@@ -113,10 +113,9 @@ def _links(flat: str, masked: list[str], drop: bytearray) -> None:
             stack.append(m.start())
         elif stack:
             pairs.append((stack.pop(), m.start()))
-    pairs.sort()
-    dead_until = -1
+    pairs.sort()  # outer before inner: an inner pair inside a destination is then void
     for open_at, close_at in pairs:
-        if open_at < dead_until and masked[open_at] == _HOLE:
+        if masked[open_at] == _HOLE:
             continue
         paren = close_at + 1
         end = close_of.get(paren) if paren < len(flat) and flat[paren] == "(" else None
@@ -128,7 +127,6 @@ def _links(flat: str, masked: list[str], drop: bytearray) -> None:
         for n in range(close_at, end + 1):
             drop[n] = 1
             masked[n] = _HOLE
-        dead_until = max(dead_until, end + 1)
 
 
 def _destination(
