@@ -46,7 +46,7 @@ def changelog_entries(doc: Parsed) -> list[Found]:
         text = _entry_text(doc, block.start, block.end)
         if not text:
             continue
-        heading = visible_text(outline.headings[release].text)  # a release-please heading links its compare view
+        heading = visible_text(outline.headings[release].text)  # release-please links its compare view
         seen[(heading, text)] = seen.get((heading, text), 0) + 1
         region = doc.cut(CHANGES, block.start, block.end)
         if region is None:
