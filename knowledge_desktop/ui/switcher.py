@@ -61,7 +61,7 @@ class QuickSwitcher(QDialog):
         self.field.installEventFilter(self)
         self.hint = QLabel("Enter opens · Esc closes")
         self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.model = ResultsModel()
+        self.model = ResultsModel(self)  # owned by the dialog: never left for a worker to collect
         self.list = QListView()
         self.list.setModel(self.model)
         self.list.setItemDelegate(ResultDelegate(self.list))

@@ -110,7 +110,8 @@ class WriteActions:
         window.change_applied.connect(lambda _change: self._changed())
         # The record pane loads on a worker: after every answer of the runner (once its
         # callback ran, hence the zero timer) the record shown may have changed. Cheap.
-        window.runner.busy_changed.connect(lambda _running: QTimer.singleShot(0, self.refresh))
+        # the window as context: a refresh queued while it closes is dropped with it
+        window.runner.busy_changed.connect(lambda _running: QTimer.singleShot(0, window, self.refresh))
 
     def _action(self, text: str, slot: Callable[[Subject], None], applies: Applies) -> QAction:
         action = QAction(text, self.window)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
@@ -40,9 +40,11 @@ def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[..., Mai
     yield make
     for window in windows:
         window.close()
+        window.deleteLater()
     windows.clear()
-    # Collect the closed windows' cycles here, with no worker running, rather than at a
-    # random allocation in a later test while its vault opens on a worker: a full collection
-    # then has crashed the interpreter now and again (under investigation, see the notes).
-    qtbot.wait(0)
+    # Delete the closed windows now, on this thread, and collect their wrappers' cycles
+    # while no worker runs. Left to chance, a collection triggered by a later test's worker
+    # would destroy whatever Qt object only Python still held there, on the wrong thread
+    # (tests/ui/test_window_lifetime.py says why that crashed).
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()

@@ -272,7 +272,11 @@ class RecordPane(Pane):
         self.tabs.setTabToolTip(SOURCE_TAB, "The file as it is on disk, with line numbers (Ctrl+U)")
         self.history = HistoryTab(runner, self._colors)  # its versions and diffs: panes/record_history.py
         self.tabs.addTab(self.history, "History")
-        self.facts = FactsTab(runner)  # the page's facts, a tab only while it has some (record_facts.py)
+        # The page's facts, a tab only while it has some (record_facts.py). It belongs to the
+        # pane even while no tab shows it: a widget Python alone owns is destroyed by whichever
+        # thread collects its cycle, often a worker (tests/ui/test_window_lifetime.py).
+        self.facts = FactsTab(runner, self)
+        self.facts.hide()
         self.facts.available.connect(self._facts_available)
 
         content = QWidget()
