@@ -83,6 +83,7 @@ def test_decisions_concepts_and_changes_are_listed_with_evidence(
     ]
     old = decisions["decision:adr/0001-use-json.md"]
     assert old.text(3) == "[1. Use JSON] → Use YAML"
+    assert old.text(1) == "Superseded by 2. Use YAML"  # the declared status as it reads, link text only
     assert [c.text(0) for c in child(new, "evidence")] == ["Evidence: adr/0002-use-yaml.md · lines 6–14"]
     concepts = top(pane.trees["concept"])
     assert set(concepts) == {"concept:Vault", "concept:Claim"}
@@ -92,7 +93,7 @@ def test_decisions_concepts_and_changes_are_listed_with_evidence(
     assert entry.text(1) == "[1.0.0] - 2024-05-01"
     tree = pane.trees["change"]
     release_width = tree.fontMetrics().horizontalAdvance(entry.text(1))
-    assert release_width < tree.columnWidth(1) <= 240  # the release is not cut short
+    assert release_width < tree.columnWidth(1) <= 170  # the release is not cut short
     commit = changes[f"commit:{repo[1]['second']}"]
     assert [commit.text(c) for c in range(4)] == [
         "feat(adr)!: supersede JSON with YAML",

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, TEXT
+from knowledge_desktop.engine.extraction.inline import visible_text
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes import repository_words as words
 from knowledge_desktop.ui.panes.backlinks_docs import DocIndex, DocumentationSection
@@ -358,7 +359,8 @@ def _entity_item(
 ) -> QTreeWidgetItem:
     kind = e["kind"]
     if kind == "decision":
-        cells = [e["name"], e.get("status", ""), e.get("date", ""), words.supersession_chain(e, by_id)]
+        status = visible_text(str(e.get("status", "")))  # "Superseded by [3. …](0003-….md)" reads as shown
+        cells = [e["name"], status, e.get("date", ""), words.supersession_chain(e, by_id)]
     elif kind == "concept":
         cells = [e["name"], ", ".join(e.get("aliases", [])), defs.get(e["id"], "")]
     else:
@@ -431,7 +433,7 @@ def children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
     return [child for child in found if child is not None]
 
 
-def _fit_columns(tree: QTreeWidget, widest: int = 240) -> None:
+def _fit_columns(tree: QTreeWidget, widest: int = 170) -> None:
     """Size the short columns (status, date, release, type…) to what they hold, up to `widest`,
     so a release heading or a date is not cut to "[1.0.0] - 202…"; the name column keeps its width."""
     for column in range(1, tree.columnCount()):
