@@ -7,11 +7,29 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
+from tests.ui.lifetime import TEST_SCOPED, delete_queued, python_owned_qt_objects, settle_deletions
 from tests.vaultkit import wait_idle
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_for_the_collector(qapp: object) -> Iterator[None]:
+    """Every window test checks that the Qt objects it made went with their owner: once its
+    windows are deleted, none is left that only Python holds, waiting for a collection
+    (see tests/ui/lifetime.py for why that matters). Looked at before collecting: the
+    collection would delete them, here safely, and hide them."""
+    settle_deletions()
+    before = python_owned_qt_objects()
+    yield
+    delete_queued()
+    left = {k: v for k, v in python_owned_qt_objects().items() if k not in before and v not in TEST_SCOPED}
+    gc.collect()
+    assert not left, (
+        f"Qt objects only Python holds, for any thread's collector to destroy: {sorted(left.values())}"
+    )
 
 
 @pytest.fixture
@@ -42,9 +60,8 @@ def open_window(qtbot: QtBot, settings: QSettings) -> Iterator[Callable[..., Mai
         window.close()
         window.deleteLater()
     windows.clear()
-    # Delete the closed windows now, on this thread, and collect their wrappers' cycles
-    # while no worker runs. Left to chance, a collection triggered by a later test's worker
-    # would destroy whatever Qt object only Python still held there, on the wrong thread
-    # (tests/ui/test_window_lifetime.py says why that crashed).
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()
+    # Delete the closed windows now, on this thread (`nothing_left_for_the_collector` then
+    # checks they left nothing and collects). Left to chance, a collection triggered by a
+    # later test's worker would destroy whatever Qt object only Python still held, on the
+    # wrong thread (tests/ui/test_window_lifetime.py says why that crashed).
+    delete_queued()

@@ -213,3 +213,4 @@ def test_a_commit_in_a_linked_worktree_is_seen_through_its_git_file(qtbot: QtBot
         assert blocker.args == [str(side)]
     finally:
         watcher.stop()
+        watcher.deleteLater()  # deleted here, on the UI thread

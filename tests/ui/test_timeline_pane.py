@@ -247,9 +247,10 @@ def test_double_click_opens_the_record(qtbot: QtBot, open_window: OpenWindow, da
 
 
 def test_controls_are_saved_and_restored(qtbot: QtBot, settings: QSettings) -> None:
-    runner = Runner()
-    first = TimelinePane(runner)
+    first = TimelinePane(Runner())
     qtbot.addWidget(first)
+    runner = first.runner
+    runner.setParent(first)  # it goes with the pane, deleted on this thread
     first.controls.mode_chronicle.setChecked(True)
     choose(first.controls.scope, "entity")
     choose(first.controls.field, "due_at")

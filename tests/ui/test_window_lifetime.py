@@ -15,22 +15,13 @@ import gc
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from pytestqt.qtbot import QtBot
-from shiboken6 import Shiboken
 
 from knowledge_desktop.ui.main_window import MainWindow
 from tests.repokit import RepoKit
+from tests.ui.lifetime import python_owned_qt_objects
 from tests.vaultkit import VaultKit, wait_idle
-
-
-def python_owned_qt_objects() -> dict[int, str]:
-    """Live Qt objects that Python owns, so that collecting their wrapper deletes them."""
-    found: dict[int, str] = {}
-    for obj in gc.get_objects():
-        if isinstance(obj, QObject) and Shiboken.isValid(obj) and Shiboken.ownedByPython(obj):
-            found[id(obj)] = type(obj).__qualname__
-    return found
 
 
 def open_and_close(qtbot: QtBot, settings: QSettings, vault: Path, use: Callable[[MainWindow], None]) -> None:
