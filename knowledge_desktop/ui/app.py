@@ -40,7 +40,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--record-tab",
-        choices=("rendered", "source", "history"),
+        choices=("rendered", "source", "history", "facts"),
         help="show this tab of the record pane (useful with --select and --screenshot)",
     )
     parser.add_argument(
@@ -113,7 +113,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 window.resizeDocks([dock], [window.width() * 45 // 100], Qt.Orientation.Horizontal)
         if args.search:
             window.search.set_query(args.search)
-        if args.record_tab:
+        if args.record_tab == "facts":  # the tab appears once the page's facts are read
+            record = window.record
+
+            def show_facts(available: bool) -> None:
+                if available:
+                    record.tabs.setCurrentWidget(record.facts)
+
+            record.facts.available.connect(show_facts)
+        elif args.record_tab:
             tabs = window.record.tabs
             tabs.setCurrentIndex(
                 [tabs.tabText(i).lower() for i in range(tabs.count())].index(args.record_tab)

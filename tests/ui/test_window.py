@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.main_window import MainWindow
+from tests.ui.test_view_changes import _vault_with_changes
 from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
@@ -171,3 +172,22 @@ def test_screenshot_of_a_bad_path_exits_non_zero(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "no such folder" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_screenshot_of_a_pages_facts_tab(tmp_path: Path) -> None:
+    """`--record-tab facts` waits for the page's facts, since that tab appears only then."""
+    kit = VaultKit(tmp_path / "vault")
+    _vault_with_changes(kit)
+    kit.close()
+    target = tmp_path / "facts.png"
+    options = ["--select", "pg_me", "--record-tab", "facts", "--screenshot", str(target)]
+    done = subprocess.run(
+        [sys.executable, "-m", "knowledge_desktop.ui.app", str(kit.root), *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
