@@ -220,15 +220,16 @@ def list_changes(
     `rolled-back`, `pending`) and `since` (an ISO date or time) narrow them. A query method:
     what it may not see is left out."""
     undone = reverted_seqs(who.store)
-    out: list[Change] = []
-    entries = _entries(who, run_id)
-    titles = _titles(who.store, [e.seq for e in entries])
-    for entry in entries:
+    kept: list[tuple[Entry, str]] = []
+    for entry in _entries(who, run_id):
         shown = STATUS.get(entry.state, entry.state)
         if shown == "applied" and entry.seq in undone:
             shown = "reverted"
-        if (status is not None and shown != status) or (since is not None and entry.created_at < since):
-            continue
+        if (status is None or shown == status) and (since is None or entry.created_at >= since):
+            kept.append((entry, shown))
+    titles = _titles(who.store, [e.seq for e, _ in kept])  # read only for the changes listed
+    out: list[Change] = []
+    for entry, shown in kept:
         extra = entry.plan.get("extra") or {}
         proposed = (
             {"proposed": extra.get("proposed"), "current": extra.get("current")}
