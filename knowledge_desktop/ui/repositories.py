@@ -111,23 +111,30 @@ def linked_git_folders(root: Path) -> list[Path]:
     the root's own watch already sees those.
     """
     dotgit = root / ".git"
+    folders: list[Path] = []
     try:
         if not dotgit.is_file():
             return []
         first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-    except OSError:
-        return []
-    if not first or not first[0].startswith("gitdir:"):
-        return []
-    gitdir = (root / first[0][len("gitdir:") :].strip()).resolve()
-    folders = [gitdir]
+        if not first or not first[0].startswith("gitdir:") or not first[0][len("gitdir:") :].strip():
+            return []
+        gitdir = (root / first[0][len("gitdir:") :].strip()).resolve()
+        folders.append(gitdir)
+        common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+        if common:
+            folders.append((gitdir / common).resolve())
+    except (OSError, ValueError):  # unreadable, no commondir, a NUL in a path: what was read
+        pass
+    real_root = root.resolve()
+    # Never a folder holding the repository itself ("gitdir: .."): its watch is the root's.
+    return [f for f in folders if _is_folder(f) and not real_root.is_relative_to(f)]
+
+
+def _is_folder(path: Path) -> bool:
     try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        common = ""
-    if common:
-        folders.append((gitdir / common).resolve())
-    return [f for f in folders if f.is_dir()]
+        return path.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL
+        return False
 
 
 class _Handler(FileSystemEventHandler):

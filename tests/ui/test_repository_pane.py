@@ -214,3 +214,14 @@ def test_a_commit_in_a_linked_worktree_is_seen_through_its_git_file(qtbot: QtBot
     finally:
         watcher.stop()
         watcher.deleteLater()  # deleted here, on the UI thread
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"gitdir: a\x00b\n", b"gitdir:\n", b"gitdir: ..\n", b"gitdir: " + b"x" * 5000 + b"\n", b"\xff\xfe"],
+)
+def test_a_malformed_git_file_names_no_folder_and_never_raises(tmp_path: Path, content: bytes) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / ".git").write_bytes(content)
+    assert linked_git_folders(root) == []

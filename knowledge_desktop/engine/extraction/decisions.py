@@ -43,6 +43,9 @@ _CLAUSE_VERB = re.compile(
     r"(?:^\W*|(?:[;—–]|(?<!\])\(|\s-\s)[ \t*_]*)(supersedes|superseded[ \t-]by)\b", re.IGNORECASE
 )
 _CLAUSE_END = re.compile(r"[;—–]|\s-\s")
+# Link text is masked before a clause's end is looked for: "[3. Use C - the new way](..)" is
+# one link, not a clause ending in its middle.
+_LINK_TEXT = re.compile(r"\[[^\[\]\n]*\]")
 # A `Supersedes:` item saying there is nothing ("none", "N/A", a dash) declares no link.
 _NOTHING = re.compile(r"^[-—–\s*_]*(?:(?:none|n/a|na|nothing|null)\b.*)?$", re.IGNORECASE | re.DOTALL)
 _QUOTE_CHARS = 120
@@ -89,7 +92,7 @@ def adr_decision(doc: Parsed) -> Found | None:
         found.date = meta["date"][0]
     declared = False
     for key, kind in _SUPERSESSION_KEYS:
-        if key in data:
+        if data.get(key) not in (None, "", []):  # an empty key (a template's) declares nothing
             declared = True
             values = _supersession_values(data[key])
             if not values and data[key] not in (None, [], ""):
@@ -121,12 +124,13 @@ def _status_supersession(doc: Parsed, found: Found, text: str) -> None:
     """Supersession links a status text declares, clause by clause (a clause runs from its
     verb to the next `;` or dash); a declaration with no link at all is unresolved (links
     that lead nowhere are reported at assembly)."""
-    verbs = list(_CLAUSE_VERB.finditer(text))
+    masked = _LINK_TEXT.sub(lambda m: "x" * len(m.group()), text)
+    verbs = list(_CLAUSE_VERB.finditer(masked))
     linkless = False
     for i, m in enumerate(verbs):
         # Each clause stops at the next verb too, so clauses never overlap (linear time).
         limit = verbs[i + 1].start(1) if i + 1 < len(verbs) else len(text)
-        end = _CLAUSE_END.search(text, m.end(1), limit)
+        end = _CLAUSE_END.search(masked, m.end(1), limit)
         targets = link_destinations(text[m.start(1) : end.start() if end else limit])
         kind = "supersedes" if m.group(1).lower() == "supersedes" else "superseded-by"
         found.supersession += [(kind, d) for d in targets]

@@ -358,3 +358,19 @@ def test_a_decisions_heading_over_sub_headings_is_a_log_of_entries(rk: RepoKit) 
     assert first["name"] == "L-1 · Keep SQLite"
     assert (first["evidence"][0]["lineStart"], first["evidence"][0]["lineEnd"]) == (5, 11)
     assert entity(doc, "decision:notes/retro.md#Decisions")["name"] == "Retro"
+
+
+def test_a_dash_inside_the_link_text_keeps_the_supersession(rk: RepoKit) -> None:
+    rk.write("adr/0002-b.md", "# 2. B\n\nStatus: Superseded by [3. Use C - the new way](0003-c.md)\n")
+    rk.write("adr/0003-c.md", "# 3. Use C\n\nStatus: Accepted\n")
+    doc = rk.extract(history=False)
+    links = entity(doc, "decision:adr/0002-b.md")["links"]
+    assert {"kind": "superseded-by", "target": "decision:adr/0003-c.md"} in links
+    assert "unresolved-supersession" not in codes(doc, "decisions")
+
+
+def test_an_empty_supersession_key_leaves_the_status_to_declare_it(rk: RepoKit) -> None:
+    rk.write("adr/0002-b.md", "---\nsuperseded_by:\n---\n# 2. B\n\nStatus: Superseded by [C](0003-c.md)\n")
+    rk.write("adr/0003-c.md", "# 3. Use C\n\nStatus: Accepted\n")
+    links = entity(rk.extract(history=False), "decision:adr/0002-b.md")["links"]
+    assert {"kind": "superseded-by", "target": "decision:adr/0003-c.md"} in links
