@@ -9,6 +9,9 @@ when the 10-second budget checked between commits is spent. The tag may sit on
 a side branch merged into the first-parent line, which the walk then never
 meets: so it stops at the first commit that is the tag's commit or one of its
 ancestors, since everything from there on was already released with the tag.
+The commits the tag does not hold are found by one first-parent revwalk that
+hides the tag, not by an ancestry query per commit (each of those walked back
+to the tag: seconds for an old tag in a long history).
 
 The subject gives the name and the Conventional Commits parts (type, scope,
 `!`); a `BREAKING CHANGE:` or `BREAKING-CHANGE:` footer marks it breaking too.
@@ -89,18 +92,19 @@ def read_history(
     except (pygit2.GitError, KeyError, ValueError) as exc:
         return _not_analyzed(out, "history-unavailable", f"HEAD cannot be read: {exc}")
     out.head = str(head.id)
-    stop: pygit2.Oid | None = None
+    window: set[str] | None = None  # with a tag: the first-parent commits it does not hold
     if since_tag is not None:
         stop = _tag_commit(repo, since_tag, head, out)
         if stop is None:
             return out
+        window = _unreleased(repo, head, stop, max_commits, out)
     boundary = shallow_boundary(repo)
     cache = cache if cache is not None else {}
     started = time.monotonic()
     commit: pygit2.Commit | None = head
     while commit is not None:
         sha = str(commit.id)
-        if stop is not None and _released(repo, stop, commit.id, out):
+        if window is not None and sha not in window:
             break
         if out.info["commits"] >= max_commits:
             _partial(out, "commit-window", f"stopped after {max_commits} commits")
@@ -132,13 +136,24 @@ def read_history(
     return out
 
 
-def _released(repo: pygit2.Repository, tag: pygit2.Oid, commit: pygit2.Oid, out: HistoryResult) -> bool:
-    """Whether `commit` is the tag's commit or one of its ancestors: the window ends there."""
+def _unreleased(
+    repo: pygit2.Repository, head: pygit2.Commit, tag: pygit2.Oid, limit: int, out: HistoryResult
+) -> set[str]:
+    """The first-parent commits from HEAD that `tag` does not hold (at most `limit` + 1 of
+    them: the window never reads more), in one walk; none when the walk cannot be read."""
+    found: set[str] = set()
     try:
-        return commit == tag or repo.descendant_of(tag, commit)
+        walker = repo.walk(head.id)
+        walker.simplify_first_parent()
+        walker.hide(tag)
+        for commit in walker:
+            found.add(str(commit.id))
+            if len(found) > limit:
+                break
     except (pygit2.GitError, KeyError, ValueError) as exc:
-        _missing(out, f"commit {commit} against the tag: {exc}")
-        return True
+        _missing(out, f"the commits after the tag cannot be read: {exc}")
+        return set()
+    return found
 
 
 def shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:

@@ -318,10 +318,10 @@ def test_a_tag_check_that_cannot_read_its_objects_is_reported_not_a_crash(
     shas = [rk.commit(f"c{n}", {"f.txt": str(n)}) for n in range(3)]
     rk.tag("v0", shas[0])
 
-    def unreadable(self: pygit2.Repository, a: object, b: object) -> bool:
+    def unreadable(self: pygit2.Repository, *args: object) -> object:
         raise pygit2.GitError("object not found")
 
-    monkeypatch.setattr(pygit2.Repository, "descendant_of", unreadable, raising=False)
+    monkeypatch.setattr(pygit2.Repository, "walk", unreadable, raising=False)
     monkeypatch.setattr(history, "_tag_commit", lambda repo, tag, head, out: pygit2.Oid(hex=shas[0]))
     doc = rk.extract(since_tag="v0")
     assert ids_of(doc, "change") == []
