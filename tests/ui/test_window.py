@@ -130,45 +130,31 @@ def test_closing_while_a_vault_loads_leaves_no_work_running(
     assert "Traceback" not in capfd.readouterr().err
 
 
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def run_app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`knowledge-desktop ARGS` in a process of its own, offscreen, with its own settings."""
+    return subprocess.run(
+        [sys.executable, "-m", "knowledge_desktop.ui.app", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
+
+
 def test_screenshot_option_renders_the_demo_vault(tmp_path: Path) -> None:
     """`knowledge-desktop --screenshot` opens the bundled demo vault and writes a PNG."""
     target = tmp_path / "shot.png"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "knowledge_desktop.ui.app",
-            "--screenshot",
-            str(target),
-            "--select",
-            "pg_01KT134R00XFDKKX",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    )
+    done = run_app(tmp_path, "--screenshot", str(target), "--select", "pg_01KT134R00XFDKKX")
     assert done.returncode == 0, done.stderr
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert target.read_bytes()[:8] == PNG
 
 
 def test_screenshot_of_a_bad_path_exits_non_zero(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "knowledge_desktop.ui.app",
-            str(tmp_path / "nope"),
-            "--screenshot",
-            str(tmp_path / "x.png"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
-    )
+    done = run_app(tmp_path, str(tmp_path / "nope"), "--screenshot", str(tmp_path / "x.png"))
     assert done.returncode == 2
     assert "no such folder" in done.stderr
     assert "Traceback" not in done.stderr
@@ -180,14 +166,8 @@ def test_screenshot_of_a_pages_facts_tab(tmp_path: Path) -> None:
     _vault_with_changes(kit)
     kit.close()
     target = tmp_path / "facts.png"
-    options = ["--select", "pg_me", "--record-tab", "facts", "--screenshot", str(target)]
-    done = subprocess.run(
-        [sys.executable, "-m", "knowledge_desktop.ui.app", str(kit.root), *options],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    done = run_app(
+        tmp_path, str(kit.root), "--select", "pg_me", "--record-tab", "facts", "--screenshot", str(target)
     )
     assert done.returncode == 0, done.stderr
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert target.read_bytes()[:8] == PNG

@@ -95,7 +95,7 @@ def adr_decision(doc: Parsed) -> Found | None:
         if data.get(key) not in (None, "", []):  # an empty key (a template's) declares nothing
             declared = True
             values = _supersession_values(data[key])
-            if not values and data[key] not in (None, [], ""):
+            if not values:
                 doc.reasons.append(Reason(DECISIONS, "invalid-frontmatter", doc.path, f"{key} is not a path"))
             found.supersession += [(kind, v) for v in values]
     if not declared:
