@@ -113,8 +113,10 @@ def read_history(
             _partial(out, "time-budget", f"stopped after {out.info['commits']} commits")
             break
         if sha in boundary:  # not cached: deepening the clone gives it its paths
-            found = _change_without_paths(commit)
+            boundary_reasons: list[Reason] = []
+            found = _change_without_paths(commit, boundary_reasons)
             out.found.append(found)
+            out.reasons += boundary_reasons
             out.info["commits"] += 1
             _partial(out, "shallow-history", f"commit {sha} is a shallow boundary: its parents are not local")
             break

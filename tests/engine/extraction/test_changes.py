@@ -278,6 +278,17 @@ def test_a_shallow_boundary_is_listed_without_paths_and_history_is_partial(
     assert second in reason["detail"]
 
 
+def test_a_shallow_boundary_keeps_the_reasons_its_message_gives(rk: RepoKit) -> None:
+    first = rk.commit("one", {"a.txt": "1"})
+    second = rk.commit("feat: " + "long " * 80, {"a.txt": "2"})
+    rk.commit("three", {"a.txt": "3"})
+    rk.make_shallow(second, first)
+    doc = rk.extract()
+    assert len(entity(doc, f"commit:{second}")["name"]) <= 256
+    assert "name-truncated" in codes(doc, "changes")
+    assert codes(doc, "history") == {"shallow-history"}
+
+
 def test_a_path_that_is_not_utf8_is_left_out_and_history_is_partial(rk: RepoKit) -> None:
     rk.commit("one", {"a.txt": "1"})
     repo = rk.repo
