@@ -1,18 +1,18 @@
 """Decisions: one per ADR document, and explicit Decision sections elsewhere.
 
-Spec: knowledge-entities-extraction.md, "Extraction and identity". An ADR is
-a Markdown file inside an `adr/`, `adrs/` or `decisions/` folder (not its
-README, index or template), or any document declaring `type: adr` or
-`type: decision`. Its status and date come from frontmatter, else from
-`Status:`/`Date:` lines or list items, or a `Status`/`Date` heading's first
-paragraph, within the first 40 lines. Supersession comes from frontmatter
-`supersedes`/`superseded-by` (also spelled `superseded_by`), else from `Supersedes:`/`Superseded by:` lines or
-list items and from status clauses that open with the verb ("Superseded by …",
-"Accepted — supersedes …"), the frontmatter's status or the body's; it is resolved to other
-ADRs later (assembly), since only the whole set of ADRs says whether a path is
-one. A status that declares supersession without any link is reported as
-unresolved here, so a supersession never vanishes without a trace. Status and
-date are what the document declares, never a judgement that it is approved.
+Spec: knowledge-entities-extraction.md, "Extraction and identity". An ADR is a Markdown
+file inside an `adr/`, `adrs/` or `decisions/` folder (not its README, index or
+template), or any document declaring `type: adr` or `type: decision`. Its status and
+date come from frontmatter, else from `Status:`/`Date:` lines or list items, or a
+`Status`/`Date` heading's first paragraph, within the first 40 lines. Supersession comes
+from frontmatter `supersedes`/`superseded-by` (also spelled `superseded_by`), else from
+`Supersedes:`/`Superseded by:` lines or list items and from status clauses that open
+with the verb ("Superseded by …", "Superseded ([B](..))", "Accepted — supersedes …"),
+the frontmatter's status or the body's; it is resolved to other ADRs later (assembly),
+since only the whole set of ADRs says whether a path is one. A status that declares
+supersession without any link is reported as unresolved here, so a supersession never
+vanishes without a trace. Status and date are what the document declares, never a
+judgement that it is approved.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import re
 
 from knowledge_desktop.engine.extraction import ids
 from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES, METADATA_LINES
+from knowledge_desktop.engine.extraction.inline import visible_text
 from knowledge_desktop.engine.extraction.model import DECISIONS, Found, Reason
 from knowledge_desktop.engine.extraction.outline import Heading
 from knowledge_desktop.engine.extraction.parsed import Parsed, link_destinations
@@ -40,7 +41,7 @@ _META = re.compile(
 # A verb in the middle of a clause has another subject ("the old figure is superseded by
 # [..]") and declares nothing about the record.
 _CLAUSE_VERB = re.compile(
-    r"(?:^\W*|(?:[;—–]|(?<!\])\(|\s-\s)[ \t*_]*)(supersedes|superseded[ \t-]by)\b", re.IGNORECASE
+    r"(?:^\W*|(?:[;—–]|(?<!\])\(|\s-\s)[ \t*_]*)(supersedes|superseded(?:[ \t-]by)?)\b", re.IGNORECASE
 )
 _CLAUSE_END = re.compile(r"[;—–]|\s-\s")
 # Link text is masked before a clause's end is looked for: "[3. Use C - the new way](..)" is
@@ -57,6 +58,15 @@ _SUPERSESSION_KEYS = (
 )
 _DECISION_HEADING = re.compile(r"^Decisions?(?:\s*[:—–-]\s*(.+))?$")
 _LOG_HEADING = re.compile(r"^Decisions$")
+# Sub-headings that divide one decision into its parts (the sections of an ADR template), so
+# a `Decisions` heading over them records one decision, not a log of entries.
+PART_HEADINGS = frozenset(
+    {"context", "background", "problem", "problem statement", "motivation", "outcome", "decision outcome"}
+    | {"consequences", "rationale", "options", "considered options", "alternatives", "pros and cons"}
+    | {"alternatives considered", "decision drivers", "status", "discussion", "notes", "summary"}
+    | {"implications", "drawbacks", "details", "links", "references", "open questions", "next steps"}
+)
+_NAME_CHARS = 80
 
 
 def is_adr(doc: Parsed) -> bool:
@@ -141,11 +151,10 @@ def _status_supersession(doc: Parsed, found: Found, text: str) -> None:
 
 def _item_supersession(doc: Parsed, found: Found, kind: str, text: str) -> None:
     """A `Supersedes:` / `Superseded by:` line or list item: its links, as the frontmatter
-    keys of the same names would give; "none" or "N/A" declares nothing."""
-    if _NOTHING.match(text):
-        return
+    keys of the same names would give; "none" or "N/A" with no link declares nothing (one
+    with a link, "nothing yet, see [A](..)", still names A)."""
     targets = link_destinations(text)
-    if not targets:
+    if not targets and not _NOTHING.match(text):
         _unresolved(doc, kind, text)
     found.supersession += [(kind, d) for d in targets]
 
@@ -213,7 +222,8 @@ def section_decisions(doc: Parsed) -> list[Found]:
     document; a repeated heading text gets an occurrence suffix in its id. A plural
     `Decisions` heading divided by sub-headings is a log: each sub-heading is one entry
     (a decision log kept in one file, "## D-1 · …"), and the text before them is its
-    preamble, not a decision."""
+    preamble, not a decision. Sub-headings that name a decision's parts ("Context",
+    "Outcome") are not entries: a `Decisions` heading over nothing else is one decision."""
     out: list[Found] = []
     if in_adr_folder(doc):
         return out
@@ -225,23 +235,48 @@ def section_decisions(doc: Parsed) -> list[Found]:
         if not m:
             continue
         entries = _log_entries(i, headings) if _LOG_HEADING.match(h.text.strip()) else []
-        for j in entries:
-            if not _DECISION_HEADING.match(headings[j].text.strip()):  # those make their own
+        for j in entries:  # an entry holding Decision headings is named by them instead
+            if not _holds_decision_heading(j, headings):
                 _section_decision(doc, out, seen, headings[j], headings[j].text.strip())
         if entries:
             continue
-        parents = doc.outline.parents(i)[:-1]
-        name = m.group(1) or (parents[-1].text if parents else doc_title if doc_title != doc.stem else h.text)
+        name = m.group(1) or _unnamed_decision(doc, i, doc_title)
         _section_decision(doc, out, seen, h, name.strip() or h.text)
     return out
 
 
+def _holds_decision_heading(j: int, headings: list[Heading]) -> bool:
+    h = headings[j]
+    return any(_DECISION_HEADING.match(o.text.strip()) for o in headings[j:] if h.line <= o.line <= h.end)
+
+
+def _unnamed_decision(doc: Parsed, i: int, doc_title: str) -> str:
+    """A bare `Decision` heading is named by the nearest enclosing heading that is not
+    itself about decisions ("## Storage" over "### Decision"), else by the document's
+    title, else by its own first line of text (a log of bare `## Decision` entries)."""
+    for parent in reversed(doc.outline.parents(i)[:-1]):
+        if not _DECISION_HEADING.match(parent.text.strip()):
+            return parent.text
+    if doc_title != doc.stem and not _DECISION_HEADING.match(doc_title.strip()):
+        return doc_title
+    first = next((b for b in doc.outline.blocks if b.heading == i), None)
+    text = visible_text(doc.src.content(first.start)) if first is not None else ""
+    if len(text) > _NAME_CHARS:
+        text = text[: _NAME_CHARS - 1].rstrip() + "…"
+    return text or doc.outline.headings[i].text
+
+
 def _log_entries(i: int, headings: list[Heading]) -> list[int]:
-    """The direct sub-headings of heading `i` (the shallowest level inside its section)."""
+    """The direct sub-headings of heading `i` (the shallowest level inside its section)
+    that are entries, not parts of one decision."""
     h = headings[i]
     inner = [j for j in range(i + 1, len(headings)) if h.line < headings[j].line <= h.end]
     level = min((headings[j].level for j in inner), default=0)
-    return [j for j in inner if headings[j].level == level]
+    return [
+        j
+        for j in inner
+        if headings[j].level == level and headings[j].text.strip().rstrip(":").lower() not in PART_HEADINGS
+    ]
 
 
 def _section_decision(doc: Parsed, out: list[Found], seen: dict[str, int], h: Heading, name: str) -> None:

@@ -374,3 +374,59 @@ def test_an_empty_supersession_key_leaves_the_status_to_declare_it(rk: RepoKit) 
     rk.write("adr/0003-c.md", "# 3. Use C\n\nStatus: Accepted\n")
     links = entity(rk.extract(history=False), "decision:adr/0002-b.md")["links"]
     assert {"kind": "superseded-by", "target": "decision:adr/0003-c.md"} in links
+
+
+def test_a_status_of_superseded_alone_is_unresolved_and_with_a_link_names_the_successor(
+    rk: RepoKit,
+) -> None:
+    rk.write("adr/0001-a.md", "# A\n\nStatus: Superseded\n")
+    rk.write("adr/0002-b.md", "# B\n\nStatus: Superseded ([C](0003-c.md))\n")
+    rk.write("adr/0003-c.md", "# C\n\nStatus: Accepted\n")
+    doc = rk.extract(history=False)
+    assert _supersession(entity(doc, "decision:adr/0002-b.md")) == [
+        {"kind": "superseded-by", "target": "decision:adr/0003-c.md"}
+    ]
+    reasons = [r for r in doc["coverage"]["decisions"]["reasons"] if r["code"] == "unresolved-supersession"]
+    expected = [("adr/0001-a.md", "no link in status 'Superseded'")]
+    assert [(r["path"], r["detail"]) for r in reasons] == expected
+
+
+@pytest.mark.parametrize(
+    "item", ["nothing yet, see [A](0001-a.md)", "NA-123 [A](0001-a.md)", "— [A](0001-a.md)"]
+)
+def test_a_supersedes_item_that_reads_like_nothing_still_names_its_link(rk: RepoKit, item: str) -> None:
+    rk.write("adr/0001-a.md", "# A\n\nStatus: Accepted\n")
+    rk.write("adr/0002-b.md", f"# B\n\n- Status: Accepted\n- Supersedes: {item}\n")
+    doc = rk.extract(history=False)
+    assert _supersession(entity(doc, "decision:adr/0002-b.md")) == [
+        {"kind": "supersedes", "target": "decision:adr/0001-a.md"}
+    ]
+    assert doc["coverage"]["decisions"]["status"] == "complete"
+
+
+def test_a_decisions_heading_over_the_parts_of_one_decision_is_one_decision(rk: RepoKit) -> None:
+    rk.write(
+        "notes/sync.md",
+        "# Sync design\n\n## Decisions\n\n### Context\n\nTwo laptops.\n\n### Outcome\n\nNo cloud sync.\n\n"
+        "## Later\n\nMore.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc, "decision") == ["decision:notes/sync.md#Decisions"]
+    one = entity(doc, "decision:notes/sync.md#Decisions")
+    assert one["name"] == "Sync design"
+    assert (one["evidence"][0]["lineStart"], one["evidence"][0]["lineEnd"]) == (3, 11)
+
+
+def test_bare_decision_entries_in_a_log_are_named_by_their_first_line(rk: RepoKit) -> None:
+    rk.write(
+        "DECISIONS.md",
+        "# Decisions\n\n## Decision\n\nKeep **SQLite** as the only store.\n\n## Decision\n\n"
+        "Ship monthly.\n\n## Storage\n\n### Decision\n\nOne file.\n",
+    )
+    doc = rk.extract(history=False)
+    names = {e["id"]: e["name"] for e in doc["entities"] if e["kind"] == "decision"}
+    assert names == {
+        "decision:DECISIONS.md#Decision": "Keep SQLite as the only store.",
+        "decision:DECISIONS.md#Decision~2": "Ship monthly.",
+        "decision:DECISIONS.md#Decision~3": "Storage",  # the entry itself is no second decision
+    }
