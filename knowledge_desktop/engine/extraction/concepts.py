@@ -6,10 +6,12 @@ terms, vocabulary or lexicon, or declaring `type: glossary`) or the section
 under a heading of one of those names. Inside it, a term is a leaf heading
 with content, a `**Term**: definition` line or list item, or a `Term — definition`
 (em or en dash, white space on both sides) line or list item. A term may hold
-underscores, and a term written as one code span (`` `snake_case` ``) is named
-by the text inside the backticks. Within a paragraph, a later line opens another
-definition only when the paragraph is a run of definitions written alike; a leaf
-heading whose section opens with definitions groups them and is not a term.
+underscores; every term is named by its visible text, so one written as a code span
+(`` `snake_case` ``) is named by the text inside the backticks. Within a paragraph, a
+later line opens another definition only when the paragraph is a run of definitions
+written alike; a leaf heading whose section opens with a definition (or a table of
+terms) groups them and is not a term. A bold label naming a part of an entry
+("**Note**:", "**Example**:") is no term.
 A pipe table whose first header cell names terms
 ("Term", "Name", "Acronym", …) gives one term per body row, named by its first cell
 and bound to the row's line; any other table in a scope defines nothing.
@@ -53,6 +55,11 @@ TERM_COLUMNS = frozenset(
 )
 _PIPE = re.compile(r"(?<!\\)\|")
 _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
+# Bold labels that name a part of an entry ("**Note**: taken hourly.") rather than a term.
+LABELS = frozenset(
+    {"note", "notes", "definition", "example", "examples", "see also", "synonym", "synonyms"}
+    | {"alias", "aliases", "usage", "source", "sources", "related", "warning", "tip", "important"}
+)
 MAX_DASH_TERM_WORDS = 6
 """A dash line whose left side is longer than this reads as prose, not a term."""
 
@@ -89,17 +96,20 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
     with_text = {b.heading for b in outline.blocks}
     found: list[tuple[Block, list[tuple[int, str]]]] = []
     rows: set[int] = set()  # lines of table rows: each is its own region
+    opens: dict[int, bool] = {}  # heading -> its section opens with a definition
     for b in outline.blocks:
         in_scope = _scope_of(scopes, b.start) is not None
         table = _table_terms(doc, b) if in_scope else None
         if table is not None:
             rows.update(line for line, _ in table)
-        found.append((b, table if table is not None else _block_starts(doc, b, in_scope)))
-    # A heading whose section opens with a definition groups terms ("## Time" over
-    # "**Validity interval** — …"); it is not a term itself.
-    first_blocks: dict[int, list[tuple[int, str]]] = {}
-    for block, starts in found:
-        first_blocks.setdefault(block.heading, starts)
+        starts = table if table is not None else _block_starts(doc, b, in_scope)
+        found.append((b, starts))
+        opens.setdefault(b.heading, bool(starts))
+    # A heading whose section opens with a definition or a table of terms groups them
+    # ("## Exchange" over "**Data bundle** — …"); it is not a term itself. A label opening
+    # a term's section ("## Validity interval" over "**Note**: …") is no definition, so
+    # that heading stays a term.
+    groups = {h for h, first in opens.items() if first}
     for i, h in enumerate(outline.headings):
         scope = _scope_of(scopes, h.line)
         if scope is None or h.level <= scope[2] or len(h.text.strip()) <= 1:
@@ -109,7 +119,7 @@ def glossary_terms(doc: Parsed, whole_glossary: bool) -> list[Found]:
         leaf = not any(o.line > h.line and o.line <= h.end for o in outline.headings[i + 1 :])
         has_text = i in with_text
         title_heading = whole_glossary and h.level == 1 and i == 0
-        if leaf and has_text and not title_heading and not first_blocks.get(i):
+        if leaf and has_text and not title_heading and i not in groups:
             _add(doc, out, h.text.strip(), h.line, h.end)
     for block, starts in found:
         for k, (line_no, term) in enumerate(starts):
@@ -177,7 +187,7 @@ def _block_starts(doc: Parsed, block: Block, in_glossary: bool) -> list[tuple[in
             dash = None if m else _DASH.match(text)
             if dash and len(dash.group("term").split()) <= MAX_DASH_TERM_WORDS:
                 m = dash
-            if m and _SENTENCE.search(m.group("term").strip()):
+            if m and (_SENTENCE.search(m.group("term").strip()) or _is_label(m.group("term"))):
                 m = None
             form = (m is not None, text.startswith(("**", "__")))
             if n == block.start:
@@ -188,8 +198,15 @@ def _block_starts(doc: Parsed, block: Block, in_glossary: bool) -> list[tuple[in
     return starts
 
 
+def _is_label(term: str) -> bool:
+    words = visible_text(term).rstrip(":").lower()
+    return words in LABELS or words.split(" ", 1)[0] in ("note", "notes")
+
+
 def _add(doc: Parsed, out: list[Found], term: str, start: int, end: int) -> None:
-    term = term.strip().strip("`").strip() if term.startswith("`") and term.endswith("`") else term
+    """One term, named as a reader sees it rendered: `` `snake_case` `` is snake_case, and
+    two code spans `` `a` `b` `` are "a b", never "a` `b"."""
+    term = visible_text(term)
     if not term:
         return
     region = doc.cut(CONCEPTS, start, end)

@@ -197,7 +197,27 @@ def test_a_heading_over_definitions_groups_them_and_is_not_a_term(rk: RepoKit) -
         "## Snapshot\n\nA frozen copy of the ledger.\n\n**Note**: taken hourly.\n",
     )
     doc = rk.extract(history=False)
-    assert ids_of(doc) == ["concept:Ledger", "concept:Note", "concept:Shard", "concept:Snapshot"]
+    assert ids_of(doc) == ["concept:Ledger", "concept:Shard", "concept:Snapshot"]  # "Note" is a label
+
+
+def test_a_heading_whose_section_opens_with_one_label_is_still_a_term(rk: RepoKit) -> None:
+    rk.write(
+        "docs/glossary.md",
+        "# Glossary\n\n## Validity interval\n\n**Note**: the span a fact holds in the world.\n\n"
+        "## Time\n\n**Tick** — one step of the clock.\n\n"
+        "## Order\n\nHow records sort.\n\n**Example**: by date.\n",
+    )
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:Order", "concept:Tick", "concept:Validity interval"]
+    interval = region(entity(doc, "concept:Validity interval"))
+    assert (interval["lineStart"], interval["lineEnd"]) == (3, 5)
+
+
+def test_two_code_spans_name_one_term_as_a_reader_sees_it(rk: RepoKit) -> None:
+    text = "# Glossary\n\n`git` `log` — lists commits.\n\n## `HEAD`\n\nThe current commit.\n"
+    rk.write("GLOSSARY.md", text)
+    doc = rk.extract(history=False)
+    assert ids_of(doc) == ["concept:HEAD", "concept:git log"]
 
 
 TABLES = """# Lantern
