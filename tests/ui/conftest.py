@@ -11,7 +11,13 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.lifetime import TEST_SCOPED, delete_queued, python_owned_qt_objects, settle_deletions
+from tests.ui.lifetime import (
+    TEST_SCOPED,
+    delete_queued,
+    made_since,
+    python_owned_qt_objects,
+    settle_deletions,
+)
 from tests.vaultkit import wait_idle
 
 
@@ -25,11 +31,10 @@ def nothing_left_for_the_collector(qapp: object) -> Iterator[None]:
     before = python_owned_qt_objects()
     yield
     delete_queued()
-    left = {k: v for k, v in python_owned_qt_objects().items() if k not in before and v not in TEST_SCOPED}
+    left = made_since(before, TEST_SCOPED)
+    del before  # released here, on the UI thread
     gc.collect()
-    assert not left, (
-        f"Qt objects only Python holds, for any thread's collector to destroy: {sorted(left.values())}"
-    )
+    assert not left, f"Qt objects only Python holds, for any thread's collector to destroy: {left}"
 
 
 @pytest.fixture

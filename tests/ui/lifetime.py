@@ -18,13 +18,23 @@ TEST_SCOPED = frozenset({"QSettings", "QAbstractItemModelTester"})
 by pytest until the test item is torn down."""
 
 
-def python_owned_qt_objects() -> dict[int, str]:
-    """Live Qt objects that Python owns, so that collecting their wrapper deletes them."""
-    found: dict[int, str] = {}
-    for obj in gc.get_objects():
-        if isinstance(obj, QObject) and Shiboken.isValid(obj) and Shiboken.ownedByPython(obj):
-            found[id(obj)] = type(obj).__qualname__
-    return found
+def python_owned_qt_objects() -> dict[int, QObject]:
+    """Live Qt objects that Python owns, so that collecting their wrapper deletes them.
+
+    The census holds each object, so none of their ids can be reused by a new object
+    while it lives: an object made later is never mistaken for one counted here."""
+    return {
+        id(obj): obj
+        for obj in gc.get_objects()
+        if isinstance(obj, QObject) and Shiboken.isValid(obj) and Shiboken.ownedByPython(obj)
+    }
+
+
+def made_since(before: dict[int, QObject], ignore: frozenset[str] = frozenset()) -> list[str]:
+    """The class names of Python-owned Qt objects alive now that `before` did not count."""
+    now = python_owned_qt_objects()
+    names = (type(o).__qualname__ for k, o in now.items() if k not in before)
+    return sorted(name for name in names if name not in ignore)
 
 
 def delete_queued() -> None:

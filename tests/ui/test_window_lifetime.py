@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
 from tests.repokit import RepoKit
-from tests.ui.lifetime import python_owned_qt_objects
+from tests.ui.lifetime import made_since, python_owned_qt_objects
 from tests.vaultkit import VaultKit, wait_idle
 
 
@@ -40,8 +40,9 @@ def open_and_close(qtbot: QtBot, settings: QSettings, vault: Path, use: Callable
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     del window
-    left = {k: v for k, v in python_owned_qt_objects().items() if k not in before}
-    assert left == {}, (
+    left = made_since(before)
+    del before
+    assert left == [], (
         f"Qt objects that only Python keeps, to be destroyed by whichever thread collects: {left}"
     )
 
