@@ -26,6 +26,8 @@ DEFAULT_MAX_COMMITS = 50
 MIN_COMMITS, MAX_COMMITS = 1, 200
 HISTORY_BUDGET_SECONDS = 10.0
 """Checked between commits: once spent, the window stops there (partial)."""
+MAX_LISTED_TAGS = 500
+"""Tags offered as a window's edge (newest first); an older tag can still be typed."""
 MAX_COMMIT_DELTAS = 10_000
 """Changed files read from one commit's tree diff; past it the rest are not paths (partial)."""
 

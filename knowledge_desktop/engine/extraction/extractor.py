@@ -55,6 +55,13 @@ class Extractor:
         if not self.repo_root.is_dir():
             raise QueryError(f"{self.repo_root} is not a folder")
 
+    def set_options(self, options: ExtractOptions) -> None:
+        """Extract with `options` from now on. What earlier runs learnt stays valid: a
+        document's result does not depend on the history window, and a commit's change
+        is the same whichever window reads it."""
+        check_max_commits(options.max_commits)
+        self.options = options
+
     @property
     def parsed_last_run(self) -> int:
         """Documents the last run parsed (the others came from the cache)."""

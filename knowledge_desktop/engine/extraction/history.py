@@ -48,6 +48,7 @@ from knowledge_desktop.engine.extraction.bounds import (
     MAX_COMMIT_DELTAS,
     MAX_COMMITS,
     MAX_LINKS,
+    MAX_LISTED_TAGS,
     MIN_COMMITS,
 )
 from knowledge_desktop.engine.extraction.model import CHANGES, HISTORY, Found, Reason
@@ -156,6 +157,24 @@ def _unreleased(
         _missing(out, f"the commits after the tag cannot be read: {exc}")
         return set()
     return found
+
+
+def local_tags(root: Path, limit: int = MAX_LISTED_TAGS) -> list[str]:
+    """The local tags naming a commit, newest commit first (then by name), at most
+    `limit`: the choices for a since-tag. None when `root` is no repository's root."""
+    try:
+        repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+    except (pygit2.GitError, KeyError):
+        return []
+    dated: list[tuple[int, str]] = []
+    for ref in repo.references.iterator(pygit2.enums.ReferenceFilter.TAGS):
+        try:
+            commit = ref.peel(pygit2.Commit)
+            name = ref.shorthand
+        except (pygit2.GitError, KeyError, ValueError, UnicodeDecodeError):
+            continue  # a tag of a tree or a blob, or a name that is not text: no window edge
+        dated.append((-commit.commit_time, name))
+    return [name for _, name in sorted(dated)[:limit]]
 
 
 def shallow_boundary(repo: pygit2.Repository) -> frozenset[str]:

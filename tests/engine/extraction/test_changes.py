@@ -12,7 +12,7 @@ import pygit2
 import pytest
 
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.extraction import history
+from knowledge_desktop.engine.extraction import ExtractOptions, extract, history
 from tests.repokit import RepoKit, codes, entity, ids_of, region
 
 KEEP_A_CHANGELOG = """# Changelog
@@ -340,3 +340,32 @@ def test_a_tag_check_that_cannot_read_its_objects_is_reported_not_a_crash(
         "not-analyzed",
         {"history-unavailable"},
     )
+
+
+def test_local_tags_name_commits_newest_first_and_skip_other_objects(rk: RepoKit) -> None:
+    first = rk.commit("one", {"a.txt": "1"})
+    second = rk.commit("two", {"a.txt": "2"})
+    rk.tag("v1", first)
+    rk.tag("v2", second)
+    rk.tag("also-v2", second)
+    blob = rk.repo.create_blob(b"not a commit")
+    rk.repo.references.create("refs/tags/a-blob", blob)
+    assert history.local_tags(rk.root) == ["also-v2", "v2", "v1"]
+    assert history.local_tags(rk.root, limit=1) == ["also-v2"]
+    assert history.local_tags(rk.root / "missing") == []
+
+
+def test_an_extractor_given_new_options_reads_the_new_window_and_keeps_its_caches(rk: RepoKit) -> None:
+    rk.write("GLOSSARY.md", "# Glossary\n\n**Tag**: a named commit.\n")
+    shas = [rk.commit(f"c{n}", {"a.txt": str(n)}) for n in range(4)]
+    rk.tag("v1", shas[1])
+    extractor = rk.extractor()
+    assert len(ids_of(extractor.extract(), "change")) == 4
+    assert extractor.parsed_last_run == 1
+    extractor.set_options(ExtractOptions(since_tag="v1"))
+    doc = extractor.extract()
+    assert ids_of(doc, "change") == sorted(f"commit:{c}" for c in shas[2:])
+    assert extractor.parsed_last_run == 0
+    assert doc == extract(rk.root, ExtractOptions(since_tag="v1"))
+    with pytest.raises(QueryError):
+        extractor.set_options(ExtractOptions(max_commits=201))
