@@ -3,7 +3,10 @@
 Issue 17 §3. The list is per vault and lives in the window's QSettings (key
 `repositoriesByVault`: JSON mapping the vault folder's real path to the
 repository folders added to it, in the order added). It is UI state, not
-vault content, so it is not written into the vault's folder.
+vault content, so it is not written into the vault's folder. The history
+window chosen for each (the commits to read, a tag to stop at) is kept beside
+it, under `repositoryHistoryByVault` (vault path → repository folder →
+`{"maxCommits": N, "sinceTag": TAG or null}`).
 
 Each repository keeps one `Extractor` (engine/extraction) so a re-run after
 an edit parses only what changed; its runs are serialised by a lock since two
@@ -31,12 +34,14 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from knowledge_desktop.engine.extraction import ExtractOptions, Extractor
+from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS, MAX_COMMITS, MIN_COMMITS
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_claims import vault_claims
 
 log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "repositoriesByVault"
+HISTORY_KEY = "repositoryHistoryByVault"
 DEBOUNCE_MS = 400
 
 
@@ -70,11 +75,56 @@ def set_repositories(settings: QSettings, vault_root: Path, folders: list[str]) 
     settings.sync()
 
 
+def _all_history(settings: QSettings) -> dict[str, dict[str, Any]]:
+    raw = settings.value(HISTORY_KEY, "")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+
+
+def history_options(settings: QSettings, vault_root: Path, folder: str) -> ExtractOptions:
+    """The history window chosen for `folder` in this vault; the default one when none was,
+    or when what is stored is not a valid window (edited by hand, from another version)."""
+    stored = _all_history(settings).get(_vault_key(vault_root), {}).get(folder)
+    if not isinstance(stored, dict):
+        return ExtractOptions()
+    count, tag = stored.get("maxCommits"), stored.get("sinceTag")
+    valid_count = (
+        isinstance(count, int) and not isinstance(count, bool) and MIN_COMMITS <= count <= MAX_COMMITS
+    )
+    return ExtractOptions(
+        max_commits=count if valid_count and isinstance(count, int) else DEFAULT_MAX_COMMITS,
+        since_tag=tag if isinstance(tag, str) and tag else None,
+    )
+
+
+def set_history_options(
+    settings: QSettings, vault_root: Path, folder: str, options: ExtractOptions | None
+) -> None:
+    """Remember `options` for `folder` in this vault (None: forget them)."""
+    data = _all_history(settings)
+    kept = data.setdefault(_vault_key(vault_root), {})
+    if options is None or options == ExtractOptions():
+        kept.pop(folder, None)
+    else:
+        kept[folder] = {"maxCommits": options.max_commits, "sinceTag": options.since_tag}
+    if not kept:
+        data.pop(_vault_key(vault_root))
+    settings.setValue(HISTORY_KEY, json.dumps(data, sort_keys=True))
+    settings.sync()
+
+
 class Extraction:
     """One repository's kept `Extractor`, run on workers one at a time."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, options: ExtractOptions | None = None) -> None:
         self.root = root
+        self.options = options or ExtractOptions()
+        """The window the next run reads (set on the UI thread, read by the worker)."""
+        self.tags: list[str] = []
+        """The local tags the last run found, for choosing a window's edge."""
         self.extractor: Extractor | None = None
         self.lock = threading.Lock()
         self.document: dict[str, Any] | None = None
@@ -83,9 +133,12 @@ class Extraction:
     def run(self, vault: Vault | None) -> dict[str, Any]:
         """Extract now (on a worker), linking the vault's current claims."""
         memory = vault_claims(vault) if vault is not None else None
+        options = self.options
         with self.lock:
             if self.extractor is None:
-                self.extractor = Extractor(self.root, ExtractOptions())
+                self.extractor = Extractor(self.root, options)
+            elif self.extractor.options != options:
+                self.extractor.set_options(options)
             return self.extractor.extract(memory)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
@@ -35,6 +36,20 @@ def nothing_left_for_the_collector(qapp: object) -> Iterator[None]:
     del before  # released here, on the UI thread
     gc.collect()
     assert not left, f"Qt objects only Python holds, for any thread's collector to destroy: {left}"
+
+
+@pytest.fixture(autouse=True)
+def no_modal_message_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message box nobody answers would hold a window test forever (an empty folder
+    opened as a vault did, until the CI limit): here it fails the test with its text.
+    A test that expects a box patches it again for itself."""
+
+    def unexpected(*args: object) -> None:
+        text = [a for a in args if isinstance(a, str)]
+        pytest.fail(f"unexpected message box: {' — '.join(text)}")
+
+    for name in ("warning", "critical", "question", "information", "about"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(unexpected))
 
 
 @pytest.fixture

@@ -33,16 +33,21 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, TEXT
+from knowledge_desktop.engine.extraction import ExtractOptions
+from knowledge_desktop.engine.extraction.history import local_tags
 from knowledge_desktop.engine.extraction.inline import visible_text
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes import repository_words as words
 from knowledge_desktop.ui.panes.backlinks_docs import DocIndex, DocumentationSection
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.region_viewer import RegionViewer, read_commit, read_region, region_text
+from knowledge_desktop.ui.panes.repository_history import HistoryRow
 from knowledge_desktop.ui.repositories import (
     Extraction,
     RepositoryWatcher,
     added_repositories,
+    history_options,
+    set_history_options,
     set_repositories,
 )
 from knowledge_desktop.ui.tasks import Runner
@@ -89,6 +94,8 @@ class RepositoryPane(Pane):
         top.addWidget(self.repos, 2)
         top.addWidget(self.filter, 2)
         top.addWidget(self.progress)
+        self.history = HistoryRow(self)
+        self.history.changed.connect(self._history_changed)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setContentsMargins(4, 0, 4, 0)
@@ -125,6 +132,7 @@ class RepositoryPane(Pane):
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(top)
+        body.addWidget(self.history)
         body.addWidget(self.summary)
         body.addWidget(split)
         layout = QVBoxLayout(self)
@@ -152,7 +160,8 @@ class RepositoryPane(Pane):
         super().set_vault(vault)  # refresh(): extract each one
 
     def _add_entry(self, folder: str) -> None:
-        self.extractions[folder] = Extraction(Path(folder))
+        options = history_options(self.settings, self.vault.root, folder) if self.vault else None
+        self.extractions[folder] = Extraction(Path(folder), options)
         self.repos.addItem(Path(folder).name or folder, folder)
         self.repos.setItemData(self.repos.count() - 1, folder, Qt.ItemDataRole.ToolTipRole)
         self.watcher.watch(Path(folder))
@@ -176,6 +185,7 @@ class RepositoryPane(Pane):
         del self.extractions[key]
         self.definitions.pop(key, None)
         set_repositories(self.settings, self.vault.root, list(self.extractions))
+        set_history_options(self.settings, self.vault.root, key, None)
         self.repos.removeItem(self.repos.findData(key))
         self._publish()
         self._show()
@@ -191,14 +201,14 @@ class RepositoryPane(Pane):
         if extraction is None:
             return
 
-        def work() -> tuple[dict[str, Any], dict[str, str]]:
+        def work() -> tuple[dict[str, Any], dict[str, str], list[str]]:
             document = extraction.run(vault)
             defs = {
                 e["id"]: region_text(extraction.root, e["evidence"][0])
                 for e in document["entities"]
                 if e["kind"] == "concept" and e["evidence"] and e["evidence"][0]["kind"] == "document-region"
             }
-            return document, defs
+            return document, defs, local_tags(extraction.root)
 
         self.progress.setVisible(True)
         self.runner.submit(
@@ -208,11 +218,14 @@ class RepositoryPane(Pane):
             key=f"repository:{folder}",
         )
 
-    def _extracted(self, folder: str, document: dict[str, Any], defs: dict[str, str]) -> None:
+    def _extracted(
+        self, folder: str, document: dict[str, Any], defs: dict[str, str], tags: list[str]
+    ) -> None:
         extraction = self.extractions.get(folder)
         if extraction is None:
             return
         extraction.document = document
+        extraction.tags = tags
         self.definitions[folder] = defs
         self.progress.setVisible(False)
         self._publish()
@@ -247,12 +260,24 @@ class RepositoryPane(Pane):
                     index.setdefault(claim, []).append((folder, target, e["kind"], e["name"]))
         self.documentation.set_index(index)
 
+    def _history_changed(self, options: ExtractOptions) -> None:
+        """The person chose another history window for the shown repository: keep it for
+        this vault and read the repository again with it."""
+        folder, extraction = self.root, self.extractions.get(self.root or "")
+        if folder is None or extraction is None or self.vault is None or options == extraction.options:
+            return
+        extraction.options = options
+        set_history_options(self.settings, self.vault.root, folder, options)
+        self.extract(folder)
+
     # -- showing -----------------------------------------------------------------------
     def _show(self) -> None:
         folder = self.root
         self.empty.setVisible(folder is None)
         self.body.setVisible(folder is not None)
         extraction = self.extractions.get(folder or "")
+        if extraction is not None:
+            self.history.set_state(extraction.options, extraction.tags)
         document = extraction.document if extraction is not None else None
         if document is None:
             for tree in (*self.trees.values(), self.coverage):
