@@ -49,14 +49,18 @@ def _vault_key(vault_root: Path) -> str:
     return os.path.realpath(vault_root)
 
 
-def _all(settings: QSettings) -> dict[str, list[str]]:
-    raw = settings.value(SETTINGS_KEY, "")
+def _stored(settings: QSettings, key: str) -> dict[str, Any]:
+    """The JSON object kept under `key`; empty when absent or not an object (hand-edited)."""
+    raw = settings.value(key, "")
     try:
         data = json.loads(raw) if isinstance(raw, str) and raw else {}
     except ValueError:
         return {}
-    if not isinstance(data, dict):
-        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _all(settings: QSettings) -> dict[str, list[str]]:
+    data = _stored(settings, SETTINGS_KEY)
     return {k: [p for p in v if isinstance(p, str)] for k, v in data.items() if isinstance(v, list)}
 
 
@@ -76,12 +80,7 @@ def set_repositories(settings: QSettings, vault_root: Path, folders: list[str]) 
 
 
 def _all_history(settings: QSettings) -> dict[str, dict[str, Any]]:
-    raw = settings.value(HISTORY_KEY, "")
-    try:
-        data = json.loads(raw) if isinstance(raw, str) and raw else {}
-    except ValueError:
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+    return {k: v for k, v in _stored(settings, HISTORY_KEY).items() if isinstance(v, dict)}
 
 
 def history_options(settings: QSettings, vault_root: Path, folder: str) -> ExtractOptions:
@@ -91,13 +90,9 @@ def history_options(settings: QSettings, vault_root: Path, folder: str) -> Extra
     if not isinstance(stored, dict):
         return ExtractOptions()
     count, tag = stored.get("maxCommits"), stored.get("sinceTag")
-    valid_count = (
-        isinstance(count, int) and not isinstance(count, bool) and MIN_COMMITS <= count <= MAX_COMMITS
-    )
-    return ExtractOptions(
-        max_commits=count if valid_count and isinstance(count, int) else DEFAULT_MAX_COMMITS,
-        since_tag=tag if isinstance(tag, str) and tag else None,
-    )
+    if not (type(count) is int and MIN_COMMITS <= count <= MAX_COMMITS):  # a bool is no count
+        count = DEFAULT_MAX_COMMITS
+    return ExtractOptions(max_commits=count, since_tag=tag if isinstance(tag, str) and tag else None)
 
 
 def set_history_options(
