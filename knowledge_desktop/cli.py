@@ -44,6 +44,7 @@ from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_state import incident_finding
 from knowledge_desktop.engine.write.plan import Fence, WriteRejected
 from knowledge_desktop.engine.write.publish import WriteFailed
 
@@ -450,6 +451,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also index the search text now (otherwise the first search does it)",
     )
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every page of state.sqlite first, and repair it when damaged",
+    )
     p = command("records", "List records (current ones by default).", cmd_records)
     _add_record_filters(p)
     p.add_argument(
@@ -548,6 +554,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tell_repairs(vault: Vault) -> None:
+    """One line on stderr for each damaged state.sqlite this run set aside and rebuilt, with
+    its diagnostic (`state-repaired` or `state-damaged`), so a script sees it though the
+    command answered (exit 0)."""
+    for incident in vault.repairs:
+        d = incident_finding(incident)
+        sys.stderr.write(f"knowledge: {d.code}: {_safe(d.message)}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -556,8 +571,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = standalone(args)
         else:
             with Vault.open(args.vault) as vault:
-                vault.reconcile()
-                code = args.handler(vault, args)
+                if getattr(args, "verify", False):
+                    vault.verify()
+                vault.repairing(vault.reconcile)
+                try:
+                    code = vault.repairing(lambda: args.handler(vault, args))
+                finally:
+                    _tell_repairs(vault)
         return code
     except (WriteRejected, WriteFailed) as exc:
         if getattr(args, "json", False):

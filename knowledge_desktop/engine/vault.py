@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import heap
@@ -26,6 +27,8 @@ from knowledge_desktop.engine.errors import (
     Cancelled,
     NotAVault,
     QueryError,
+    StateDamaged,
+    StateError,
     StateMissing,
     VaultError,
     VaultGone,
@@ -43,6 +46,7 @@ from knowledge_desktop.engine.query import timeline as timeline_module
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
+from knowledge_desktop.engine.store import faults
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.vault_history import VaultHistory
@@ -50,6 +54,8 @@ from knowledge_desktop.engine.vault_state import (
     STATE_DB,
     STATE_DIR,
     open_state,
+    record_incident,
+    set_aside_and_salvage,
     state_findings,
     write_manifest,
 )
@@ -58,6 +64,8 @@ from knowledge_desktop.engine.write.operations import create, pages
 from knowledge_desktop.engine.write.plan import Fence, Plan, Request
 from knowledge_desktop.engine.write.publish import Planner, Publisher
 from knowledge_desktop.engine.write.requests import make_request
+
+_T = TypeVar("_T")
 
 TEXT_CHUNK = 2048
 """Records whose text one write transaction of the window's background build indexes:
@@ -92,26 +100,21 @@ class Vault:
     def __init__(self, root: Path, state_dir: Path, store: Store, read_only: bool, vault_id: str) -> None:
         self.root = root
         self.state_dir = state_dir
-        self.store = store
         self.read_only = read_only
         self.vault_id = vault_id
         self._lock = threading.RLock()
-        self.reconciler = Reconciler(root, store)
         self.last_scan: ChangeSet | None = None
         self.text_in_background = False
         self.state_outside = False
         """`.knowledge` is a link out of the vault: not followed (see `open`)."""
-        self.publisher = Publisher(
-            root,
-            state_dir,
-            store,
-            lambda: self.reconciler,
-            self._reconcile_published,
-            vault_id,
-            read_only,
-        )
-        self.history = VaultHistory(root, state_dir, store, self.publisher)
-        """Checkpoints and versions (issue 15): `engine/vault_history.py`."""
+        self._attach(store)
+        self.repairs: list[dict[str, Any]] = []
+        """The damage incidents `repair_state` handled while this vault was open."""
+        self.on_repaired: Callable[[dict[str, Any], ChangeSet], None] | None = None
+        """Called (on the repairing thread) with the incident and the rebuild's ChangeSet after
+        a repair, so a host tells it and refreshes what it shows."""
+        self._writes_started = 0
+        """Writes begun while open: `repairing` never runs work that began one twice."""
         self.on_publish: Callable[[ChangeSet], None] | None = None
         """Called with the ChangeSet of each publish's reconcile, so a host (the window)
         updates its panes from a write as from the watcher (which then finds nothing new)."""
@@ -126,6 +129,87 @@ class Vault:
         """Set on the read-only view of a past checkpoint (`engine/asof.py`)."""
         self.on_close: list[Callable[[], None]] = []
         """Run by `close` after the store is closed (the as-of view removes its folders)."""
+
+    def _attach(self, store: Store) -> None:
+        """Build what works on the database around `store` (at open, and after a repair)."""
+        self.store = store
+        self.reconciler = Reconciler(self.root, store)
+        self.publisher = Publisher(
+            self.root,
+            self.state_dir,
+            store,
+            lambda: self.reconciler,
+            self._reconcile_published,
+            self.vault_id,
+            self.read_only,
+        )
+        self.history = VaultHistory(self.root, self.state_dir, store, self.publisher)
+        """Checkpoints and versions (issue 15): `engine/vault_history.py`."""
+
+    # -- a database found damaged while open (docs/decisions.md, damaged state) ------------
+    def repairing(self, work: Callable[[], _T]) -> _T:
+        """Run `work`; when it meets a damaged `state.sqlite` (SQLITE_CORRUPT or NOTADB, however
+        it surfaced), repair the state (`repair_state`) and run it once more on the new one.
+
+        Work that started a write is not run again: the write may have replaced files before
+        it met the damage, and running it twice could apply it twice, so the state is
+        repaired and a `StateDamaged` says to look at the journal before writing again."""
+        store, writes = self.store, self._writes_started
+        try:
+            return work()
+        except Exception as exc:
+            if self.store is not store and isinstance(exc, (sqlite3.Error, StateError)):
+                # Another thread repaired the state while this work read the old one (whose
+                # connections it closed): the work is run again on the new one.
+                return work()
+            if not faults.damage_met(exc):
+                raise
+            incident = self.repair_state(store, exc)
+            if self._writes_started != writes:
+                raise StateDamaged(
+                    f"{store.path} was found damaged during a write and set aside as "
+                    f"{incident.get('movedTo')}, and the index was rebuilt; the write was not run "
+                    "again: see the journal (`knowledge journal`) for whether it was applied"
+                ) from exc
+        return work()
+
+    def repair_state(self, seen: Store, exc: BaseException) -> dict[str, Any]:
+        """Set the damaged database aside, carry its durable rows into a new one, rebuild the
+        projections (a full reconcile) and return the incident, which `vault_diagnostics`
+        reports as `state-repaired` or `state-damaged`. `seen` is the store the damage was
+        met on: when another thread already replaced it, its repair stands."""
+        with self._lock:
+            if self.store is not seen:
+                return self.repairs[-1] if self.repairs else {}
+            if self.as_of is not None or self.detached is not None:
+                raise exc  # a past checkpoint's copy, or a state no longer written: not ours to mend
+            cause = exc.__cause__ if isinstance(exc, StateDamaged) and exc.__cause__ else exc
+            offload = self.reconciler.offload_from
+            self.reconciler.workers.close()
+            self.store.close()
+            store, incident = set_aside_and_salvage(seen.path, str(cause))
+            if store.identity("vault_id") is None:  # store_identity itself was unreadable
+                store.set_identity("vault_id", self.vault_id)
+                store.set_identity("created_at", utc_now_text())
+            record_incident(store, incident)
+            self._attach(store)
+            self.reconciler.offload_from = offload
+            self.repairs.append(incident)
+            change = self.reconcile()
+        if self.on_repaired is not None:
+            self.on_repaired(incident, change)
+        return incident
+
+    def verify(self) -> dict[str, Any] | None:
+        """SQLite's check of every page (`PRAGMA quick_check`): damage no query has met yet (an
+        index page no command reads) is repaired now; the incident, or None when sound."""
+        before = len(self.repairs)
+
+        def check() -> None:
+            self.store.check_all()  # the store of the moment: a new one on the retry
+
+        self.repairing(check)
+        return self.repairs[-1] if len(self.repairs) > before else None
 
     # -- opening -------------------------------------------------------------
     @classmethod
@@ -147,6 +231,8 @@ class Vault:
         state = open_state(root)
         vault = cls(root, state.state_dir, state.store, state.read_only, state.vault_id)
         vault.state_outside = state.outside
+        if state.incident is not None:
+            vault.repairs.append(state.incident)
         # A write interrupted by a crash is carried out (or rolled back) before anything
         # reads the vault, so no read sees half of a multi-file write (docs/writing.md).
         vault.recovered = vault.publisher.recover()
@@ -299,6 +385,7 @@ class Vault:
     def write(self, request: Request, planner: Planner) -> dict[str, Any]:
         """Plan and publish one request through the one publish path; its receipt."""
         with self._lock:
+            self._writes_started += 1
             return self.publisher.run(request, planner)
 
     def preview(self, request: Request, planner: Planner) -> Plan:
@@ -314,6 +401,7 @@ class Vault:
 
     def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
         with self._lock:
+            self._writes_started += 1
             return self.publisher.resume(request_id, reviewed=reviewed)
 
     def journal(self, limit: int = 50, offset: int = 0) -> dict[str, Any]:

@@ -55,6 +55,8 @@ class OpenedState:
     vault_id: str
     outside: bool = False
     """`.knowledge` is a link out of the vault: not followed, the state is in the cache."""
+    incident: dict[str, Any] | None = None
+    """The damage this open found and repaired (set aside, rebuilt), if any."""
 
 
 def open_state(root: Path) -> OpenedState:
@@ -103,13 +105,12 @@ def open_state(root: Path) -> OpenedState:
         store.set_identity("state_lost_at", utc_now_text())
         store.set_identity("state_lost_reason", lost)
     if incident is not None:
-        incidents = damage_incidents(store)
-        store.set_identity("state_damaged", json.dumps([*incidents, incident]))
+        record_incident(store, incident)
     if manifest_id is None:
         write_manifest(state_dir, vault_id)
     if not read_only and (remembered or {}).get("vaultId") != vault_id:
         _remember(root, vault_id)
-    return OpenedState(state_dir, store, read_only, vault_id, outside)
+    return OpenedState(state_dir, store, read_only, vault_id, outside, incident)
 
 
 def _ignore_all(state_dir: Path) -> None:
@@ -139,7 +140,14 @@ def _open_checked(db_path: Path) -> tuple[Store, dict[str, Any] | None]:
         except StateDamaged as exc:
             cause = exc.__cause__
             problem = str(cause) if cause is not None else str(exc)
-    marker.unlink(missing_ok=True)
+    return set_aside_and_salvage(db_path, problem)
+
+
+def set_aside_and_salvage(db_path: Path, problem: str) -> tuple[Store, dict[str, Any]]:
+    """Set the damaged database at `db_path` aside, make a new one holding every durable row
+    still readable from it, and describe the incident (kept by `record_incident`). The one
+    path for damage found at open and damage met while a command runs (`Vault.repair_state`)."""
+    faults.suspect(db_path).unlink(missing_ok=True)
     at = utc_now_text()
     aside = recovery.set_aside(db_path, at)
     store = Store(db_path)
@@ -150,8 +158,14 @@ def _open_checked(db_path: Path) -> tuple[Store, dict[str, Any] | None]:
         "movedTo": aside.name,
         "copied": salvaged.copied,
         "lost": salvaged.lost,
+        "partial": salvaged.partial,
     }
     return store, incident
+
+
+def record_incident(store: Store, incident: dict[str, Any]) -> None:
+    """Keep a damage incident in the new database's identity, after those before it."""
+    store.set_identity("state_damaged", json.dumps([*damage_incidents(store), incident]))
 
 
 def damage_incidents(store: Store) -> list[dict[str, Any]]:
@@ -259,29 +273,46 @@ def state_findings(store: Store, state_dir: Path, outside: bool) -> list[dg.Diag
                 f"the index is kept in {state_dir} instead",
             )
         )
-    for incident in damage_incidents(store):
-        head = (
-            f"state.sqlite could not be used ({incident.get('problem')}) and was set aside as "
-            f"{STATE_DIR}/{incident.get('movedTo')} at {incident.get('at')}; the index was rebuilt "
-            "from the Markdown"
-        )
-        lost_tables = incident.get("lost") or []
-        if lost_tables:
-            out.append(
-                dg.make(
-                    "state-damaged",
-                    where,
-                    f"{head}, but these durable tables could not be read from it: "
-                    f"{', '.join(map(str, lost_tables))} — their withdrawal and supersession guards, "
-                    "receipts or history are lost unless you restore a backup",
-                )
-            )
-        else:
-            out.append(
-                dg.make(
-                    "state-repaired",
-                    where,
-                    f"{head}, and every durable table was copied from it, so nothing was lost",
-                )
-            )
+    out.extend(incident_finding(incident) for incident in damage_incidents(store))
     return out
+
+
+def _partial_losses(partial: Any) -> str:
+    """ "journal (12 rows kept, 3 lost)" for each durable table read only in part."""
+    if not isinstance(partial, dict):
+        return ""
+    parts = []
+    for table, found in sorted(partial.items()):
+        counts = found if isinstance(found, dict) else {}
+        lost, bound = counts.get("lost"), counts.get("atMost")
+        said = lost if lost is not None else f"at most {bound}" if bound is not None else "some"
+        parts.append(f"{table} ({counts.get('kept', 0)} rows kept, {said} lost)")
+    return ", ".join(parts)
+
+
+def incident_finding(incident: dict[str, Any]) -> dg.Diagnostic:
+    """What one damage incident is reported as: `state-repaired` when every durable row came
+    over from the damaged file (only projections were rebuilt), `state-damaged` with what
+    was lost otherwise."""
+    where = f"{STATE_DIR}/{STATE_DB}"
+    head = (
+        f"state.sqlite could not be used ({incident.get('problem')}) and was set aside as "
+        f"{STATE_DIR}/{incident.get('movedTo')} at {incident.get('at')}; the index was rebuilt "
+        "from the Markdown"
+    )
+    lost_tables = incident.get("lost") or []
+    partial = _partial_losses(incident.get("partial"))
+    if not lost_tables and not partial:
+        nothing = "and every durable table was copied from it, so nothing was lost"
+        return dg.make("state-repaired", where, f"{head}, {nothing}")
+    what = []
+    if lost_tables:
+        what.append(f"these durable tables could not be read from it: {', '.join(map(str, lost_tables))}")
+    if partial:
+        what.append(f"these were read only in part: {partial}")
+    return dg.make(
+        "state-damaged",
+        where,
+        f"{head}, but {'; '.join(what)} — their withdrawal and supersession guards, "
+        "receipts or history are lost unless you restore a backup",
+    )

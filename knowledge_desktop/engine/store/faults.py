@@ -37,6 +37,12 @@ def is_damage(exc: BaseException) -> bool:
     return primary_code(exc) in DAMAGED_CODES
 
 
+def damage_met(exc: BaseException) -> bool:
+    """Whether an error a command raised means the database is damaged: SQLite's own error
+    (a row read by iterating a cursor) or the `StateDamaged` a query or write turned it into."""
+    return isinstance(exc, StateDamaged) or is_damage(exc)
+
+
 def note_damage(path: Path) -> None:
     """Leave word that the database at `path` was found damaged, for its next open."""
     with contextlib.suppress(OSError):
