@@ -115,6 +115,8 @@ class Vault:
         a repair, so a host tells it and refreshes what it shows."""
         self._writes_started = 0
         """Writes begun while open: `repairing` never runs work that began one twice."""
+        self._retired_stores: list[Store] = []
+        """Stores a repair replaced, whose readers are closed with the vault."""
         self.on_publish: Callable[[ChangeSet], None] | None = None
         """Called with the ChangeSet of each publish's reconcile, so a host (the window)
         updates its panes from a write as from the watcher (which then finds nothing new)."""
@@ -158,10 +160,13 @@ class Vault:
         try:
             return work()
         except Exception as exc:
-            if self.store is not store and isinstance(exc, (sqlite3.Error, StateError)):
-                # Another thread repaired the state while this work read the old one (whose
-                # connections it closed): the work is run again on the new one.
-                return work()
+            if isinstance(exc, (sqlite3.Error, StateError)):
+                with self._lock:  # held by a repair on another thread until it is done
+                    replaced = self.store is not store
+                if replaced:
+                    # Another thread repaired the state while this work read the old one (whose
+                    # connections it closed): the work is run again on the new one.
+                    return work()
             if not faults.damage_met(exc):
                 raise
             incident = self.repair_state(store, exc)
@@ -186,7 +191,10 @@ class Vault:
             cause = exc.__cause__ if isinstance(exc, StateDamaged) and exc.__cause__ else exc
             offload = self.reconciler.offload_from
             self.reconciler.workers.close()
-            self.store.close()
+            # Other threads may be reading the old file right now: its readers stay open (on
+            # the file set aside) until the vault closes, and their work is run again.
+            seen.close_writer()
+            self._retired_stores.append(seen)
             store, incident = set_aside_and_salvage(seen.path, str(cause))
             if store.identity("vault_id") is None:  # store_identity itself was unreadable
                 store.set_identity("vault_id", self.vault_id)
@@ -248,6 +256,8 @@ class Vault:
         if self.detached is None and (self.state_dir / STATE_DB).exists():
             self.publisher.flush_waiting()  # a run's batched checkpoints (docs/history.md)
         self.store.close()
+        for retired in self._retired_stores:
+            retired.close()
         while self.on_close:
             self.on_close.pop()()
 

@@ -40,6 +40,7 @@ class LiveRelay(QObject):
     state_changed = Signal(object, object)  # (Vault, WatchState)
     failed = Signal(str)
     gone = Signal(object, str)  # (Vault, message): its folder or its state went away while open
+    repaired = Signal(object, str, object)  # (Vault, message, ChangeSet): a damaged state rebuilt
     progress = Signal(str, int, int)  # stage, done, total — from the worker opening a vault
 
 
@@ -52,7 +53,7 @@ def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWa
 
     def apply(paths: set[str] | None) -> None:
         background_thread()
-        change = vault.reconcile(paths, source="watcher")
+        change = vault.repairing(lambda: vault.reconcile(paths, source="watcher"))
         if not change.empty:
             relay.changed.emit(vault, change)
 

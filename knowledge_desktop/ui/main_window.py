@@ -39,6 +39,7 @@ from knowledge_desktop.engine.fs.inside import LeavesVault, real_path
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.heap import return_free_heap
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_state import incident_finding
 from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
 from knowledge_desktop.ui.as_of import AsOfView
 from knowledge_desktop.ui.dialogs import show_crash
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.relay.state_changed.connect(self._on_watch_state)
         self.relay.failed.connect(self.show_error)
         self.relay.gone.connect(lambda vault, message: vault_gone(self, vault, message))
+        self.relay.repaired.connect(self._on_repaired)
         self.settings = settings or QSettings()
         self.runner = Runner(pool or QThreadPool.globalInstance(), self)
         self.runner.failed.connect(self.show_error)
@@ -218,6 +220,11 @@ class MainWindow(QMainWindow):
         self._close_vault()
         self.vault = vault
         self.watcher = watcher
+        self.runner.guard = vault.repairing
+        relay = self.relay
+        vault.on_repaired = lambda incident, change: relay.repaired.emit(
+            vault, incident_finding(incident).message, change
+        )
         if watcher is not None:
             self._on_watch_state(vault, watcher.state)
         self.current_path = None
@@ -260,6 +267,14 @@ class MainWindow(QMainWindow):
     def _on_live_change(self, vault: Vault, change: ChangeSet) -> None:
         if vault is self.vault:
             self.apply_change(change)
+
+    def _on_repaired(self, vault: Vault, message: str, change: ChangeSet) -> None:
+        """The engine met a damaged state.sqlite, set it aside and rebuilt the index: say so,
+        and every pane reloads from the rebuilt index (no reopening needed)."""
+        if vault is not self.vault:
+            return
+        self.statusBar().showMessage(message, 20000)
+        self.apply_change(change)
 
     def _on_watch_state(self, vault: Vault, state: WatchState) -> None:
         if vault is not self.vault or self.watcher is None:  # (None: stopped, see live.vault_gone)
@@ -487,5 +502,7 @@ class MainWindow(QMainWindow):
         if self.vault is not None:
             # Workers may still be reading it; it is closed once they are all done.
             self._retired.append(self.vault)
+            self.vault.on_repaired = None
             self.vault = None
+            self.runner.guard = None
             self._on_busy(self.runner.running)

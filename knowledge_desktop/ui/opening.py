@@ -77,18 +77,22 @@ class VaultOpener(QObject):
             vault.text_in_background = True  # `index_text` builds it; searches never wait for it
             # Watch first, then scan: an edit made during the scan is queued, not missed.
             watcher = start_watching(vault, relay) if watch else None
-            try:
+
+            def first_read() -> Opened:
                 if vault.reconciler.indexed():
                     # Show the index at once; the freshness check follows as a live change.
                     return vault, watcher, None, None
                 change = vault.reconcile(progress=self.report, cancel=cancel)
-                counts = vault.counts()
+                return vault, watcher, change, vault.counts()
+
+            try:
+                # A damaged page met here is repaired by the engine, as for any pane's query.
+                return vault.repairing(first_read)
             except BaseException:
                 if watcher is not None:
                     watcher.stop()
                 vault.close()
                 raise
-            return vault, watcher, change, counts
 
         def loaded(result: Opened) -> None:
             self.hide_progress()

@@ -139,6 +139,10 @@ class Runner(QObject):
         self._latest: dict[str, int] = {}
         self._serial = 0
         self._closed = False
+        self.guard: Callable[[Callable[[], Any]], Any] | None = None
+        """Wraps each job's work when set: the window sets the open vault's `repairing`, so
+        a query that meets a damaged state.sqlite is answered after the engine repaired it,
+        instead of failing with a message asking to reopen the vault."""
 
     @property
     def running(self) -> int:
@@ -177,7 +181,9 @@ class Runner(QObject):
         # Read on the worker: a dict lookup is atomic, and a stale read only
         # means the work runs and its answer is dropped as before.
         overtaken = (lambda: latest.get(key) != serial) if key is not None else None
-        job = _Job(serial, work, self._relay, overtaken, on_dropped, lambda: self._closed)
+        guard = self.guard
+        run = (lambda: guard(work)) if guard is not None else work
+        job = _Job(serial, run, self._relay, overtaken, on_dropped, lambda: self._closed)
         (self.background if background else self.pool).start(job, URGENT if urgent else 0)
 
     def _take(self, serial: int) -> _Request | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -169,3 +170,49 @@ def test_a_read_only_vault_says_so_in_the_title(
     assert window.vault is not None
     assert window.vault.read_only
     assert "(read-only)" in window.windowTitle()
+
+
+def test_a_damaged_state_page_met_by_a_pane_is_repaired_without_reopening(
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    vault: VaultKit,
+    settings: Any,
+    crashes: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A catalog page of state.sqlite overwritten while the vault was closed (the open-time
+    check reads only the durable tables): the first pane that meets it gets its answer from
+    the rebuilt index, the status bar says the file was set aside, and nothing asks to reopen
+    the vault (issue 24; docs/decisions.md, damaged state)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    with Vault.open(vault.root) as opened:
+        opened.reconcile()
+        records = opened.counts()["records"]
+    path = vault.root / ".knowledge" / "state.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    leaves = [
+        p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name='catalog' AND pagetype='leaf'")
+    ]
+    conn.close()
+    with path.open("r+b") as handle:
+        handle.seek((sorted(leaves)[len(leaves) // 2] - 1) * 4096)
+        handle.write(b"\xff" * 4096)
+    boxes: list[str] = []
+    for name in ("warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a: boxes.append(str(a[-1]))))
+    messages: list[str] = []
+    window = MainWindow(settings=settings, watch=False)
+    qtbot.addWidget(window)
+    window.statusBar().messageChanged.connect(messages.append)
+    window.open_vault(vault.root)
+    qtbot.waitUntil(lambda: any("set aside" in m or "reopen" in m for m in messages), timeout=30_000)
+    wait_idle(qtbot, window)
+    assert [m for m in messages if "reopen" in m] == []
+    assert any("set aside" in m for m in messages)
+    assert f"{records} records" in window.summary.text()
+    assert boxes == []
+    assert crashes == []
+    assert any(p.name.startswith("state.sqlite.corrupt-") for p in path.parent.iterdir())
+    window.close()

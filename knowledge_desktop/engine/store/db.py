@@ -234,6 +234,13 @@ class Store:
                 (key, value),
             )
 
+    def close_writer(self) -> None:
+        """Close only the write connection, leaving the readers other threads may be using
+        at this moment (closing a connection under a running query is not safe); `close`
+        closes them later."""
+        with self._write_lock:
+            self._writer.close()
+
     def close(self) -> None:
         with self._readers_lock:
             readers, self._readers = list(self._readers.values()), {}
