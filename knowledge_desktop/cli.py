@@ -10,8 +10,10 @@ with `--json`; nothing was written), 5 when a write failed part-way on the
 disk or the database (the journal says what stays; `knowledge resume`), 6
 when the vault's state cannot be used (`state.sqlite` locked by another
 program, the disk full, the vault folder or `.knowledge/` gone while running;
-one line, no traceback). The write commands and their receipts are
-documented in docs/writing.md.
+one line, no traceback). A damaged `state.sqlite` met while a command runs is
+set aside and rebuilt, and the command answers (exit 0) with a
+`state-repaired` or `state-damaged` line on stderr (docs/decisions.md). The
+write commands and their receipts are documented in docs/writing.md.
 """
 
 from __future__ import annotations
