@@ -1,7 +1,12 @@
 """Build the one-folder bundle, and optionally install it for the current user.
 
-    python packaging/build.py            # → dist/knowledge-desktop/knowledge-desktop
+    python packaging/build.py            # → dist/knowledge-desktop/{knowledge-desktop,knowledge}
     python packaging/build.py --install  # also: ~/.local/opt, a menu entry and an icon
+    python packaging/build.py --dist D   # build into D/knowledge-desktop instead
+
+The folder holds two executables over one copy of everything else: the window
+`knowledge-desktop` and the command line `knowledge` (also `knowledge mcp` for
+an agent). The code bundled is this checkout's (the spec finds it by SPECPATH).
 
 Installing copies the bundle to ~/.local/opt/knowledge-desktop, writes a
 desktop entry to ~/.local/share/applications (so the app starts from the
@@ -22,7 +27,7 @@ DIST = ROOT / "dist"
 BUNDLE = DIST / "knowledge-desktop"
 
 
-def build() -> Path:
+def build(dist: Path = DIST) -> Path:
     subprocess.run(
         [
             sys.executable,
@@ -31,15 +36,15 @@ def build() -> Path:
             "--noconfirm",
             "--log-level=WARN",
             "--distpath",
-            str(DIST),
+            str(dist),
             "--workpath",
-            str(ROOT / "build" / "pyinstaller"),
+            str(dist.parent / "build" / "pyinstaller"),  # ./build beside ./dist
             str(ROOT / "packaging" / "knowledge-desktop.spec"),
         ],
         check=True,
         cwd=ROOT,
     )
-    return BUNDLE / "knowledge-desktop"
+    return dist / "knowledge-desktop" / "knowledge-desktop"
 
 
 def install(home: Path) -> Path:
@@ -73,8 +78,13 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--install", action="store_true", help="install for the current user after building")
+    parser.add_argument(
+        "--dist", type=Path, default=DIST, help="build into DIST/knowledge-desktop (default: ./dist)"
+    )
     args = parser.parse_args()
-    executable = build()
+    if args.install and args.dist.resolve() != DIST:
+        parser.error("--install copies ./dist/knowledge-desktop: leave out --dist")
+    executable = build(args.dist.resolve())
     print(f"built {executable}")
     if args.install:
         print(f"installed {install(Path.home())}")

@@ -1,5 +1,9 @@
-"""Entry point of the frozen app: `multiprocessing.freeze_support()` first, so the
-scan's worker processes start inside the bundle instead of re-running the window."""
+"""Entry point of the frozen window, `knowledge-desktop`.
+
+`multiprocessing.freeze_support()` comes first: the scan's forkserver and its
+resource tracker start this same executable with `-c …` arguments, and
+freeze_support runs that code and exits instead of opening another window.
+"""
 
 import multiprocessing
 import sys
