@@ -98,6 +98,16 @@ def test_the_bundle_holds_the_ontology_and_the_demo_vault(bundle: Path) -> None:
         assert os.access(bundle / executable, os.X_OK)
 
 
+def test_the_bundle_carries_the_fingerprint_of_the_code_it_was_built_from(bundle: Path) -> None:
+    """A frozen app has no engine sources to hash: without the stamp its indexes would be
+    versioned by the release number alone, and a newer bundle would trust an older one's."""
+    from knowledge_desktop.engine.store import schema
+
+    stamp = bundle / "_internal" / "knowledge_desktop" / "engine" / "store" / schema.STAMPED_FINGERPRINT
+    assert stamp.is_file(), f"no code fingerprint in the bundle {REBUILD}"
+    assert stamp.read_text("ascii").strip() == schema._code_fingerprint(), REBUILD
+
+
 def test_the_bundled_command_counts_the_demo_vault_as_the_source_tree_does(
     bundle: Path, tmp_path: Path
 ) -> None:

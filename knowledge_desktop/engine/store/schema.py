@@ -34,7 +34,16 @@ _PROJECTION_SOURCES = (
 )
 
 
+STAMPED_FINGERPRINT = "code_fingerprint.txt"
+"""Written beside this module by the bundle's build (packaging/knowledge-desktop.spec): a
+frozen app has no engine sources to hash, and its version number alone would let an index
+built by an older bundle of the same version pass as current."""
+
+
 def _code_fingerprint() -> str:
+    stamped = Path(__file__).with_name(STAMPED_FINGERPRINT)
+    if stamped.is_file():
+        return stamped.read_text("ascii").strip()
     engine = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     files: list[Path] = []
@@ -44,7 +53,7 @@ def _code_fingerprint() -> str:
     for path in files:
         try:
             digest.update(path.read_bytes())
-        except OSError:  # a frozen bundle without sources: its version pins the code
+        except OSError:  # sources gone and no stamp (a bundle built some other way)
             from importlib.metadata import PackageNotFoundError, version
 
             try:
