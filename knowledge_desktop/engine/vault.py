@@ -554,11 +554,18 @@ class Vault:
             self.reconciler = Reconciler(self.root, self.store)
             return self.reconcile()
 
-    def lookup(self, query: str, f: inventory.RecordFilter | None = None) -> dict[str, Any]:
+    def lookup(
+        self,
+        query: str,
+        f: inventory.RecordFilter | None = None,
+        visible: Callable[[str], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Exact lookup; `visible` limits the matches to the paths a reader may see, before
+        ambiguity and name precedence are judged (`query/lookup.py`)."""
         f = f or inventory.RecordFilter()
         if f.types is not None:
             f = replace(f, types=self.expand_types(f.types, f.scope))
-        return lookup_module.lookup(self.store.reader(), query, f)
+        return lookup_module.lookup(self.store.reader(), query, f, visible)
 
     def timeline(self, **options: Any) -> dict[str, Any]:
         return timeline_module.timeline(self.store.reader(), **options)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from knowledge_desktop.engine.api import link_view
 from knowledge_desktop.engine.api.read_results import (
     ChronicleDay,
     DatedItem,
@@ -51,8 +52,11 @@ def entity_types(vault: Vault, scope: str) -> frozenset[str]:
 
 
 def visibility(vault: Vault, session: Session) -> Visibility:
-    """The visibility rule of `session`'s extension for one call."""
-    return Visibility(vault.store.reader(), session, entity_types(vault, session.scope))
+    """The visibility rule of `session`'s extension for one call, its collection markers
+    read up front so that every answer costs the same work whatever it finds."""
+    seen = Visibility(vault.store.reader(), session, entity_types(vault, session.scope))
+    seen.read_collections()
+    return seen
 
 
 def own_snapshot(snapshot: str | None, scope: str) -> str | None:
@@ -153,7 +157,8 @@ def lookup(
     lifecycle: str = "active",
 ) -> LookupResult:
     """Exact lookup by id, title or alias among the records the extension can see: a match it
-    cannot see does not count, neither as found nor towards ambiguity."""
+    cannot see does not count, neither as found, nor towards ambiguity, nor in the precedence
+    of names outside collection folders (`query/lookup.py`)."""
     f = RecordFilter(
         kind=kind,
         types=frozenset([type]) if type else None,
@@ -161,10 +166,10 @@ def lookup(
         lifecycle=lifecycle,
         scope=session.scope,
     )
-    raw = vault.lookup(query, f)
-    rows = [raw["record"]] if raw["status"] == "found" else list(raw.get("candidates", ()))
     seen = visibility(vault, session)
-    items = [RecordItem.of(r) for r in rows if seen.visible(r["path"])]
+    raw = vault.lookup(query, f, seen.visible)
+    rows = [raw["record"]] if raw["status"] == "found" else list(raw.get("candidates", ()))
+    items = [RecordItem.of(r) for r in rows]
     if not items:
         return LookupResult("missing", query)
     if len(items) > 1:
@@ -174,7 +179,9 @@ def lookup(
 
 def record(vault: Vault, session: Session, target: str) -> RecordView:
     """One visible record by id or vault-relative path; the same "no record" error as for one
-    that does not exist when the extension cannot see it."""
+    that does not exist when the extension cannot see it. Its links and backlinks are
+    resolved over what the extension may see (`api/link_view.py`), so a link to a hidden
+    record reads as one to nothing."""
     seen = visibility(vault, session)
     rows = [r for r in vault.find(target) if seen.visible(r["path"])]
     if not rows:
@@ -183,15 +190,12 @@ def record(vault: Vault, session: Session, target: str) -> RecordView:
         paths = ", ".join(r["path"] for r in rows)
         raise QueryError(f"id {target!r} is used by several files ({paths}); ask for one by path")
     view = vault.show(rows[0]["path"])
-    references = tuple(
-        ref
-        if not ref.get("path") or seen.visible(ref["path"])
-        else {**ref, "id": None, "path": None, "status": "unavailable"}
-        for ref in view["references"]
-    )
+    conn = vault.store.reader()
+    references = link_view.references(conn, view["path"], view["references"], seen)
+    names = [view.get("title") or "", *(a for a in rows[0]["aliases"] if isinstance(a, str))]
     backlinks = tuple(
         {k: v for k, v in b.items() if k in ("id", "path", "title", "line", "via", "kind", "type")}
-        for b in view["backlinks"]
+        for b in [*view["backlinks"], *link_view.extra_backlinks(conn, rows[0], names, seen)]
         if seen.visible(b.get("path"))
     )
     return RecordView(

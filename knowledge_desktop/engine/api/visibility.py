@@ -90,13 +90,19 @@ class Visibility:
             return True
         return self._in_readable_collection(path)
 
+    def read_collections(self) -> None:
+        """Read the partition's collection markers now, whatever the call goes on to judge:
+        a reader that pays for it only when it meets a record outside its grants would take
+        longer to say "no record" for a hidden one than for none (issue 32 §1)."""
+        if self._index is None:
+            self._index = collections.CollectionIndex(self.reader.folder)
+
     def _in_readable_collection(self, path: str) -> bool:
         """`path_in_readable_collection`, asked once per folder and over one reading of the
         partition's collection markers for the whole call."""
         folder = path.rsplit("/", 1)[0]
         if folder not in self._folders:
-            if self._index is None:
-                self._index = collections.CollectionIndex(self.reader.folder)
+            self.read_collections()
             self._folders[folder] = path_in_readable_collection(self.reader, path, self._index)
         return self._folders[folder]
 

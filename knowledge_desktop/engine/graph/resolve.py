@@ -20,6 +20,7 @@ from knowledge_desktop.engine.graph.keys import Key, normalise_name, partition_p
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.limits import MAX_MERGE_HOPS
 from knowledge_desktop.engine.links.extract import RawLink
+from knowledge_desktop.engine.links.precedence import name_matches
 from knowledge_desktop.engine.ontology.compose import Activation
 
 PAGE_REFERENCES = ("from", "to", "entities", "owner")
@@ -140,12 +141,10 @@ class Resolver:
         return target, next(iter(paths)), "resolved"
 
     def resolve_link(self, node: RecordNode, raw: RawLink, watch: set[Key]) -> ResolvedLink:
-        """A body link by partition path and, for a wikilink, by title or alias."""
+        """A body link by partition path and, for a wikilink, by title or alias (a record in
+        a collection folder only when no other has that name: `links/precedence.py`)."""
         scope = node.scope or ""
-        if raw.kind == "wiki":
-            candidate, name = _wiki_keys(raw.target)
-        else:
-            candidate, name = _markdown_keys(node.rel, raw.target)
+        candidate, name = link_keys(raw.kind, node.rel, raw.target)
         if candidate is None:
             return ResolvedLink(raw, "outside")
         matches: set[str] = set()
@@ -158,7 +157,7 @@ class Resolver:
             watch.add(("n", scope, name))
             named_paths = self.names.get(scope, name)
             if named_paths:
-                matches = matches.union(named_paths)
+                matches = matches.union(name_matches(named_paths))
         if not matches:
             return ResolvedLink(raw, "missing")
         # Names that reach one page through merges are one target: the survivor
@@ -178,6 +177,14 @@ class Resolver:
         if status != "resolved":
             return ResolvedLink(raw, "broken-merge", named)
         return ResolvedLink(raw, "resolved", final, final_path)
+
+
+def link_keys(kind: str, source_rel: str, target: str) -> tuple[str | None, str]:
+    """What a link from partition path `source_rel` looks up: (a partition-relative `.md`
+    path, or "" for none, or None when it leaves the partition; a normalised name, or "")."""
+    if kind == "wiki":
+        return _wiki_keys(target)
+    return _markdown_keys(source_rel, target)
 
 
 @lru_cache(maxsize=65536)

@@ -20,6 +20,7 @@ from knowledge_desktop.engine.graph.fields import check_fields
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.resolve import Resolver
 from knowledge_desktop.engine.limits import MAX_MERGE_HOPS, MAX_SUPERSEDED_HOPS
+from knowledge_desktop.engine.links.precedence import in_collection_folder
 from knowledge_desktop.engine.ontology.compose import Ontology
 
 
@@ -161,7 +162,9 @@ def _check_relationship_label(node: RecordNode, ontology: Ontology | None, deriv
 
 
 def _check_filing(node: RecordNode, directory: str, what: str, derived: Derived) -> None:
-    if not node.rel.startswith(directory):
+    """`misfiled` when the record is outside its type's directory — unless it is in a
+    collection folder, where documents are filed by collection by design (issue 32 §7)."""
+    if not node.rel.startswith(directory) and not in_collection_folder(node.path):
         derived.diagnostics.append(
             dg.make("misfiled", node.path, f"{what} records are filed under {directory}", record_id=node.id)
         )
