@@ -29,6 +29,7 @@ from typing import Any
 
 from knowledge_desktop import (
     cli_adopt,
+    cli_args,
     cli_changes,
     cli_entities,
     cli_extensions,
@@ -465,11 +466,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also list invalid, duplicate, withdrawn, merged and hidden records",
     )
-    p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=cli_args.limit(1000), default=100)
+    p.add_argument("--offset", type=cli_args.offset, default=0)
     p = command("show", "Show one record by id or vault-relative path.", cmd_show)
     p.add_argument("target", metavar="ID|PATH")
-    p.add_argument("--at", metavar="COMMIT|DATE", help="the record as it was then (cli_versions.py)")
+    p.add_argument(
+        "--at", metavar="COMMIT|DATE", type=cli_args.when, help="the record as it was then (cli_versions.py)"
+    )
     p = command("diagnostics", "List or export diagnostics.", cmd_diagnostics)
     p.add_argument("--format", choices=diagnostics_report.FORMATS)
     p.add_argument("-o", "--output", help="write the report to this file")
@@ -483,10 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("all", "any", "phrase"), default="all")
     _add_record_filters(p)
     p.add_argument("--time-field", choices=TIME_FIELDS)
-    p.add_argument("--since")
-    p.add_argument("--until")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--since", type=cli_args.when)
+    p.add_argument("--until", type=cli_args.when)
+    p.add_argument("--limit", type=cli_args.limit(50), default=20)
+    p.add_argument("--offset", type=cli_args.offset, default=0)
     p = command("lookup", "Exact lookup by id, title or alias.", cmd_lookup)
     p.add_argument("query")
     _add_record_filters(p)
@@ -494,16 +497,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entity", help="entity (page) id")
     p.add_argument("--kind", help="exact record type, such as decision, event or meeting")
     p.add_argument("--time-field", choices=TIME_FIELDS, default="occurred_at")
-    p.add_argument("--since")
-    p.add_argument("--until")
+    p.add_argument("--since", type=cli_args.when)
+    p.add_argument("--until", type=cli_args.when)
     p.add_argument("--order", choices=("asc", "desc"), default="asc")
     p.add_argument("--eligibility", choices=("current", "include_inactive"), default="current")
     p.add_argument("--include-sources", action="store_true")
     p.add_argument("--group", choices=("source",))
     p.add_argument("--scope")
     p.add_argument("--tz", help="IANA time zone for displayed times")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=cli_args.limit(500), default=50)
+    p.add_argument("--offset", type=cli_args.offset, default=0)
     chronicle = sub.add_parser("chronicle", help="Day, since and last-seen views.")
     chron = chronicle.add_subparsers(dest="chronicle", required=True, parser_class=_Parser)
     for name, helptext in (
@@ -515,9 +518,9 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("vault")
         if name == "last-seen":
             c.add_argument("entity")
-            c.add_argument("--on-or-before")
+            c.add_argument("--on-or-before", type=cli_args.when)
         else:
-            c.add_argument("date", help="YYYY-MM-DD")
+            c.add_argument("date", help="YYYY-MM-DD", type=cli_args.when)
         if name == "day":
             c.add_argument("--week", action="store_true")
             c.add_argument("--tz", default="UTC")
@@ -539,8 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("request_id", metavar="REQUEST_ID")
     p.add_argument("--reviewed", action="store_true", help="mark the request's write conflict as reviewed")
     p = command("journal", "The write journal, newest first, with receipts.", cmd_journal)
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=cli_args.limit(1000), default=50)
+    p.add_argument("--offset", type=cli_args.offset, default=0)
     helpers = cli_lifecycle.WriteHelpers(_fence, _add_write_options, _request_options, _receipt, _read_from)
     cli_lifecycle.register(command, helpers)
     cli_adopt.register(command, helpers)

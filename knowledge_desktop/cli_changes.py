@@ -19,6 +19,7 @@ import argparse
 import json
 from typing import Any
 
+from knowledge_desktop import cli_args
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.api.changes import list_changes, revert
 from knowledge_desktop.engine.errors import QueryError
@@ -60,7 +61,9 @@ def register(command: Command) -> None:
     p = command("changes", "The knowledge API's changes, every actor's, newest first.", cmd_changes)
     p.add_argument("--run", metavar="R", help="only the changes of run R")
     p.add_argument("--status", choices=STATUSES, help="only changes of this status")
-    p.add_argument("--since", metavar="ISO", help="only changes made at or after this date or time")
+    p.add_argument(
+        "--since", metavar="ISO", type=cli_args.when, help="only changes made at or after this date or time"
+    )
     p = command("revert", "Undo a run's changes (newest first) or one change, as the person.", cmd_revert)
     p.add_argument("--run", metavar="R", help="the run to undo")
     p.add_argument("--change", metavar="REF", help="the one change to undo (its journal id)")

@@ -14,6 +14,7 @@ import argparse
 import json
 from typing import Any
 
+from knowledge_desktop import cli_args
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
@@ -44,8 +45,6 @@ def register(command: Command) -> None:
         return 0
 
     def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
-        if not 1 <= args.limit <= 1000:
-            raise QueryError("--limit must be between 1 and 1000")
         rows = vault.history.versions(args.id, args.limit)
         if args.json:
             _print_json(rows)
@@ -68,7 +67,7 @@ def register(command: Command) -> None:
     )
     p = command("history", "A record's checkpointed versions, newest first.", cmd_history)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=cli_args.limit(1000), default=50)
 
 
 def _print_json(value: Any) -> None:

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from knowledge_desktop import cli_args
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.vault import Vault
 
@@ -50,6 +51,10 @@ def register(command: Command) -> None:
     p = command("diff", "Unified diff of a record's file between two versions.", cmd_diff)
     p.add_argument("id", metavar="ID")
     p.add_argument(
-        "--from", dest="from_", metavar="A", help="commit, date or 'now' (default: previous version)"
+        "--from",
+        dest="from_",
+        metavar="A",
+        type=cli_args.when,
+        help="commit, date or 'now' (default: previous version)",
     )
-    p.add_argument("--to", metavar="B", help="commit, date or 'now' (default: now)")
+    p.add_argument("--to", metavar="B", type=cli_args.when, help="commit, date or 'now' (default: now)")

@@ -27,6 +27,12 @@ class NotAVault(VaultError):
     """The folder exists but holds nothing that makes it a vault."""
 
 
+class VaultRefused(VaultError):
+    """The folder is one no vault can be: the root of a file system, the home folder or a
+    folder above it, or one holding far more files than notes (`fs/refused.py`). Nothing
+    is written to it: the refusal comes before `.knowledge/` is made."""
+
+
 class QueryError(KnownError, ValueError):
     """A query's options cannot be answered (an unknown filter, a bad date, a bad mode)."""
 

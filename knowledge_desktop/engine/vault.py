@@ -33,8 +33,10 @@ from knowledge_desktop.engine.errors import (
     VaultError,
     VaultGone,
     VaultNotFound,
+    VaultRefused,
 )
-from knowledge_desktop.engine.fs.walk import is_hidden
+from knowledge_desktop.engine.fs.refused import refusal
+from knowledge_desktop.engine.fs.walk import is_hidden, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
@@ -222,6 +224,8 @@ class Vault:
     # -- opening -------------------------------------------------------------
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Vault:
+        if isinstance(path, str) and not path:  # Path("") is ".": whatever folder we run in
+            raise VaultRefused("an empty path names no folder: give the vault's folder")
         root = Path(path).expanduser()
         if not root.exists():
             raise VaultNotFound(f"no such folder: {root}")
@@ -230,11 +234,18 @@ class Vault:
         if not os.access(root, os.R_OK | os.X_OK):
             raise VaultError(f"no permission to read {root}")
         root = root.resolve()
+        refused = refusal(root)  # before anything is read or written (engine/fs/refused.py)
+        if refused is not None:
+            raise VaultRefused(refused)
         if not _looks_like_vault(root):
             raise NotAVault(
                 f"{root} is not a vault: it has no .knowledge/ folder and no partition folder "
                 "with Markdown records"
             )
+        if not (root / STATE_DIR).exists():
+            # A folder opened for the first time is walked before `.knowledge/` is made in it,
+            # so one far too big to be a vault is refused with nothing written (fs/walk.py).
+            walk(root)
         heap.keep_freed_blocks()  # searches reuse large arrays instead of faulting them in
         state = open_state(root)
         vault = cls(root, state.state_dir, state.store, state.read_only, state.vault_id)

@@ -74,7 +74,8 @@ class Changer:
 
     def seq_of(self, ref: str) -> int:
         if self.session is None:
-            if not ref.isdigit():
+            # ASCII digits only ('²' is a digit to `isdigit`), and no more than SQLite holds
+            if not (ref.isascii() and ref.isdigit()) or int(ref) >= 2**63:
                 raise ApiError(f"{ref!r} is not a change (a journal id)")
             return int(ref)
         rows = self.store.reader().execute("SELECT seq FROM journal WHERE actor=?", (self.actor,))

@@ -23,6 +23,19 @@ import stat as stat_mod
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from knowledge_desktop.engine.errors import VaultRefused
+
+OTHER_ENTRIES_ALLOWED = 50_000
+"""Files and folders that are not Markdown any vault may hold, however few its notes.
+Past it, a vault may hold `OTHER_PER_MARKDOWN` of them per Markdown file (docs/limits.md,
+"Folders that are not vaults")."""
+OTHER_PER_MARKDOWN = 20
+"""A vault holds notes and their attachments; a source tree, a system folder or a disk of
+photos holds a few README files among hundreds of thousands of other files."""
+MAX_OTHER_ENTRIES = 1_000_000
+"""Where a walk stops at once, whatever it found: no vault holds a million other files,
+and listing them takes seconds (140,000 entries: 0.4 s)."""
+
 EntryKind = Literal["markdown", "manifest"]
 Problem = Literal["outside-link", "broken-link", "folder-unreadable", "name-not-utf8"]
 
@@ -84,6 +97,7 @@ def walk(root: Path) -> list[FileEntry]:
     root_real = os.path.realpath(root)
     out: list[FileEntry] = []
     stack: list[tuple[str, str, str | None, int]] = [(str(root), "", None, 0)]
+    seen = 0  # entries listed (a hidden one counts once, unwalked): for the bound on other entries
     while stack:
         folder, rel, scope, depth = stack.pop()
         try:
@@ -129,7 +143,25 @@ def walk(root: Path) -> list[FileEntry]:
                 out.append(FileEntry(child_rel, scope, kind, st.st_size, st.st_mtime_ns, st.st_ino))
             except OSError:
                 continue  # gone since the folder was listed
+        seen += len(entries)
+        if seen - len(out) > MAX_OTHER_ENTRIES:
+            raise _too_many_others(root, seen - len(out), len(out), stopped=True)
+    other = seen - len(out)
+    if other > OTHER_ENTRIES_ALLOWED and other > OTHER_PER_MARKDOWN * len(out):
+        raise _too_many_others(root, other, len(out), stopped=False)
     return out
+
+
+def _too_many_others(root: Path, other: int, markdown: int, *, stopped: bool) -> VaultRefused:
+    """The refusal of a folder full of other things than notes (a source tree, the folder
+    of all home folders, a disk of photos), counted by `walk`. Measured over the whole walk,
+    so a vault whose attachments folder comes first is not refused before its notes count."""
+    counted = "reading stopped after" if stopped else "it holds"
+    return VaultRefused(
+        f"{root} is not a vault: {counted} {other:,} files and folders that are not Markdown, "
+        f"against {markdown:,} Markdown files (a vault holds at most {OTHER_ENTRIES_ALLOWED:,} "
+        f"of them, or {OTHER_PER_MARKDOWN} per Markdown file); open the folder that holds your notes"
+    )
 
 
 def walk_below(folder: Path) -> list[FileEntry]:
