@@ -158,3 +158,18 @@ def test_an_extension_without_a_self_page_is_told_the_command(kit: VaultKit) -> 
     message = str(refused.value)
     assert f"run `knowledge self {kit.root} --create NAME`" in message
     assert "Settings › Knowledge › You" in message
+
+
+def test_two_pages_marked_as_you_are_reported_and_set_keeps_one(
+    capsys: pytest.CaptureFixture[str], kit: VaultKit
+) -> None:
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person", aliases=[SELF])
+    kit.page("private/people/grace.md", "pg_grace", "Grace Hopper", type="person", aliases=[SELF])
+    code, _, err = run(capsys, "self", str(kit.root))
+    assert code == 2
+    assert "several pages marked as you: pg_ada (Ada Lovelace), pg_grace (Grace Hopper)" in err
+    assert "--set ID" in err
+    code, shown, _ = run(capsys, "self", str(kit.root), "--set", "pg_grace", "--json")
+    assert (code, shown["changed"], shown["movedFrom"]) == (0, True, ["pg_ada"])
+    assert [i["id"] for i in shown["receipt"]["items"]] == ["pg_ada"]  # grace had it already
+    assert aliases(kit.root / "private/people/ada.md") == []
