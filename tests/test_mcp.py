@@ -20,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from knowledge_desktop.api.tools import TOOLS
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import load_manifest
+from knowledge_desktop.engine.vault_self import set_self
 from tests.engine.api.test_visibility import agent_vault
 from tests.vaultkit import VaultKit
 
@@ -149,3 +150,30 @@ def test_an_extension_that_is_not_installed_is_a_clear_error_exit(kit: VaultKit)
     assert done.returncode == 2
     assert "no extension named 'nobody' is installed" in done.stderr
     assert done.stdout == ""
+
+
+def test_an_agent_without_a_self_page_is_told_the_command_then_is_answered(kit: VaultKit) -> None:
+    """A fresh vault has no page marked as you: the agent's error names `knowledge self`; once
+    the person runs it (here: its engine call), the same call is answered."""
+    kit.page("private/people/ada.md", "pg_ada", "Ada Lovelace", type="person")
+    vault = kit.scan()
+    extensions = Extensions(vault.store, vault.root)
+    extensions.install(load_manifest(RECIPES), "private")
+    extensions.grant("recipes", "facts.read:self:pref.food.*")
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog, anyio.fail_after(TIMEOUT_S):
+            async with (
+                stdio_client(server(kit.root, "recipes"), errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                lookup = {"prefix": "pref.food"}
+                seen["refused"] = error_text(await client.call_tool("knowledge_facts_lookup", lookup))
+                set_self(vault, None, "pg_ada")  # `knowledge self VAULT --set pg_ada`
+                seen["after"] = answer(await client.call_tool("knowledge_facts_lookup", lookup))
+
+    anyio.run(session)
+    assert f"run `knowledge self {kit.root} --create NAME`" in seen["refused"]
+    assert seen["after"] == []

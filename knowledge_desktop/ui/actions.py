@@ -230,7 +230,7 @@ class WindowActions:
             )
             return
         self.knowledge_dialog = KnowledgeSettings(
-            vault, self.window.runner, self.window, self._open_view_changes
+            vault, self.window.runner, self.window, self._open_view_changes, self.window.open_record
         )
         self.knowledge_dialog.finished.connect(lambda _code: setattr(self, "knowledge_dialog", None))
         self.knowledge_dialog.open()

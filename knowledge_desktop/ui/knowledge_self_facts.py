@@ -24,16 +24,24 @@ from knowledge_desktop.engine.api.facts import USER
 from knowledge_desktop.engine.api.user_facts import SelfFact
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session, person_changes
+from knowledge_desktop.engine.vault_self import self_pages
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.tasks import Runner
 
 HEADING = "<b>What it may know about you</b> — your current values; edit them here, as yourself"
 NONE_ASKED = "It asks for no facts about you."
+NO_SELF = (
+    "No page is marked as you yet: choose your person page or create it under You, above;"
+    " its facts then show here."
+)
 
 
-def load_self_facts(vault: Vault, ext: dict[str, Any]) -> tuple[str, list[SelfFact]]:
-    """Runs on a worker: the self page's id and the self facts extension `ext` may touch."""
+def load_self_facts(vault: Vault, ext: dict[str, Any]) -> tuple[str | None, list[SelfFact]]:
+    """Runs on a worker: the self page's id and the self facts extension `ext` may touch; no
+    id when no page is marked as you (the You section above says how to mark one)."""
+    if not self_pages(vault, ext["partition"]):
+        return None, []
     session = open_session(vault, ext["name"])
     page = entities.self_page(session)
     asked = [p["permission"] for p in ext["permissions"]]
@@ -91,10 +99,12 @@ class SelfFactsPanel(QWidget):
             lambda: load_self_facts(vault, ext), self._loaded, self._failed, key=f"self-facts:{ext['name']}"
         )
 
-    def _loaded(self, found: tuple[str, list[SelfFact]]) -> None:
+    def _loaded(self, found: tuple[str | None, list[SelfFact]]) -> None:
         self.self_id, self.facts = found
         self._fill()
-        if not self.facts:
+        if self.self_id is None:
+            self.status.setText(NO_SELF)
+        elif not self.facts:
             self.status.setText(NONE_ASKED)
         self.status.setVisible(not self.facts or self.status.text().startswith("Saved"))
         self.grid_host.setVisible(bool(self.facts))

@@ -39,6 +39,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui import knowledge_install
 from knowledge_desktop.ui.knowledge_install import UninstallDialog
 from knowledge_desktop.ui.knowledge_self_facts import SelfFactsPanel
+from knowledge_desktop.ui.knowledge_you import YouPanel
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.tasks import Runner
@@ -74,6 +75,7 @@ class KnowledgeSettings(QDialog):
         runner: Runner,
         parent: QWidget | None = None,
         view_changes: Callable[[], None] | None = None,
+        open_record: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings › Knowledge")
@@ -88,6 +90,8 @@ class KnowledgeSettings(QDialog):
         """The shown extension's self facts (knowledge_self_facts.py)."""
         self.uninstall_dialog: UninstallDialog | None = None
         """The Keep/Delete question while it is open (tests answer it)."""
+        self.you = YouPanel(vault, runner, open_record)
+        """Which person page is you (knowledge_you.py), for the shown extension's partition."""
         self.names = QListWidget()
         self.names.setObjectName("extensionList")
         self.names.setMaximumWidth(220)
@@ -120,7 +124,9 @@ class KnowledgeSettings(QDialog):
             changes.setToolTip("What extensions changed, by run: conflicts to decide, runs to revert")
             changes.clicked.connect(view_changes)
             buttons.addButton(changes, QDialogButtonBox.ButtonRole.ActionRole)
+        self.you.changed.connect(lambda: self._show(self.names.currentRow()))
         layout = QVBoxLayout(self)
+        layout.addWidget(self.you)
         layout.addLayout(body, 1)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
@@ -168,6 +174,7 @@ class KnowledgeSettings(QDialog):
                 widget.deleteLater()
         self.switches = {}
         self.self_facts = None
+        self.you.show_partition(ext["partition"] if ext is not None else None)
         if ext is None:
             return
         heading = QLabel(f"<b>{_escape(ext['name'])}</b> — {_escape(ext['description'])}")

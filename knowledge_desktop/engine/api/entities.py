@@ -16,8 +16,10 @@ path, journaled as `entity-create` and `entity-add-identifier` so that
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine.api.identifiers import (
@@ -164,11 +166,25 @@ def self_page(session: Session) -> Page:
     _, names = types_of_kind(session, "person")
     found = pages_named(session, [SELF_ALIAS], names)
     if len(found) != 1:
-        raise ApiError(
-            f"partition {session.scope!r} has {'no' if not found else 'several'} self page"
-            f"{'' if not found else 's'}: exactly one person page carries the alias {SELF_ALIAS}"
-        )
+        raise ApiError(no_self_message(session.root, session.scope, [p.record_id for p in found]))
     return found[0]
+
+
+def no_self_message(root: Path, scope: str, found: list[str]) -> str:
+    """Why a partition has no `self` and the command that gives it one (issue 24 item 8): the
+    person reading an extension's error can act on it without knowing the alias."""
+    vault = shlex.quote(str(root))
+    where = "" if scope == "private" else f" --partition {shlex.quote(scope)}"
+    if not found:
+        return (
+            f"partition {scope!r} has no page marked as you (a person page carrying the alias"
+            f" {SELF_ALIAS}); run `knowledge self {vault} --create NAME{where}` or pick one in"
+            " Settings › Knowledge › You"
+        )
+    return (
+        f"partition {scope!r} has several pages marked as you ({', '.join(found)}); keep one with"
+        f" `knowledge self {vault} --set ID` or in Settings › Knowledge › You"
+    )
 
 
 def survivor(session: Session, record_id: str) -> str | None:
