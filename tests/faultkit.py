@@ -19,8 +19,10 @@ Launching — `Launcher` (a context manager)::
   starts a fresh interpreter per command instead, same API. Either way the
   command runs as `runpy` runs `python -m MODULE ARGS` in a new session, and a
   kill is `SIGKILL` to the whole process group (the window's parse workers
-  die with it). Named points (`kill_at`): "begin:N", "commit:N" (the Nth
-  write transaction's work is done, COMMIT not yet sent) and "committed:N",
+  die with it), or with `kill(group=False)` to the command alone; `marked`
+  then finds what it left running (`tests/test_orphans.py`). Named points
+  (`kill_at`): "begin:N", "commit:N" (the Nth write transaction's work is
+  done, COMMIT not yet sent) and "committed:N",
   counted over `Store.write` in the killed process; `kill_at="count"` only
   counts them (`run.transactions`), so a test can kill at every boundary.
 
@@ -128,9 +130,14 @@ class Running:
         self.killed_at: float | None = None
         self.delay: float | None = None
 
-    def kill(self) -> None:
+    def kill(self, group: bool = True) -> None:
+        """SIGKILL the command's process group, or (`group=False`) the command alone, as a
+        user's `kill -9 PID` does: what it started must then end by itself."""
         self.killed_at = time.monotonic()
         try:
+            if not group:
+                os.kill(self.pid, signal.SIGKILL)
+                return
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             # Killed so early that it has no process group of its own yet (or it is gone).
@@ -257,6 +264,33 @@ class Launcher:
             raise RuntimeError("the faultkit fork server died")
         answer: dict[str, Any] = json.loads(line)
         return answer
+
+
+MARK = "FAULTKIT_MARK"
+"""An environment variable to give a command (`env={MARK: "some-value"}`): every process
+it starts inherits it, so `marked` finds them even once they lost their parent. (Not the
+command itself when the fork server runs it: it sets the variable after its start, which
+/proc does not show.)"""
+
+
+def marked(value: str) -> dict[int, int]:
+    """The live processes whose environment has `MARK=value`: pid → parent pid (Linux)."""
+    wanted = f"{MARK}={value}".encode()
+    found: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                if wanted not in environ.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if fields[0] != b"Z":  # a zombie has exited already: it holds nothing
+            found[int(entry.name)] = int(fields[1])
+    return found
 
 
 def _read(path: Path) -> str:

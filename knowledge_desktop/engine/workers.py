@@ -9,6 +9,13 @@ Starting workers costs most of a second (the forkserver imports the engine),
 so a pool that served one batch stays up for `idle_s` in case more follows
 (a `git pull` arrives as several watcher batches), then shuts down so the
 processes do not hold memory while the vault is quiet.
+
+Every worker dies with the process that started the pool, even one killed
+with SIGKILL (docs/decisions.md, "Helper processes die with us"): the pool
+hands each worker the read end of a pipe, a lifeline, whose write end only
+the pool's own process holds; a thread in the worker waits for its EOF and
+ends the worker. The forkserver and the resource tracker that multiprocessing
+starts beside the pool then exit by themselves, as their own pipes close.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import multiprocessing
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection
 
 PRELOAD = ["knowledge_desktop.engine.reconcile"]
 
@@ -27,6 +35,8 @@ class WorkerPool:
         self.max_workers = max_workers
         self._lock = threading.Lock()
         self._executor: ProcessPoolExecutor | None = None
+        self._lifeline: tuple[Connection, Connection] | None = None
+        """(read end, write end) of the pipe whose EOF ends the workers (`_watch_parent`)."""
         self._timer: threading.Timer | None = None
         self._users = 0
 
@@ -45,7 +55,14 @@ class WorkerPool:
                 context = multiprocessing.get_context("forkserver")
                 context.set_forkserver_preload(PRELOAD)
                 workers = max(1, min(os.cpu_count() or 1, self.max_workers))
-                self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+                # Kept open here until the pool is shut down: workers may start later, on demand.
+                self._lifeline = context.Pipe(duplex=False)
+                self._executor = ProcessPoolExecutor(
+                    max_workers=workers,
+                    mp_context=context,
+                    initializer=_watch_parent,
+                    initargs=(self._lifeline[0],),
+                )
             self._users += 1
             return self._executor
 
@@ -76,8 +93,35 @@ class WorkerPool:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=cancel)
+        lifeline, self._lifeline = self._lifeline, None
+        for end in lifeline or ():
+            end.close()  # after the workers stopped: closing it sooner would end them mid-task
 
     def close(self) -> None:
         """Stop the workers now (the vault is closing)."""
         with self._lock:
             self._shutdown_locked(cancel=True)
+
+
+def _watch_parent(lifeline: Connection) -> None:
+    """Worker initializer: end this worker once the pool's process is gone.
+
+    A killed parent leaves its workers blocked for good on their task queue
+    (each holds that queue's write end itself), and they keep the forkserver,
+    the resource tracker and the parent's stdout/stderr pipes alive with them.
+    Neither the parent id nor `PR_SET_PDEATHSIG` tells reliably: our parent
+    is the forkserver, not the pool's process, and the forkserver's own parent
+    is whichever thread first started a pool (the death signal follows that
+    thread, which may end long before the process). The lifeline's EOF comes
+    exactly when the last holder of its write end, the pool's process, exits.
+    """
+    threading.Thread(target=_exit_at_eof, args=(lifeline,), name="lifeline", daemon=True).start()
+
+
+def _exit_at_eof(lifeline: Connection) -> None:
+    try:
+        while True:
+            lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF (raises)
+    except (EOFError, OSError):
+        pass
+    os._exit(1)  # no clean-up to run: whoever wanted the results is gone
