@@ -22,7 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from knowledge_desktop.engine.api.changes import revert
+from knowledge_desktop.engine.api.changes import list_changes, revert
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import load_manifest, validate_manifest
 from knowledge_desktop.engine.vault_api import person_changes
@@ -196,6 +196,7 @@ def test_an_extension_without_grants_is_refused_before_anything_is_looked_up(kit
     for (tool, _, needed), said in zip(REFUSED, answers, strict=True):
         assert isinstance(said, str), (tool, said)
         assert f"extension recipes lacks knowledge permission {needed}" in said, (tool, said)
+    assert list_changes(person_changes(kit.scan())) == []  # nothing was written, nothing journaled
 
 
 def _nested(depth: int) -> Any:

@@ -169,3 +169,9 @@ def test_each_write_has_an_undo(vault: Vault) -> None:
     docs.upsert(s, "diary", key="2026-09-30", title="x", body="changed\n")
     assert undo(created) == "skipped"  # changed since: kept
     assert (vault.root / "private/diary/2026-09-30.md").exists()
+
+
+def test_a_title_is_one_line(vault: Vault) -> None:
+    """A title with a line break is refused (issue 32 §2: titles stay single-line)."""
+    with pytest.raises(ApiError, match="the title is one line of text"):
+        docs.upsert(session(vault), "diary", key=DAY, title="Day\n---\n# heading", body="x\n")
