@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any
 
 import anyio
@@ -32,6 +33,7 @@ from mcp.server.stdio import stdio_server
 from knowledge_desktop.api.extension import Extension, open_extension
 from knowledge_desktop.api.tools import BY_NAME, TOOLS
 from knowledge_desktop.engine.errors import KnownError
+from knowledge_desktop.mcp_wire import ScreenedStdin, refusal_channel
 
 SERVER_NAME = "knowledge"
 
@@ -99,7 +101,18 @@ def serve(vault_path: str | os.PathLike[str], name: str, run_id: str | None = No
         server = build_server(ext)
 
         async def run() -> None:
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            refusals, answers = refusal_channel()
+            stdin = ScreenedStdin(sys.stdin.buffer, refusals)
+            async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+
+                async def answer_refused() -> None:
+                    async with answers:
+                        async for message in answers:
+                            await write_stream.send(message)
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(answer_refused)
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+                    tg.cancel_scope.cancel()
 
         anyio.run(run)

@@ -99,10 +99,11 @@ class Extension:
     def call_session(self, run_id: str | None = None) -> Session:
         """The session one API call runs in, the vault reconciled first: the extension's own,
         or the same extension in run `run_id` when a call names another run (its refs, quotas
-        and grants are the extension's either way)."""
+        and grants are the extension's either way); a run another writer holds is refused."""
         self._fresh()
         if run_id is None or run_id == self.session.run_id:
             return self.session
+        self.session.in_run(run_id)  # another writer's run is refused before anything is read
         if run_id not in self._runs:
             self._runs[run_id] = dataclasses.replace(self.session, run_id=run_id)
         return self._runs[run_id]

@@ -9,14 +9,19 @@ error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from knowledge_desktop.api.extension import Extension
+from knowledge_desktop.engine.api.json_shape import depth_problem
+from knowledge_desktop.engine.api.quotas import MAX_BODY_CHARS
 from knowledge_desktop.engine.errors import QueryError
 
 Args = Mapping[str, Any]
+MAX_ARGUMENTS_CHARS = MAX_BODY_CHARS + 1_000_000
+"""One call's arguments as JSON: the largest document body and room for the rest."""
 
 STRING: dict[str, Any] = {"type": "string"}
 INTEGER: dict[str, Any] = {"type": "integer"}
@@ -77,8 +82,20 @@ class Tool:
         }
 
     def check(self, args: Args) -> None:
-        """A `QueryError` naming the first argument that is missing, unknown or of the wrong
-        JSON type (clients do not all check the schema before calling)."""
+        """A `QueryError` naming the first argument that is missing, unknown, of the wrong
+        JSON type, nested too deep or too large (clients do not all check the schema before
+        calling). Shape only: nothing of the vault is looked at, so this comes before the
+        permission check (docs/mcp.md, "The order of a call's checks")."""
+        for name, value in args.items():
+            problem = depth_problem(f"argument {name!r}", value)
+            if problem:
+                raise QueryError(f"{self.name}: {problem}")
+        size = len(json.dumps(args, ensure_ascii=False))
+        if size > MAX_ARGUMENTS_CHARS:
+            limit = MAX_ARGUMENTS_CHARS
+            raise QueryError(
+                f"{self.name}: the arguments are {size:,} characters as JSON; the limit is {limit:,}"
+            )
         for name in self.required:
             if name not in args:
                 raise QueryError(f"{self.name} needs the argument {name!r}")

@@ -273,6 +273,8 @@ def create_collection(session: Session, name: str, parent: str | None = None) ->
     if not name.strip():
         raise ApiError("a collection needs a name")
     check_single_write(name=name)
+    if any(not c.isprintable() and c != " " for c in name):
+        raise ApiError("a collection's name is one line of text, without line breaks or control characters")
     index = CollectionIndex(session.folder)
     if parent is None:
         base, depth = CREATED_ROOT, 0

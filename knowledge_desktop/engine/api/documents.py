@@ -209,6 +209,7 @@ def _find_keyed(session: Session, col: Collection, key: str) -> Found | None:
 def get(session: Session, ref: str, range: tuple[int, int] | None = None) -> Document:
     """The document behind `ref`, if the extension may read it where it is now; with `range`
     (`from`, `to`), only those chunks of its body (`chunks_of`), and how many there are."""
+    first_check(session, None, "read")
     record_id = session.refs.lookup(ref, "document")
     found = by_id(session, record_id) if record_id is not None else None
     if found is None:
@@ -221,6 +222,7 @@ def get(session: Session, ref: str, range: tuple[int, int] | None = None) -> Doc
 
 def get_by_key(session: Session, collection: str, key: str) -> Document | None:
     """The keyed document of `collection`, wherever it has been moved; None when there is none."""
+    first_check(session, collection, "read")
     index = CollectionIndex(session.folder)
     col = cols.resolve(session, collection, index)
     cols.check_collection(session, index, col, "read")
@@ -233,6 +235,7 @@ def get_by_key(session: Session, collection: str, key: str) -> Document | None:
 
 def list_documents(session: Session, collection: str) -> list[Document]:
     """The documents placed directly in `collection` (not in its subfolders), newest first."""
+    first_check(session, collection, "read")
     index = CollectionIndex(session.folder)
     col = cols.resolve(session, collection, index)
     cols.check_collection(session, index, col, "read")
@@ -250,6 +253,24 @@ def list_documents(session: Session, collection: str) -> list[Document]:
             out.append(_doc(session, found, index))
     out.sort(key=lambda d: d.updated_at or "", reverse=True)
     return out
+
+
+def first_check(session: Session, collection: str | None, action: str) -> None:
+    """The permission check a documents method makes before it looks anything up: the diary
+    and keep by their own grant, any other collection (or a document by ref) by some grant
+    that can reach one — `collections.<action>` of any target, or `collections.create`, whose
+    collections are their creator's."""
+    if collection in cols.BUILTINS:
+        session.check(f"collections.{action}:{collection}")
+    else:
+        session.gate(f"collections.{action}:user-selected", (f"collections.{action}", "collections.create"))
+
+
+def check_one_line(label: str, text: object) -> None:
+    """`ApiError` when a title-like string holds a line break or another control character: a
+    title is one line wherever it is shown (docs/decisions.md, "An extension's text is data")."""
+    if isinstance(text, str) and any(not c.isprintable() and c != " " for c in text):
+        raise ApiError(f"the {label} is one line of text, without line breaks or control characters")
 
 
 def _check(session: Session, index: CollectionIndex, path: str, action: str) -> None:
@@ -282,9 +303,13 @@ def upsert(
     ref: str | None = None,
 ) -> Upserted:
     """Write a document: by `key` (created, or updated in place wherever it is), by `ref`
-    (updated), or new. `unchanged` when title, body and meta are as they are: nothing written."""
+    (updated), or new. `unchanged` when title, body and meta are as they are: nothing written.
+    Permission comes first: `diary` and `keep` need their own `collections.write`, and a
+    collection ref some grant that can write one (`first_check`)."""
+    first_check(session, collection, "write")
     meta = dict(meta or {})
     check_single_write(title=title, body=body, meta=meta)
+    check_one_line("title", title)
     index = CollectionIndex(session.folder)
     col = cols.resolve(session, collection, index)
     if col.builtin == cols.DIARY:
@@ -319,6 +344,7 @@ def upsert(
 
 def delete(session: Session, ref: str) -> None:
     """Delete the document behind `ref` (undoable: the journal keeps its bytes)."""
+    first_check(session, None, "write")
     record_id = session.refs.lookup(ref, "document")
     found = by_id(session, record_id) if record_id is not None else None
     if found is None:

@@ -261,6 +261,8 @@ def resolve(
         return None
     title = name.strip() if isinstance(name, str) and name.strip() else next(iter(identifiers.values()))
     check_single_write(name=title)
+    if any(not c.isprintable() and c != " " for c in title):
+        raise ApiError("an entity's name is one line of text, without line breaks or control characters")
     session.charge(len(title) + sum(len(a) for a in aliases))
     text = update_frontmatter(
         "---\nkind: page\n---\n",
@@ -284,7 +286,9 @@ def resolve(
 
 
 def get(session: Session, ref: str) -> Entity:
-    """One entity by ref (`entities.read:<kind>`)."""
+    """One entity by ref (`entities.read:<kind>`; some `entities.read` grant before the ref is
+    looked up)."""
+    session.gate("entities.read:<kind>", ("entities.read",))
     page, kind = entity_page(session, ref)
     session.check(f"entities.read:{kind}")
     return _entity(session, page, kind)
@@ -319,7 +323,9 @@ def list_entities(
 
 def add_identifier(session: Session, ref: str, kind: str, value: str) -> IdentifierAdded:
     """Add an identifier to an entity (`entities.write:<kind of the entity>`): `added`, or
-    `exists` when the page already carries it."""
+    `exists` when the page already carries it (some `entities.write` grant before the ref is
+    looked up)."""
+    session.gate("entities.write:<kind>", ("entities.write",))
     page, entity_kind = entity_page(session, ref)
     session.check(f"entities.write:{entity_kind}")
     check_single_write(name=value if isinstance(value, str) else None)

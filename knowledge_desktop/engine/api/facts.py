@@ -21,7 +21,7 @@ from typing import Any
 from knowledge_desktop.engine.api import entities
 from knowledge_desktop.engine.api.access import authorize_fact_write, readable_predicates
 from knowledge_desktop.engine.api.identifiers import SELF_ALIAS
-from knowledge_desktop.engine.api.permissions import Permission, covers, needed_for_fact
+from knowledge_desktop.engine.api.permissions import Permission, covers, needed_for_fact, predicate_problem
 from knowledge_desktop.engine.api.predicates import cardinality_of
 from knowledge_desktop.engine.api.quotas import check_single_write
 from knowledge_desktop.engine.api.session import Session
@@ -161,7 +161,12 @@ def readable_rows(session: Session, subject_id: str, kind: str, prefix: str | No
 # -- the methods ---------------------------------------------------------------------------
 def lookup(session: Session, subject: str = "self", prefix: str | None = None) -> list[Fact]:
     """The facts currently valid about `subject` (`self` or an entity ref) under `prefix`; facts
-    whose predicate no `facts.read` grant covers are left out without a word."""
+    whose predicate no `facts.read` grant covers are left out without a word — all of them,
+    before the subject is looked up, when no `facts.read` grant is of its kind of subject."""
+    if subject == "self" and not session.holds(("facts.read",), "self"):
+        return []
+    if subject != "self" and not session.holds(("facts.read",), other_than="self"):
+        return []
     page, kind = subject_of(session, subject)
     return _facts(session, readable_rows(session, page.record_id, kind, clean_prefix(prefix)))
 
@@ -182,13 +187,22 @@ def put(
     """Say `subject · predicate · value`. The hint is resolved to a predicate first, then
     `facts.write` is checked on it; `origin`/`source` need `origin.override`. `description`
     (at most 200 characters) says in a person's words what the predicate means — kept with
-    the fact, for a predicate the vocabulary does not describe (an `x.…` one)."""
-    page, kind = subject_of(session, subject)
-    vocabulary = load_vocabulary(session.folder)
-    predicate = authorize_fact_write(session.extensions, session.name, kind, predicate_hint, vocabulary)
+    the fact, for a predicate the vocabulary does not describe (an `x.…` one).
+
+    Before the subject or the hint is resolved, the extension must hold some `facts.write`
+    grant for this kind of subject (`self`, or an entity kind), and `origin.override` when it
+    names `origin`/`source`: a call without them learns nothing about the vault."""
+    wanted = predicate_hint if predicate_problem(predicate_hint) is None else "<predicate>"
+    if subject == "self":
+        session.gate(f"facts.write:self:{wanted}", ("facts.write",), "self")
+    else:
+        session.gate(f"facts.write:<entity kind>:{wanted}", ("facts.write",), other_than="self")
     if origin is not None or source is not None:
         session.check("origin.override")
     check_single_write(value=value)
+    page, kind = subject_of(session, subject)
+    vocabulary = load_vocabulary(session.folder)
+    predicate = authorize_fact_write(session.extensions, session.name, kind, predicate_hint, vocabulary)
     if source_ref is not None and (not isinstance(source_ref, str) or len(source_ref) > 1000):
         raise ApiError("sourceRef is a string of at most 1000 characters")
     if description is not None and (not isinstance(description, str) or len(description) > 200):
@@ -241,9 +255,10 @@ def claim_text(
     """A new claim file for `fact` about `page`, as docs/decisions.md lays it out (the store adds
     id, revision and times when it is planned)."""
     predicate = str(fact["predicate"])
-    shown = (
+    typed = (
         json.dumps(fact["value"], ensure_ascii=False) if not isinstance(fact["value"], str) else fact["value"]
     )
+    shown = " ".join(typed.split())  # a title is one line
     shown = shown if len(shown) <= 120 else shown[:119] + "…"
     user = fact["origin"] == USER
     evidence = {
@@ -262,7 +277,25 @@ def claim_text(
     if valid_from is not None:
         fields["valid_from"] = valid_from
     fields["fact"] = fact
-    return update_frontmatter(f"---\nkind: claim\n---\n{page.title} · {predicate}: {shown}\n", fields)
+    body = f"{literal_markdown(page.title)} · {predicate}: {literal_markdown(typed)}\n"
+    return update_frontmatter(f"---\nkind: claim\n---\n{body}", fields)
+
+
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def literal_markdown(text: str) -> str:
+    """`text` as Markdown that shows it exactly and makes nothing of it: every ASCII
+    punctuation character backslash-escaped (CommonMark shows an escaped one as itself, so no
+    `[[link]]`, `![image]`, `<tag>`, `&entity;`, emphasis or `---` line comes of it), each line
+    break a hard break (a backslash before it) and each blank line a `&nbsp;` entity, so the
+    text stays one paragraph. What an extension reads back is the fact's `value` in the
+    frontmatter, never this line (docs/decisions.md, "An extension's text is data")."""
+    lines = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        escaped = "".join("\\" + c if c in _PUNCTUATION else c for c in line.strip())
+        lines.append(escaped or "&nbsp;")
+    return "\\\n".join(lines)
 
 
 def plan_put(
@@ -335,7 +368,8 @@ def fact_row(session: Session, fact_ref: str) -> FactRow:
 
 def retract(session: Session, fact_ref: str) -> RetractResult:
     """Make a fact expire (a withdrawal: nothing is deleted). Needs `facts.write` on it, and
-    `changes.manage` for a fact another writer said."""
+    `changes.manage` for a fact another writer said (some `facts.write` grant first of all)."""
+    session.gate("facts.write:<subject>:<predicate>", ("facts.write",))
     row = fact_row(session, fact_ref)
     kind = subject_kind_of_id(session, row.subject_id)
     session.check(needed_for_fact("write", kind, row.predicate))

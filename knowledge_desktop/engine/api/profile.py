@@ -31,7 +31,10 @@ class ProfileEntry:
 
 def get(session: Session, prefix: str | None = None) -> list[ProfileEntry]:
     """The pinned self facts under `prefix` (all when None) the extension may read; a query
-    method, so what no grant covers is left out without a word."""
+    method, so what no grant covers is left out without a word (with no `facts.read:self`
+    grant at all, before the self page is looked for)."""
+    if not session.holds(("facts.read",), "self"):
+        return []
     page = self_page(session)
     vocabulary = load_vocabulary(session.folder)
     rows = readable_rows(session, page.record_id, "self", clean_prefix(prefix))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from knowledge_desktop.engine.api.json_shape import depth_problem
 from knowledge_desktop.engine.errors import QuotaExceeded, WriteTooLarge
 from knowledge_desktop.engine.store.db import Store
 
@@ -126,6 +127,9 @@ def check_single_write(
             raise WriteTooLarge(f"the {label} has {len(text):,} characters; the limit is {limit:,}")
     for label, data in (("meta", meta), ("value", value)):
         if data is not None:
+            problem = depth_problem(label, data)
+            if problem:
+                raise WriteTooLarge(problem)
             try:
                 size = json_size(data)
             except (TypeError, ValueError) as exc:

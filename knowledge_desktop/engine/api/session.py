@@ -29,6 +29,7 @@ from knowledge_desktop.engine.api.grants import Extensions, Installed
 from knowledge_desktop.engine.api.permissions import Permission
 from knowledge_desktop.engine.api.quotas import Quotas, Usage
 from knowledge_desktop.engine.api.refs import RefBook
+from knowledge_desktop.engine.errors import ApiError, PermissionRefused
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.naming import new_id
@@ -53,6 +54,7 @@ def default_entity_types(scope: str) -> Mapping[str, frozenset[str]]:
 
 
 BULK = "collections.bulk"
+MAX_RUN_ID = 200
 
 
 def actor_of(name: str) -> str:
@@ -137,10 +139,51 @@ class Session:
         """Whether a grant covers `needed` (query methods leave out what is not)."""
         return self.extensions.allowed(self.name, needed)
 
+    def holds(
+        self, names: tuple[str, ...], scope: str | None = None, *, other_than: str | None = None
+    ) -> bool:
+        """Whether some grant is one of the permissions `names` (`data.action`), of scope `scope`
+        when given and not of scope `other_than` when given: a method's first check, made
+        before anything the call names is looked up (docs/mcp.md, "The order of a call's
+        checks")."""
+        return any(
+            g.name in names
+            and (scope is None or g.scope == scope)
+            and (other_than is None or g.scope != other_than)
+            for g in self.extensions.granted(self.name)
+        )
+
+    def gate(
+        self, shown: str, names: tuple[str, ...], scope: str | None = None, *, other_than: str | None = None
+    ) -> None:
+        """`PermissionRefused` naming `shown` unless `holds(names, scope, other_than=…)`: an
+        extension with no grant of the kind a method needs learns that, and nothing about
+        the vault (no self page, no collection, no ref), whatever else its call names."""
+        if not self.holds(names, scope, other_than=other_than):
+            raise PermissionRefused(f"extension {self.name} lacks knowledge permission {shown}")
+
+    def in_run(self, run_id: str) -> None:
+        """`ApiError` unless run `run_id` is this extension's: a run holds the writes of the one
+        writer that started it, so reverting it never undoes another's (issue 32 §4). A run
+        id no journal entry names yet becomes this extension's with its first write."""
+        if not isinstance(run_id, str) or not run_id or len(run_id) > MAX_RUN_ID or not run_id.isprintable():
+            raise ApiError(f"a run id is 1-{MAX_RUN_ID} printable characters")
+        row = (
+            self.store.reader()
+            .execute("SELECT actor FROM journal WHERE run_id=? AND actor<>? LIMIT 1", (run_id, self.actor))
+            .fetchone()
+        )
+        if row is not None:
+            raise ApiError(
+                f"run {run_id} belongs to another writer; leave runId out, or name a run of your own"
+            )
+
     def charge(self, chars: int) -> Usage:
         """Count one write of `chars` characters today, or `QuotaExceeded` (nothing counted)."""
         return self.quotas.charge(self.name, chars, bulk=self.allowed(BULK))
 
     def request(self, operation: str, payload: dict[str, Any], request_id: str | None = None) -> Request:
-        """A request of this extension, in this session's run."""
+        """A request of this extension, in this session's run (`in_run` checked again here, so
+        no write joins a run another writer holds, whichever way the run id came in)."""
+        self.in_run(self.run_id)
         return make_request(operation, payload, request_id=request_id, actor=self.actor, run_id=self.run_id)

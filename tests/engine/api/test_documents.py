@@ -104,7 +104,10 @@ def test_a_keyed_document_is_found_after_a_person_moves_it(vault: Vault, kit: Va
 def test_reading_and_writing_follow_the_grants(vault: Vault) -> None:
     made = docs.upsert(session(vault), "diary", key=DAY, title=DAY, body="x\n")
     revoke(vault, "collections.read:diary")
-    with pytest.raises(PermissionRefused, match=r"lacks knowledge permission collections\.read:diary"):
+    # checked before the ref is looked up: no read grant at all, so no collection is named
+    with pytest.raises(
+        PermissionRefused, match=r"lacks knowledge permission collections\.read:user-selected"
+    ):
         docs.get(session(vault), made.ref)
     with pytest.raises(PermissionRefused, match=r"collections\.read:diary"):
         docs.list_documents(session(vault), "diary")
@@ -166,3 +169,9 @@ def test_each_write_has_an_undo(vault: Vault) -> None:
     docs.upsert(s, "diary", key="2026-09-30", title="x", body="changed\n")
     assert undo(created) == "skipped"  # changed since: kept
     assert (vault.root / "private/diary/2026-09-30.md").exists()
+
+
+def test_a_title_is_one_line(vault: Vault) -> None:
+    """A title with a line break is refused (issue 32 §2: titles stay single-line)."""
+    with pytest.raises(ApiError, match="the title is one line of text"):
+        docs.upsert(session(vault), "diary", key=DAY, title="Day\n---\n# heading", body="x\n")

@@ -8,7 +8,7 @@ import pytest
 
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import validate_manifest
-from knowledge_desktop.engine.errors import PermissionRefused, UnknownExtension
+from knowledge_desktop.engine.errors import ApiError, PermissionRefused, UnknownExtension
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
 from knowledge_desktop.engine.write.plan import FileWrite, Plan
@@ -54,3 +54,20 @@ def test_a_session_reads_grants_on_every_check_and_charges_each_write(vault: Vau
 def test_a_session_of_an_extension_not_installed_is_refused(vault: Vault) -> None:
     with pytest.raises(UnknownExtension):
         open_session(vault, "nobody")
+
+
+def test_a_session_opened_in_another_writers_run_writes_nothing(vault: Vault) -> None:
+    """However the run id comes in (here as the session's own, as `open_extension(run_id=…)`
+    and `knowledge mcp --run` give it), a run another writer holds takes no request (issue
+    32 §4); before, the request was made and the run held both writers' changes."""
+    mine = open_session(vault, "recipes", run_id="run_shared")
+    write = FileWrite("private/notes/x.md", b"---\nid: pg_x\n---\n", None, "pg_x", 1)
+    vault.write(mine.request("new", {"n": 1}), lambda ctx: Plan("new", "pg_x", None, [write]))
+    data = {**RECIPES, "name": "cooks"}
+    Extensions(vault.store, vault.root).install(validate_manifest(data), "private")
+    theirs = open_session(vault, "cooks", run_id="run_shared")
+    with pytest.raises(ApiError, match="run run_shared belongs to another writer"):
+        theirs.request("new", {"n": 2})
+    mine.request("new", {"n": 3})  # the run's own writer goes on
+    with pytest.raises(ApiError, match="a run id is 1-200 printable characters"):
+        open_session(vault, "cooks", run_id="run\nx").request("new", {})
