@@ -56,7 +56,8 @@ def call(ext: Extension, name: str, arguments: dict[str, Any] | None) -> types.C
     if tool is None:
         return _text_result(f"no tool named {name!r}", error=True)
     try:
-        return _text_result(tool.call(ext, arguments))
+        # damage met in state.sqlite is repaired and the call answered, as a CLI command is
+        return _text_result(ext.vault.repairing(lambda: tool.call(ext, arguments)))
     except KnownError as exc:
         return _text_result(str(exc), error=True)
     except Exception as exc:  # a bug answers this call as an error; the server goes on serving

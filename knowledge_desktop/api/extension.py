@@ -94,6 +94,13 @@ class Extension:
     def _fresh(self) -> Vault:
         """The vault, reconciled with its folder (a long-lived extension sees later edits)."""
         self.vault.reconcile()
+        if self.session.store is not self.vault.store:
+            # The vault repaired a damaged state.sqlite (`Vault.repairing`): sessions bound
+            # to the file set aside follow to the new one, keeping their runs' ids.
+            self.session = open_session(self.vault, self.session.name, self.session.run_id)
+            self._runs = {
+                run_id: open_session(self.vault, self.session.name, run_id) for run_id in self._runs
+            }
         return self.vault
 
     def call_session(self, run_id: str | None = None) -> Session:

@@ -7,6 +7,7 @@ retrieval-and-dates, keeping state.sqlite; docs/decisions.md, damaged state)."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,42 @@ def test_a_write_that_meets_damage_is_not_run_twice(indexed: Any) -> None:
             vault.repairing(lambda: write(vault))
         assert calls == [1]
         assert len(vault.repairs) == 1
+
+
+def test_an_mcp_call_that_meets_damage_is_repaired_and_answered(kit: VaultKit) -> None:
+    """`knowledge mcp` is a command too: a tool call whose reconcile meets a damaged page of
+    `files` gets its answer from the rebuilt state, not an error, and the server's session
+    follows to the new file (later calls answer as well)."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from tests.engine.api.test_visibility import agent_vault
+    from tests.test_mcp import TIMEOUT_S, answer, server
+
+    vault = agent_vault(kit)
+    for n in range(150):  # enough rows for `files` to span several leaf pages
+        kit.page(
+            f"private/notes/filler-{n:03}.md", f"pg_fill{n:03}", f"Filler note number {n:03}", type="note"
+        )
+    vault.reconcile()
+    vault.close()
+    path = kit.root / STATE
+    _damage(kit, "files")
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with open(os.devnull, "w") as errlog, anyio.fail_after(TIMEOUT_S):
+            async with (
+                stdio_client(server(kit.root), errlog=errlog) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                seen["first"] = answer(await client.call_tool("knowledge_grep", {"query": "lantern"}))
+                seen["second"] = answer(await client.call_tool("knowledge_grep", {"query": "lantern"}))
+
+    anyio.run(session)
+    for key in ("first", "second"):
+        assert {h["id"] for h in seen[key]["hits"]} == {"pg_ada", "pg_me", "cl_soup"}
+    assert len(_set_aside(kit)) == 1
+    assert _integrity(path) == ["ok"]
