@@ -19,8 +19,6 @@ write commands and their receipts are documented in docs/writing.md.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -49,6 +47,7 @@ from knowledge_desktop.engine.report import diagnostics_report
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_state import incident_finding
+from knowledge_desktop.engine.visible_text import block, json_text, one_line
 from knowledge_desktop.engine.write.plan import Fence, WriteRejected
 from knowledge_desktop.engine.write.publish import WriteFailed
 
@@ -61,19 +60,16 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _safe(text: object) -> str:
-    """Text for a terminal line: control characters (a newline in a file name) and
-    bidirectional controls (which reorder what follows them) are shown as escapes,
-    so each printed path is one unambiguous line. JSON output needs none of this."""
-    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+_safe = one_line
+"""Every field of vault content or of a file name on a human line goes through this (the
+body of `show`, multi-line, through `block`): control characters (ESC, BEL, CR, a newline
+in a file name, C1 bytes) and bidirectional controls are shown as escapes, so nothing
+drives the terminal and each listed row is one line. JSON output stays exact (`json_text`)."""
 
 
 def _emit(args: argparse.Namespace, payload: Any, human: Callable[[], str]) -> None:
     if args.json:
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(payload) + "\n")
     else:
         sys.stdout.write(human() + "\n")
 
@@ -102,11 +98,11 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
     def human() -> str:
         sev = counts["diagnostics"]
         return (
-            f"{vault.root}\n  {counts['records']} records ({counts['valid']} valid, "
+            f"{_safe(vault.root)}\n  {counts['records']} records ({counts['valid']} valid, "
             f"{counts['invalid']} invalid, {counts['eligible']} current), "
             f"{counts['unrecognized']} unrecognized files\n"
             f"  diagnostics: {sev['error']} errors, {sev['warning']} warnings, "
-            f"{sev['info']} info\n  scopes: {', '.join(counts['scopes']) or '-'}\n"
+            f"{sev['info']} info\n  scopes: {', '.join(map(_safe, counts['scopes'])) or '-'}\n"
             f"  parsed {payload['parsed']} files in {payload['elapsedMs']} ms"
             + (f"\n  search text indexed in {text_ms} ms" if text_ms is not None else "")
         )
@@ -141,7 +137,7 @@ def cmd_records(vault: Vault, args: argparse.Namespace) -> int:
 
     def human() -> str:
         lines = [
-            f"{i['id'] or '-':<28} {i['kind'] or '-':<12} {i['type'] or '-':<14} "
+            f"{_safe(i['id'] or '-'):<28} {_safe(i['kind'] or '-'):<12} {_safe(i['type'] or '-'):<14} "
             f"{'' if i['valid'] else '[invalid] '}{_safe(i['title'])}  ({_safe(i['path'])})"
             for i in result["items"]
         ]
@@ -159,28 +155,30 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
 
     def human() -> str:
         out = [
-            f"{_safe(record['title'])}  [{record['kind']}/{record['type']}]  {record['lifecycle']}",
-            f"id {record['id']}  revision {record['revision']}  {_safe(record['path'])}",
+            f"{_safe(record['title'])}  [{_safe(record['kind'])}/{_safe(record['type'])}]  "
+            f"{_safe(record['lifecycle'])}",
+            f"id {_safe(record['id'])}  revision {record['revision']}  {_safe(record['path'])}",
         ]
         if not record["valid"]:
             out.append("INVALID")
-        out += ["", (record["body"] or "").rstrip(), ""]
+        out += ["", block((record["body"] or "").rstrip()), ""]
         if record["references"]:
             out.append("References:")
             out += [
-                f"  line {r['line']}: {r['target']} -> {r['id'] or r['status']}" for r in record["references"]
+                f"  line {r['line']}: {_safe(r['target'])} -> {_safe(r['id'] or r['status'])}"
+                for r in record["references"]
             ]
         if record["backlinks"]:
             out.append("Backlinks:")
             out += [
                 f"  {_safe(b['title'])} ({_safe(b['path'])}"
-                f"{':' + str(b['line']) if b['line'] else ''}, {b['via']})"
+                f"{':' + str(b['line']) if b['line'] else ''}, {_safe(b['via'])})"
                 for b in record["backlinks"]
             ]
         if record["diagnostics"]:
             out.append("Diagnostics:")
             out += [
-                f"  {d['severity']} {d['code']} line {d['line']}: {d['message']}"
+                f"  {d['severity']} {d['code']} line {d['line']}: {_safe(d['message'])}"
                 for d in record["diagnostics"]
             ]
         return "\n".join(out)
@@ -235,20 +233,20 @@ def cmd_ontology(vault: Vault, args: argparse.Namespace) -> int:
         out = []
         for v in views:
             state = "active" if v["active"] else "NOT ACTIVE"
-            out.append(f"[{v['scope']}] {v['name']}@{v['version']} {state}")
+            out.append(f"[{_safe(v['scope'])}] {_safe(v['name'])}@{_safe(v['version'])} {state}")
             if v["fingerprint"]:
-                out.append(f"  fingerprint {v['fingerprint']}")
-            out.append("  chain: " + " → ".join(c["name"] for c in v["chain"]))
+                out.append(f"  fingerprint {_safe(v['fingerprint'])}")
+            out.append("  chain: " + " → ".join(_safe(c["name"]) for c in v["chain"]))
             if view == "definitions":
-                pages = [d["name"] for d in v["definitions"] if d["kind"] == "page"]
-                rels = [d["name"] for d in v["definitions"] if d["kind"] == "relationship"]
+                pages = [_safe(d["name"]) for d in v["definitions"] if d["kind"] == "page"]
+                rels = [_safe(d["name"]) for d in v["definitions"] if d["kind"] == "relationship"]
                 out.append(f"  {len(pages)} page types: {', '.join(pages)}")
                 out.append(f"  {len(rels)} relationships: {', '.join(rels)}")
             for issue in v["issues"]:
                 out.append(
                     f"  {'error' if issue['fatal'] else 'warning'}: {_safe(issue['path'])}"
                     f"{':' + str(issue['line']) if issue['line'] else ''} "
-                    f"{issue['message']}"
+                    f"{_safe(issue['message'])}"
                 )
         return "\n".join(out)
 
@@ -275,9 +273,9 @@ def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
     def human() -> str:
         out = []
         for hit in result["hits"]:
-            score = f"{hit['score']:.2f}" if hit["score"] is not None else "via " + hit["via"]["id"]
-            out.append(f"{score:>8}  {_safe(hit['title'])}  [{hit['type']}]  {_safe(hit['path'])}")
-            snippet = " ".join(hit["snippet"]["text"].split())[:160]
+            score = f"{hit['score']:.2f}" if hit["score"] is not None else "via " + _safe(hit["via"]["id"])
+            out.append(f"{score:>8}  {_safe(hit['title'])}  [{_safe(hit['type'])}]  {_safe(hit['path'])}")
+            snippet = _safe(" ".join(hit["snippet"]["text"].split())[:160])
             out.append(f"          {snippet}")
         more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
         return "\n".join([*out, f"{result['total']} hits{more}"])
@@ -292,10 +290,10 @@ def cmd_lookup(vault: Vault, args: argparse.Namespace) -> int:
     def human() -> str:
         if result["status"] == "found":
             r = result["record"]
-            return f"found: {r['id']}  {_safe(r['title'])}  ({_safe(r['path'])})"
+            return f"found: {_safe(r['id'])}  {_safe(r['title'])}  ({_safe(r['path'])})"
         if result["status"] == "ambiguous":
             return "ambiguous:\n" + "\n".join(
-                f"  {c['id']}  {_safe(c['title'])}  ({_safe(c['path'])})" for c in result["candidates"]
+                f"  {_safe(c['id'])}  {_safe(c['title'])}  ({_safe(c['path'])})" for c in result["candidates"]
             )
         return "missing"
 
@@ -308,13 +306,14 @@ def _timeline_human(result: dict[str, Any]) -> str:
     for item in result["items"]:
         if "source" in item:
             lines.append(
-                f"{item['value']:<26} {_safe(item['source']['title'])} — {item['claims']} claims"
-                f"{': ' + ' '.join((item['summary'] or '').split())[:100] if item['summary'] else ''}"
+                f"{_safe(item['value']):<26} {_safe(item['source']['title'])} — {item['claims']} claims"
+                f"{': ' + _safe(' '.join((item['summary'] or '').split())[:100]) if item['summary'] else ''}"
             )
         else:
-            shown = item.get("local") or item["value"]
+            shown = _safe(item.get("local") or item["value"])
             lines.append(
-                f"{shown:<26} {item['type'] or item['kind']:<12} {_safe(item.get('title') or item['path'])}"
+                f"{shown:<26} {_safe(item['type'] or item['kind']):<12} "
+                f"{_safe(item.get('title') or item['path'])}"
             )
     return "\n".join(lines) or "(nothing dated)"
 
@@ -384,10 +383,12 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _receipt(args: argparse.Namespace, receipt: dict[str, Any]) -> int:
     def human() -> str:
-        items = ", ".join(f"{i['id']} r{i['revision']} {i['path']}" for i in receipt.get("items", []))
+        items = ", ".join(
+            f"{_safe(i['id'])} r{i['revision']} {_safe(i['path'])}" for i in receipt.get("items", [])
+        )
         return (
-            f"{receipt.get('operation', '?')} published: {items or 'no files'} "
-            f"(journal {receipt.get('journalId')}, request {receipt.get('requestId')})"
+            f"{_safe(receipt.get('operation', '?'))} published: {items or 'no files'} "
+            f"(journal {receipt.get('journalId')}, request {_safe(receipt.get('requestId'))})"
         )
 
     _emit(args, receipt, human)
@@ -415,8 +416,8 @@ def cmd_journal(vault: Vault, args: argparse.Namespace) -> int:
 
     def human() -> str:
         lines = [
-            f"{i['journalId']:>5}  {i['at']}  {i['state']:<11} {i['operation']:<12} "
-            f"{i['targetId'] or '-'}  by {i['actor'] or '-'}  ({i['requestId']})"
+            f"{i['journalId']:>5}  {_safe(i['at'])}  {_safe(i['state']):<11} {_safe(i['operation']):<12} "
+            f"{_safe(i['targetId'] or '-')}  by {_safe(i['actor'] or '-')}  ({_safe(i['requestId'])})"
             for i in result["items"]
         ]
         return "\n".join([*lines, f"{result['total']} entries"])
@@ -588,21 +589,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (WriteRejected, WriteFailed) as exc:
         if getattr(args, "json", False):
-            sys.stdout.write(json.dumps(exc.as_json(), indent=2, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(exc.as_json()) + "\n")
         else:
-            sys.stderr.write(f"knowledge: {exc.code}: {exc.message}\n")
+            sys.stderr.write(f"knowledge: {_safe(exc.code)}: {_safe(exc.message)}\n")
         return EXIT_REJECTED if isinstance(exc, WriteRejected) else EXIT_WRITE_FAILED
     except (StateError, VaultGone) as exc:
-        sys.stderr.write(f"knowledge: {exc}\n")
+        sys.stderr.write(f"knowledge: {_safe(exc)}\n")
         return EXIT_STATE
     except KnownError as exc:
-        sys.stderr.write(f"knowledge: {exc}\n")
+        sys.stderr.write(f"knowledge: {_safe(exc)}\n")
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:  # the environment's: a folder that cannot be listed, a full disk
         where = f" ({_safe(exc.filename)})" if exc.filename else ""
-        sys.stderr.write(f"knowledge: {exc.strerror or exc}{where}\n")
+        sys.stderr.write(f"knowledge: {_safe(exc.strerror or exc)}{where}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

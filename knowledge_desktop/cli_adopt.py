@@ -21,6 +21,8 @@ from knowledge_desktop.cli_lifecycle import Command, WriteHelpers
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.visible_text import json_text
+from knowledge_desktop.engine.visible_text import one_line as _safe
 from knowledge_desktop.engine.write import adoption
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.requests import make_request
@@ -90,18 +92,21 @@ def register(command: Command, helpers: WriteHelpers) -> None:
 
 
 def _dry_human(result: dict[str, Any]) -> str:
-    lines = [f"would adopt {len(result['files'])} note(s) in {result['partition']}:"]
+    lines = [f"would adopt {len(result['files'])} note(s) in {_safe(result['partition'])}:"]
     for f in result["files"]:
-        added = f" (+aliases {', '.join(f['aliasesAdded'])})" if f["aliasesAdded"] else ""
-        lines.append(f"  {f['path']}  {f['id']}  {f['title']!r} [{f['type']}]{added}")
+        aliases = ", ".join(map(_safe, f["aliasesAdded"]))
+        added = f" (+aliases {aliases})" if f["aliasesAdded"] else ""
+        lines.append(
+            f"  {_safe(f['path'])}  {_safe(f['id'])}  {_safe(repr(f['title']))} [{_safe(f['type'])}]{added}"
+        )
     if result["skipped"]:
         lines.append(f"skipped {len(result['skipped'])}:")
-        lines += [f"  {s['path']}: {s['reason']}" for s in result["skipped"]]
+        lines += [f"  {_safe(s['path'])}: {_safe(s['reason'])}" for s in result["skipped"]]
     return "\n".join(lines)
 
 
 def _print(args: argparse.Namespace, payload: dict[str, Any], human: Any) -> None:
     if args.json:
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(payload) + "\n")
     else:
         sys.stdout.write(human(payload) + "\n")

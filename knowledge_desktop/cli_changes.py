@@ -16,7 +16,6 @@ item says why; the rest of the run is undone all the same).
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from knowledge_desktop import cli_args
@@ -25,6 +24,8 @@ from knowledge_desktop.engine.api.changes import list_changes, revert
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import person_changes
+from knowledge_desktop.engine.visible_text import json_text
+from knowledge_desktop.engine.visible_text import one_line as _safe
 
 EXIT_OK, EXIT_REJECTED = 0, 4
 STATUSES = ("applied", "reverted", "conflict", "rolled-back", "pending")
@@ -39,7 +40,10 @@ def register(command: Command) -> None:
         if not found:
             print("no changes")
         for c in found:
-            print(f"{c.ref:>6}  {c.created_at}  {c.status:<9} {c.actor:<24} {c.run_id or '-'}  {c.summary}")
+            print(
+                f"{c.ref:>6}  {_safe(c.created_at)}  {_safe(c.status):<9} {_safe(c.actor):<24}"
+                f" {_safe(c.run_id or '-')}  {_safe(c.summary)}"
+            )
         return EXIT_OK
 
     def cmd_revert(vault: Vault, args: argparse.Namespace) -> int:
@@ -54,8 +58,8 @@ def register(command: Command) -> None:
             _print_json({"runId": who.run_id, **result.as_json()})
         else:
             for i in result.items:
-                print(f"{i.ref:>6}  {i.op:<20} {i.status:<8} {i.note}")
-            print(f"{result.reverted} change(s) reverted, in run {who.run_id}")
+                print(f"{i.ref:>6}  {_safe(i.op):<20} {_safe(i.status):<8} {_safe(i.note)}")
+            print(f"{result.reverted} change(s) reverted, in run {_safe(who.run_id)}")
         return EXIT_REJECTED if failed else EXIT_OK
 
     p = command("changes", "The knowledge API's changes, every actor's, newest first.", cmd_changes)
@@ -70,4 +74,4 @@ def register(command: Command) -> None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print(json_text(value))

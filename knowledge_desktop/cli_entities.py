@@ -23,6 +23,7 @@ from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_claims import vault_claims
 from knowledge_desktop.engine.vault_state import STATE_DIR
+from knowledge_desktop.engine.visible_text import json_escaped
 
 
 def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -58,7 +59,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
     options = ExtractOptions(max_commits=args.max_commits, since_tag=args.since_tag)
     document = extract(Path(args.repo), options, memory)
     if args.json:
-        print(to_json(document), end="")
+        print(json_escaped(to_json(document)), end="")
         return 0
     print(summary(document))
     return 0

@@ -25,7 +25,6 @@ through the catalog.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,8 @@ from knowledge_desktop.engine.api.permissions import parse_permission
 from knowledge_desktop.engine.api.uninstall import uninstall
 from knowledge_desktop.engine.errors import ManifestInvalid, QueryError
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.visible_text import json_text
+from knowledge_desktop.engine.visible_text import one_line as _safe
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -92,7 +93,9 @@ def cmd_extensions(args: argparse.Namespace) -> int:
             except ManifestInvalid as exc:
                 return _invalid(args, exc)
             return _show(
-                args, installed, f"installed {installed.name} into {installed.scope}; every permission is off"
+                args,
+                installed,
+                f"installed {_safe(installed.name)} into {_safe(installed.scope)}; every permission is off",
             )
         if args.action == "uninstall":
             return _uninstall(args, vault)
@@ -109,7 +112,7 @@ def cmd_extensions(args: argparse.Namespace) -> int:
             )
         else:
             state = "on" if on else "off"
-            print(f"{permission}: {state}" + ("" if changed else f" (it was {state} already)"))
+            print(f"{_safe(permission)}: {state}" + ("" if changed else f" (it was {state} already)"))
         return EXIT_OK
 
 
@@ -124,11 +127,14 @@ def _uninstall(args: argparse.Namespace, vault: Vault) -> int:
         f"{counts['facts']} fact(s), {counts['documents']} document(s), {counts['collections']} collection(s)"
     )
     if done.deleted:
-        print(f"uninstalled {done.name}; deleted {what} in run {done.run_id} (undo: knowledge revert --run)")
+        print(
+            f"uninstalled {_safe(done.name)}; deleted {what} in run {_safe(done.run_id)}"
+            " (undo: knowledge revert --run)"
+        )
         for path in done.kept:
-            print(f"  kept: {path}")
+            print(f"  kept: {_safe(path)}")
     else:
-        print(f"uninstalled {done.name}; kept {what}")
+        print(f"uninstalled {_safe(done.name)}; kept {what}")
     return EXIT_OK
 
 
@@ -143,14 +149,14 @@ def _default_partition(root: Path) -> str:
         return "private"
     if len(folders) == 1:
         return folders[0]
-    listed = ", ".join(folders) or "none"
+    listed = ", ".join(folders) or "none"  # escaped where printed (cli.py)
     raise QueryError(f"choose the partition with --partition (the vault has: {listed})")
 
 
 def _invalid(args: argparse.Namespace, exc: ManifestInvalid) -> int:
     sys.stderr.write("knowledge: invalid extension manifest\n")
     for error in exc.errors:
-        sys.stderr.write(f"  {error}\n")
+        sys.stderr.write(f"  {_safe(error)}\n")
     if args.json:
         message = f"the manifest has {len(exc.errors)} error(s)"
         _print_json({"error": {"code": "invalid-manifest", "message": message, "errors": exc.errors}})
@@ -179,12 +185,12 @@ def _show(args: argparse.Namespace, installed: Installed, headline: str) -> int:
 
 def _human(e: Installed) -> None:
     shown = e.as_json()
-    print(f"{e.name}  ({e.scope})  {e.manifest.description}")
+    print(f"{_safe(e.name)}  ({_safe(e.scope)})  {_safe(e.manifest.description)}")
     if e.manifest.reason:
-        print(f"  why: {e.manifest.reason}")
+        print(f"  why: {_safe(e.manifest.reason)}")
     for p in shown["permissions"]:
-        print(f"  [{'on ' if p['granted'] else 'off'}] {p['sentence']}  ({p['permission']})")
+        print(f"  [{'on ' if p['granted'] else 'off'}] {_safe(p['sentence'])}  ({_safe(p['permission'])})")
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print(json_text(value))

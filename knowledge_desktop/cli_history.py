@@ -11,13 +11,14 @@ Both only read; exit 0, or 2 for a usage error.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from knowledge_desktop import cli_args
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.visible_text import json_text
+from knowledge_desktop.engine.visible_text import one_line as _safe
 
 
 def register(command: Command) -> None:
@@ -31,17 +32,23 @@ def register(command: Command) -> None:
             _print_json(result)
             return 0
         if result["unavailable"]:
-            print(f"checkpoints unavailable: {result['unavailable']}")
+            print(f"checkpoints unavailable: {_safe(result['unavailable'])}")
         for row in result["outbox"]:
             detail = row["commit"] or row["reason"] or ""
-            print(f"{row['journalId']:>5}  {row['state']:<9} {row['operation'] or '-':<12} {detail}")
+            print(
+                f"{row['journalId']:>5}  {_safe(row['state']):<9} {_safe(row['operation'] or '-'):<12}"
+                f" {_safe(detail)}"
+            )
         waiting = result["observed"]
         if not waiting["enabled"]:
             print("observed checkpoints: off")
         elif waiting["paths"]:
-            print(f"observed: {waiting['paths']} path(s) waiting  {waiting['reason'] or ''}".rstrip())
+            print(f"observed: {waiting['paths']} path(s) waiting  {_safe(waiting['reason'] or '')}".rstrip())
         for c in result["commits"]:
-            print(f"{c['commit'][:12]}  {c['at']}  {c['operation'] or '-':<12} by {c['author']}")
+            print(
+                f"{_safe(c['commit'][:12])}  {_safe(c['at'])}  {_safe(c['operation'] or '-'):<12}"
+                f" by {_safe(c['author'])}"
+            )
         return 0
 
     def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
@@ -50,11 +57,11 @@ def register(command: Command) -> None:
             _print_json(rows)
             return 0
         if not rows:
-            print(f"no checkpointed versions of {args.id}")
+            print(f"no checkpointed versions of {_safe(args.id)}")
         for r in rows:
             print(
-                f"{r['commit'][:12]}  {r['at']}  r{r['revision']}  {r['operation'] or '-':<12}"
-                f" by {r['author']}"
+                f"{_safe(r['commit'][:12])}  {_safe(r['at'])}  r{r['revision']}  "
+                f"{_safe(r['operation'] or '-'):<12} by {_safe(r['author'])}"
             )
         return 0
 
@@ -71,4 +78,4 @@ def register(command: Command) -> None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print(json_text(value))

@@ -12,40 +12,41 @@ exit 0, or 2 for a usage or query error (an id that did not exist then, an unkno
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from knowledge_desktop import cli_args
 from knowledge_desktop.cli_lifecycle import Command
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.visible_text import block, json_text
+from knowledge_desktop.engine.visible_text import one_line as _safe
 
 
 def show_at(vault: Vault, args: argparse.Namespace) -> int:
     """`show ID --at A` (cli.py's `cmd_show` hands over when --at is given)."""
     record = vault.history.show_at(args.target, args.at)
     if args.json:
-        print(json.dumps(record, ensure_ascii=False, indent=2))
+        print(json_text(record))
         return 0
-    print(f"{_safe(record['title'])}  [{record['kind']}/{record['type']}]  {record['lifecycle']}")
+    print(
+        f"{_safe(record['title'])}  [{_safe(record['kind'])}/{_safe(record['type'])}]  "
+        f"{_safe(record['lifecycle'])}"
+    )
     print(f"id {_safe(record['id'])}  revision {record['revision']}  {_safe(record['path'])}")
-    print(f"as of {record['at']}  {record['source']} {str(record['commit'] or '')[:12]}")
+    print(f"as of {_safe(record['at'])}  {_safe(record['source'])} {_safe(str(record['commit'] or '')[:12])}")
     print()
-    print((record["body"] or "").rstrip())
+    print(block((record["body"] or "").rstrip()))
     return 0
-
-
-def _safe(value: object) -> str:
-    """Control characters shown escaped, so a hostile title cannot drive the terminal."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
 
 
 def register(command: Command) -> None:
     def cmd_diff(vault: Vault, args: argparse.Namespace) -> int:
         text = vault.history.diff(args.id, args.from_, args.to)
         if args.json:
-            print(json.dumps({"id": args.id, "diff": text}, ensure_ascii=False, indent=2))
+            print(json_text({"id": args.id, "diff": text}))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(
+                block(text, crlf_as_lf=False)
+            )  # a control byte in a file's line is shown, not run
         return 0
 
     p = command("diff", "Unified diff of a record's file between two versions.", cmd_diff)

@@ -139,6 +139,33 @@ def build(root: Path, outside: Path) -> None:
     locked_files(root)
 
 
+CONTROL = "red \x1b[31mALERT\x1b[0m\nsecond\x07\r\x9b2J\u202e"
+"""Text that drives a terminal if printed raw: colour escapes, a newline that would split a
+row, BEL, a CR that would overwrite the line, the C1 CSI U+009B, a right-to-left override."""
+RAW = ("\x1b", "\x07", "\r", "\x9b", "\u202e")
+"""What must never reach a terminal or a report from `CONTROL`."""
+CONTROL_NAME = "private/events/esc\x1b[31mname.md"
+"""A file name with ESC in it (Linux allows every byte but `/` and NUL)."""
+CONTROL_PARTITION = "ops\x1b[31mALERT\x07"
+"""A partition folder with ESC and BEL in its name, holding a broken ontology."""
+
+
+def control_bytes(root: Path) -> None:
+    """A vault whose ids, types, titles, aliases, bodies, links and one file name carry
+    `CONTROL`: a current dated page, a page of an unknown type (invalid, with a diagnostic
+    quoting it), a page whose file name holds ESC and whose link is missing, and a
+    partition whose name holds ESC and BEL and whose ontology is broken."""
+    body = f"Body {CONTROL} alert\r\nline two\tend\x9b [[Nowhere\x1b\x07]]\n"
+    dated = {"occurred_at": "2026-10-05"}
+    alert = page(
+        "pg_alert", f"Alert {CONTROL}", body, type="event", fields=dated, aliases=[f"alias {CONTROL}"]
+    )
+    _write(root, "private/events/alert.md", alert)
+    _write(root, "private/notes/typed.md", page("pg_typed\x1b[0m", "Typed alert", "alert\n", type=CONTROL))
+    _write(root, CONTROL_NAME, page("pg_named", "Named alert", "alert [[Gone\x1b]]\n", type="event"))
+    _write(root, f"{CONTROL_PARTITION}/ontology.yaml", "format: knowledge-ontology-v1\nname: [\n")
+
+
 def _write(root: Path, rel: str | bytes, data: str | bytes) -> Path:
     path = Path(os.fsdecode(os.path.join(os.fsencode(root), os.fsencode(rel))))
     path.parent.mkdir(parents=True, exist_ok=True)

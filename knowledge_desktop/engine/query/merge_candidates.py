@@ -21,6 +21,7 @@ from typing import Any
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.visible_text import one_line
 
 IDENTITY = re.compile(r"^([a-z][a-z0-9_.+-]*):(\S.*)$")
 """A namespaced identity alias: `namespace:value`."""
@@ -72,11 +73,14 @@ def merge_candidates(conn: sqlite3.Connection, scope: str | None = None) -> list
 
 
 def as_text(candidates: list[dict[str, Any]]) -> str:
-    """The human listing `knowledge diagnostics` prints."""
+    """The human listing `knowledge diagnostics` prints (titles, ids and aliases escaped:
+    `visible_text`)."""
     lines = []
     for group in candidates:
-        pages = ", ".join(f"{p['title']} ({p['id']})" for p in group["pages"])
-        lines.append(f"{group['strength']:<7} {group['type']:<12} {pages} — {group['reason']}")
+        pages = ", ".join(f"{one_line(p['title'])} ({one_line(p['id'])})" for p in group["pages"])
+        lines.append(
+            f"{group['strength']:<7} {one_line(group['type']):<12} {pages} — {one_line(group['reason'])}"
+        )
     return "\n".join(lines)
 
 

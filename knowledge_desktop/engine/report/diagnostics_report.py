@@ -4,7 +4,11 @@ All four formats carry the same content: every diagnostic (code, severity,
 path, line, record id, message) and the counts by severity and by code.
 The HTML report is one self-contained file (inline CSS, no scripts, no
 remote resources) and escapes every piece of vault content, so a hostile
-file name or message cannot inject markup.
+file name or message cannot inject markup. In the HTML, CSV and Markdown
+reports every piece of vault text is also shown on one line with its control
+characters escaped (`visible_text.one_line`: an ESC in a file name is `\x1b`,
+a newline `\n`), so a report printed to a terminal or opened in a viewer runs
+no terminal command and splits no row; the JSON report keeps the exact text.
 """
 
 from __future__ import annotations
@@ -12,13 +16,13 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from knowledge_desktop.engine.diagnostics import CODES, Diagnostic, Severity
+from knowledge_desktop.engine.visible_text import json_text, one_line
 
 FORMATS = ("json", "csv", "md", "html")
 FIELDS = ("code", "severity", "path", "line", "recordId", "message")
@@ -70,7 +74,7 @@ def as_json(
         payload["vault"] = vault
     if generated_at:
         payload["generatedAt"] = generated_at
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_text(payload) + "\n"
 
 
 def as_csv(items: Sequence[Diagnostic]) -> str:
@@ -79,13 +83,14 @@ def as_csv(items: Sequence[Diagnostic]) -> str:
     writer.writerow(FIELDS)
     for d in items:
         row = d.as_json()
-        writer.writerow(["" if row[f] is None else _csv_safe(str(row[f])) for f in FIELDS])
+        writer.writerow(["" if row[f] is None else _csv_safe(one_line(row[f])) for f in FIELDS])
     return out.getvalue()
 
 
 def _csv_safe(value: str) -> str:
-    """Keep spreadsheet programs from running a cell as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    """Keep spreadsheet programs from running a cell as a formula (a leading tab or CR is
+    already escaped by `one_line`)."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
 _MD_MARKUP = re.compile(r"([\\`*_\[\]<>!&|~$])")
@@ -94,9 +99,8 @@ backslash, so `![x](https://…)` in a message is text, not an image a viewer fe
 
 
 def _md_cell(value: object) -> str:
-    """Vault text as literal Markdown text on one line."""
-    text = "" if value is None else str(value)
-    return _MD_MARKUP.sub(r"\\\1", re.sub(r"[\r\n]+", " ", text))
+    """Vault text as literal Markdown text on one line (controls escaped: `one_line`)."""
+    return _MD_MARKUP.sub(r"\\\1", one_line("" if value is None else value))
 
 
 def as_markdown(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
@@ -157,7 +161,9 @@ _EMPTY_ROW = "<tr><td class='empty' colspan='{span}'>No problems found.</td></tr
 
 
 def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str = "") -> str:
-    e = html.escape
+    def e(text: object) -> str:
+        return html.escape(one_line(text))
+
     c = counts(items)
     sev = c["bySeverity"]
     rows = "\n".join(

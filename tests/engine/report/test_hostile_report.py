@@ -144,3 +144,30 @@ def test_reports_of_a_hostile_vault_carry_its_markup_as_text(
         assert "<script" not in html
         assert "<img" not in html
         assert HOSTILE_NOTE in "".join(markup(html).text)
+
+
+CONTROL = "red \x1b[31mALERT\x1b[0m\nsecond\x07\r\x9b2J\u202e"
+
+
+@pytest.mark.parametrize("fmt", diagnostics_report.FORMATS)
+def test_reports_carry_no_raw_control_character(fmt: str) -> None:
+    """Every report format: ESC, BEL, CR, a newline, C1 and a bidi override in a file name,
+    a record id or a message are written as visible escapes (`\\x1b`), never raw, so the
+    report neither drives a terminal it is printed to nor splits a row; JSON reads back
+    the exact text."""
+    items = [
+        dg.make("link-missing", f"private/esc{CONTROL}.md", f"link {CONTROL}", line=3, record_id=CONTROL)
+    ]
+    report = diagnostics_report.render(items, fmt, vault=f"/v/{CONTROL}", generated_at="now")
+    assert not any(c in report for c in ("\x1b", "\x07", "\r", "\x9b", "\u202e"))
+    if fmt == "json":
+        assert json.loads(report)["items"][0]["recordId"] == CONTROL
+        return
+    shown = report
+    if fmt == "md":  # the escapes are Markdown-escaped in turn: read them as a viewer shows them
+        shown = "".join(markup(MarkdownIt("commonmark").enable("table").render(report)).text)
+    assert "red \\x1b[31mALERT\\x1b[0m\\nsecond\\x07\\r\\x9b2J\\u202e" in shown
+    if fmt == "csv":
+        assert len(report.splitlines()) == 2
+    elif fmt == "md":
+        assert len([line for line in report.splitlines() if line.startswith("| warning")]) == 1
