@@ -21,7 +21,6 @@ the write (`cli.py` prints `{"error": ...}` with `--json`).
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +34,7 @@ from knowledge_desktop.engine.vault_self import (
     default_partition,
     set_self,
 )
+from knowledge_desktop.engine.visible_text import json_text, one_line
 
 Command = Callable[[str, str, Callable[[Vault, argparse.Namespace], int]], argparse.ArgumentParser]
 
@@ -65,7 +65,7 @@ def cmd_self(vault: Vault, args: argparse.Namespace) -> int:
             what = "is already you; nothing written" if done.receipt is None else "is now you"
             print(f"{_line(done.page)} {what}")
             if done.moved_from:
-                print(f"  no longer you: {', '.join(done.moved_from)}")
+                print(f"  no longer you: {', '.join(one_line(i) for i in done.moved_from)}")
         return 0
     scope = args.partition or default_partition(vault.root)
     page = current_self(vault, scope)
@@ -73,7 +73,10 @@ def cmd_self(vault: Vault, args: argparse.Namespace) -> int:
         _print({"self": page.as_json() if page is not None else None, "partition": scope})
     elif page is None:
         vault_arg = shlex.quote(str(args.vault))
-        print(f"no page in partition {scope!r} is marked as you; extensions cannot speak about you yet.")
+        print(
+            f"no page in partition {one_line(scope)!r} is marked as you; "
+            "extensions cannot speak about you yet."
+        )
         print(f"  pick a person page:  knowledge self {vault_arg} --set ID")
         print(f"  or create one:       knowledge self {vault_arg} --create NAME")
     else:
@@ -82,8 +85,8 @@ def cmd_self(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def _line(page: PersonPage) -> str:
-    return f"{page.title}  {page.id}  {page.path}"
+    return f"{one_line(page.title)}  {one_line(page.id)}  {one_line(page.path)}"
 
 
 def _print(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print(json_text(value, indent=2))
