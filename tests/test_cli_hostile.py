@@ -275,6 +275,13 @@ def test_writes_history_and_diffs_escape_what_they_echo(
     assert "\n+New red \\x1b[31mALERT\\x1b[0m\n+second\\x07" in out  # (a lone CR ends a diff line)
     _, out, _ = run(capsys, "journal", str(root), "--json")
     assert json.loads(out)["items"][0]["actor"] == f"ada {hc.CONTROL}"
+    # Git refuses such a name in a signature: the checkpoint is still committed (not left
+    # pending for good), its author shown escaped
+    _, out, _ = run(capsys, "checkpoints", str(root), "--pending", "--json")
+    assert json.loads(out)["outbox"] == []
+    _, out, _ = run(capsys, "history", str(root), "pg_named", "--json")
+    assert json.loads(out)[0]["operation"] == "edit-body"
+    assert json.loads(out)[0]["author"].startswith("ada red \\x1b[31mALERT")
     _, out, _ = run(capsys, "history", str(root), "pg_named", "--json")
     baseline = json.loads(out)[-1]["commit"]
     _, out, _ = run(capsys, "edit-body", str(root), fence, "--from", str(body), "--request-id", "r2")

@@ -16,6 +16,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from knowledge_desktop.engine.visible_text import one_line
+
 try:
     import pygit2
     from pygit2.enums import RepositoryOpenFlag
@@ -263,14 +265,23 @@ def _pack_ids(pack: Path) -> list[Any]:
 
 
 def email_of(actor: str) -> str:
-    if actor.startswith("email:") and "@" in actor:
-        return actor[len("email:") :]
+    address = actor[len("email:") :]
+    if actor.startswith("email:") and "@" in address and _signable(address):
+        return address
     return "unknown@knowledge-desktop.invalid"
+
+
+def _signable(text: str) -> bool:
+    """Whether Git takes `text` in a signature as it is (no control character, < or >)."""
+    return one_line(text) == text and "<" not in text and ">" not in text
 
 
 def make_commit(repo: Any, tree: Any, parent: Any, author: str, when: int, message: str) -> Any:
     """Commit `tree` on the checkpoint branch after `parent` (None for the first)."""
-    sig = pygit2.Signature(author, email_of(author), when, 0)
+    # Git refuses a signature whose name holds a control character, < or >: such an actor
+    # (the journal keeps it exact) is written escaped, so the checkpoint is never refused.
+    name = author if _signable(author) else one_line(author).replace("<", "\\x3c").replace(">", "\\x3e")
+    sig = pygit2.Signature(name, email_of(author), when, 0)
     committer = pygit2.Signature(*COMMITTER, when, 0)
     parents = [] if parent is None else [parent.id]
     return repo[repo.create_commit(BRANCH, sig, committer, message, tree, parents)]

@@ -30,6 +30,7 @@ from knowledge_desktop.engine.history import baseline, index, trees
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history.index import trailers
 from knowledge_desktop.engine.store.db import Store, Tx
+from knowledge_desktop.engine.visible_text import one_line
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.journal import Entry, JournalFile
 
@@ -221,8 +222,8 @@ def message(entry: Entry, files: list[JournalFile]) -> str:
         "",
         f"Operation: {entry.operation}",
         f"Records: {', '.join(records)}",
-        f"Request: {entry.request_id}",
-        f"Actor: {entry.actor or 'unknown'}",
+        f"Request: {one_line(entry.request_id)}",
+        f"Actor: {one_line(entry.actor or 'unknown')}",
         f"Journal: {entry.seq}",
     ]
     reason = _reason(entry)
@@ -243,8 +244,8 @@ def batch_message(entries: list[Entry], files: list[list[index.PathRow]]) -> str
         "",
         f"Operation: {', '.join(operations)}",
         f"Records: {', '.join(records)}",
-        f"Request: {', '.join(e.request_id for e in entries)}",
-        f"Actor: {entries[0].actor or 'unknown'}",
+        f"Request: {', '.join(one_line(e.request_id) for e in entries)}",
+        f"Actor: {one_line(entries[0].actor or 'unknown')}",
         f"Journal: {', '.join(str(e.seq) for e in entries)}",
         f"Batch: {len(entries)}",
     ]
@@ -255,8 +256,8 @@ def batch_message(entries: list[Entry], files: list[list[index.PathRow]]) -> str
             f"{index.ENTRY_KEY}: {entry.seq}",
             f"Operation: {entry.operation}",
             f"Records: {', '.join(mine)}",
-            f"Request: {entry.request_id}",
-            f"Actor: {entry.actor or 'unknown'}",
+            f"Request: {one_line(entry.request_id)}",
+            f"Actor: {one_line(entry.actor or 'unknown')}",
         ]
         reason = _reason(entry)
         if reason:
