@@ -18,6 +18,7 @@ from knowledge_desktop.engine.api import documents as docs
 from knowledge_desktop.engine.api import facts
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import validate_manifest
+from knowledge_desktop.engine.errors import ApiError
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
 from tests import hostile_cases as hc
@@ -294,7 +295,7 @@ def test_extensions_changes_and_adopt_escape_what_they_echo(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """CLI extensions, changes, revert and adopt --dry-run: an extension's description, a
-    change's summary (a fact's value, a document's title), a note's heading and file name
+    change's summary (a fact's value; a document's title is refused them), a note's heading and file name
     with control bytes are escaped; `changes --json` keeps them exact."""
     root = tmp_path / "vault"
     hc.control_bytes(root)
@@ -320,7 +321,9 @@ def test_extensions_changes_and_adopt_escape_what_they_echo(
             extensions.grant("helper", permission)
         session = open_session(vault, "helper", run_id="run_a")
         facts.put(session, predicate_hint="location.home.city", value=f"City {hc.CONTROL}")
-        docs.upsert(session, "keep", title=f"Note {hc.CONTROL}", body="Text.\n")
+        with pytest.raises(ApiError, match="one line of text"):  # a title is refused them
+            docs.upsert(session, "keep", title=f"Note {hc.CONTROL}", body="Text.\n")
+        docs.upsert(session, "keep", title="Note", body=f"Text {hc.CONTROL}.\n")
     for argv in (
         ["extensions", str(root), "list"],
         ["changes", str(root)],
@@ -332,4 +335,5 @@ def test_extensions_changes_and_adopt_escape_what_they_echo(
         assert argv[0] == "revert" or "\\x1b[31m" in out, argv  # revert's notes quote nothing
     _, out, _ = run(capsys, "changes", str(root), "--json")
     summaries = [c["summary"] for c in json.loads(out)]
-    assert any(summary.endswith(f"Note {hc.CONTROL}") for summary in summaries)
+    # the summary folds a value's line breaks into spaces, and keeps every other byte exact
+    assert any(s.startswith("fact-put:") and "City red \x1b[31mALERT" in s and "\x9b" in s for s in summaries)
