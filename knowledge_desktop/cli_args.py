@@ -19,11 +19,12 @@ INT64_MAX = 2**63 - 1
 MAX_OFFSET = 1_000_000_000
 """The largest `--offset`: far past any vault's rows (an offset past the last row is an empty
 page), and far below SQLite's limit."""
-MIN_YEAR, MAX_YEAR = 1000, 9998
+MIN_YEAR, MAX_YEAR = 1001, 9998
 """Years a date argument may name. Python's dates end at year 9999, and a date argument
 stands for a span (the end of that day, a week, a time zone's offset), so the last year is
 kept one short of that. Stored times are written with four-digit years, which the C
-library's `strftime` does not pad below year 1000, so the first year is 1000."""
+library's `strftime` does not pad below year 1000, and the span of a date in year 1000 can
+reach back into 999 (the week of 1000-01-01 starts there), so the first year is 1001."""
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _LEADING_YEAR = re.compile(r"([+-]?)(\d+)-")

@@ -28,6 +28,7 @@ def vault(kit: VaultKit) -> Path:
         (["grep", "{v}", "ada", "--offset", "-1"], "argument --offset"),
         (["timeline", "{v}", "--limit", "99999999999999999999"], "argument --limit"),
         (["timeline", "{v}", "--since", "0999-01-01"], "argument --since"),
+        (["chronicle", "day", "{v}", "1000-01-01", "--week"], "argument date"),
         (["journal", "{v}", "--offset", "99999999999999999999"], "argument --offset"),
         (["history", "{v}", "pg_ada", "--limit", "1001"], "argument --limit"),
         (["chronicle", "day", "{v}", "9999-12-31"], "argument date"),
@@ -54,9 +55,10 @@ def test_out_of_range_numbers_and_dates_are_usage_errors(
     "argv",
     [
         ["records", "{v}", "--offset", "1000000000"],
-        ["timeline", "{v}", "--since", "1000-01-01", "--until", "9998-12-31", "--tz", "America/New_York"],
+        ["timeline", "{v}", "--since", "1001-01-01", "--until", "9998-12-31", "--tz", "America/New_York"],
         ["chronicle", "day", "{v}", "9998-12-31", "--week", "--tz", "Pacific/Kiritimati"],
-        ["chronicle", "since", "{v}", "1000-01-01"],
+        ["chronicle", "since", "{v}", "1001-01-01"],
+        ["chronicle", "day", "{v}", "1001-01-01", "--week", "--tz", "Pacific/Kiritimati"],
         ["changes", "{v}", "--since", "9998-12-31"],
     ],
 )

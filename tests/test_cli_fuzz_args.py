@@ -169,6 +169,13 @@ def test_the_refusal_of_the_root_is_in_place() -> None:
     assert refusal(Path("/")) is not None
 
 
+EXPLORE = os.environ.get("KNOWLEDGE_FUZZ_EXAMPLES")
+"""Unset (the default suite): the same 25 examples per command every run, so CI never fails
+on an example no one can replay. Set to N: N fresh random examples per command, to look
+for new failures (hypothesis prints the failing arguments)."""
+EXAMPLES = int(EXPLORE) if EXPLORE else 25
+
+
 @pytest.mark.parametrize(("words", "chain"), COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
 def test_random_arguments_exit_as_documented(
     words: tuple[str, ...], chain: list[argparse.ArgumentParser], scanned: Path, tmp_path: Path
@@ -179,7 +186,13 @@ def test_random_arguments_exit_as_documented(
     scratch = tmp_path / "cwd"
     scratch.mkdir()
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @settings(
+        max_examples=EXAMPLES,
+        derandomize=EXPLORE is None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        database=None,
+    )
     @given(st.data())
     def run(data: st.DataObject) -> None:
         argv = data.draw(st.composite(lambda draw: _argv(draw, words, chain, str(vault)))())

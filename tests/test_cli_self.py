@@ -173,3 +173,21 @@ def test_two_pages_marked_as_you_are_reported_and_set_keeps_one(
     assert (code, shown["changed"], shown["movedFrom"]) == (0, True, ["pg_ada"])
     assert [i["id"] for i in shown["receipt"]["items"]] == ["pg_ada"]  # grace had it already
     assert aliases(kit.root / "private/people/ada.md") == []
+
+
+def test_create_names_an_existing_partition_and_any_title(
+    capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
+    """`--partition` must name a partition folder the vault has (found by argument fuzzing:
+    a new folder was made, and its odd name broke the write); a title with a character
+    outside the Basic Multilingual Plane that Python calls unprintable is written escaped."""
+    for partition in ("nowhere", "\U00018cd6", ".knowledge", "a/b"):
+        code, _, err = run(capsys, "self", str(vault), "--create", "Me", "--partition", partition)
+        assert code == 2, (partition, err)
+        assert "no partition named" in err
+        assert not (vault / partition).exists() or partition == ".knowledge"
+    assert journal(capsys, vault) == []
+    title = "Me \U00018cd6"
+    code, shown, err = run(capsys, "self", str(vault), "--create", title, "--json")
+    assert code == 0, err
+    assert shown["self"]["title"] == title

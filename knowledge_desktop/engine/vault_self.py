@@ -175,6 +175,9 @@ def create_self(vault: Vault, scope: str, name: str, *, actor: str | None = None
     title = name.strip()
     if not title or any(c in title for c in "\r\n"):
         raise QueryError("a name is one line of text")
+    if scope != DEFAULT_PARTITION and not _is_partition(vault.root, scope):
+        # a new partition is a folder the person makes, not a side effect of naming one here
+        raise QueryError(f"no partition named {scope!r} in {vault.root}")
     names = person_names(vault, scope)
     page_type = "person" if "person" in names else sorted(names)[0]
     others = [p.id for p in self_pages(vault, scope)]
@@ -195,6 +198,16 @@ def create_self(vault: Vault, scope: str, name: str, *, actor: str | None = None
     record_id = str(receipt["targetId"])
     page = next(p for p in person_pages(vault, scope) if p.id == record_id)
     return SelfChange(page, tuple(others), receipt)
+
+
+def _is_partition(root: Path, scope: str) -> bool:
+    """Whether `scope` names an existing top-level, non-hidden folder of the vault."""
+    if not scope or scope.startswith(".") or "/" in scope or "\\" in scope or "\0" in scope:
+        return False
+    try:
+        return (root / scope).is_dir()
+    except (OSError, ValueError):  # a name the file system cannot hold
+        return False
 
 
 # -- the plans' pieces -----------------------------------------------------------------

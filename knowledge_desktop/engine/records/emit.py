@@ -101,9 +101,18 @@ def scalar(value: Any, *, flow: bool, quote: str | None = None) -> str:
         return "'" + text.replace("'", "''") + "'"
     if quote != '"' and plain_safe(text, flow=flow):
         return text
-    # JSON escapes control characters itself; other unprintables (U+2028…) are escaped too.
-    odd = any(not ch.isprintable() and ord(ch) >= 0x20 for ch in text)
-    return json.dumps(text, ensure_ascii=odd)
+    # JSON escapes control characters itself; other unprintables (U+2028, DEL, a character
+    # past the BMP that this Python's Unicode tables do not know) get YAML's escapes: JSON's
+    # `ensure_ascii` would write the last as a surrogate pair, which YAML refuses.
+    return "".join(_yaml_escaped(ch) for ch in json.dumps(text, ensure_ascii=False))
+
+
+def _yaml_escaped(ch: str) -> str:
+    """`ch` inside a double-quoted scalar: itself, or its escape when it is not printable."""
+    code = ord(ch)
+    if ch.isprintable() or code < 0x20:  # C0 controls are already escaped by json.dumps
+        return ch
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def plain_safe(text: str, *, flow: bool) -> bool:

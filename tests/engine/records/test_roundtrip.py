@@ -126,3 +126,17 @@ def test_a_bom_and_the_body_are_kept_and_the_body_can_be_replaced() -> None:
     assert update_frontmatter(text, {"revision": 9}).startswith("\ufeff---\n")
     swapped = replace_body(text, "New body.\n")
     assert swapped == text.replace("Body stays.\n", "New body.\n")
+
+
+def test_unprintable_characters_past_the_bmp_are_written_as_yaml_escapes() -> None:
+    """A character this Python's Unicode tables call unprintable (here U+18CD6, past the
+    Basic Multilingual Plane), DEL and a line separator are escaped the YAML way; JSON's
+    ASCII escaping wrote the first as a surrogate pair, which no YAML reader takes, and the
+    write was refused."""
+    title = "Me \U00018cd6 \x7f \u2028 😀"
+    text = "---\nformat: knowledge-record-v1\ntitle: Old\n---\nBody\n"
+    updated = update_frontmatter(text, {"title": title, "aliases": [title]})
+    data = yaml12.load(updated.split("---\n")[1]).data
+    assert data["title"] == title
+    assert data["aliases"] == [title]
+    assert "😀" in updated  # printable characters stay as they are
