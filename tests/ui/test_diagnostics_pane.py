@@ -53,7 +53,8 @@ def broken_vault(kit: VaultKit) -> Path:
     kit.page(
         "private/people/ada.md", "pg_ada", "Ada", type="person", fields={"shoe_size": 3}, body="[[Nobody]]\n"
     )
-    kit.write("private/notes/bad.md", "---\ntitle: [oops\n---\n")
+    # a broken record (a plain YAML error is a note now)
+    kit.write("private/notes/bad.md", "---\ntitle: [oops\nformat: knowledge-record-v1\n---\n")
     kit.write("private/notes/unclosed.md", "---\ntitle: x\n")
     return kit.root
 
