@@ -6,6 +6,10 @@ what they typed before ones that merely contain it. Both read the same
 normalised names (`catalog_names`, normalised by `graph.keys.normalise_name`),
 so a name the switcher offers is one lookup would also find.
 
+Notes (issue 25) are offered too, by title, alias and file name, after the
+current records and before the records that are not current: "records first
+where both match" (issue 25 §3).
+
 Ranking, best first: current (eligible) records before the rest, then by how
 the name matched — the whole name (or the exact id), a prefix of the name, a
 prefix of a later word in it, anywhere inside it — then shorter names, then
@@ -63,7 +67,7 @@ def suggest(conn: sqlite3.Connection, text: str, limit: int = 20) -> dict[str, A
     rows: dict[str, dict[str, Any]] = {}
 
     def enough() -> bool:
-        return sum(1 for p in found if p in rows and rows[p]["eligible"]) >= limit
+        return sum(1 for p in found if p in rows and rows[p]["group"] < 2) >= limit
 
     stages: list[Callable[[int], list[_Candidate]]] = [
         lambda _w: _by_id(conn, text.strip()),
@@ -83,7 +87,7 @@ def suggest(conn: sqlite3.Connection, text: str, limit: int = 20) -> dict[str, A
             break
     ordered = sorted(
         (c for c in found.values() if c.path in rows),
-        key=lambda c: (not rows[c.path]["eligible"], c.rank, len(c.name), c.name, c.path),
+        key=lambda c: (rows[c.path]["group"], c.rank, len(c.name), c.name, c.path),
     )
     return {"query": text, "items": [_item(c, rows[c.path]) for c in ordered[:limit]]}
 
@@ -140,19 +144,22 @@ def _load(conn: sqlite3.Connection, paths: list[str], into: dict[str, dict[str, 
     """The catalog facts the switcher shows (and ranks by) for newly seen records."""
     for start in range(0, len(paths), 500):
         chunk = paths[start : start + 500]
-        for path, rid, kind, type_, title, lifecycle, scope, eligible, aliases in conn.execute(
-            "SELECT path, id, kind, type, title, lifecycle, scope, eligible, aliases FROM catalog"
-            f" WHERE status='record' AND path IN ({','.join('?' * len(chunk))})",
+        for path, status, rid, kind, type_, title, lifecycle, scope, eligible, aliases in conn.execute(
+            "SELECT path, status, id, kind, type, title, lifecycle, scope, eligible, aliases FROM catalog"
+            f" WHERE status IN ('record', 'note') AND path IN ({','.join('?' * len(chunk))})",
             chunk,
         ):
+            note = status == "note"
             into[str(path)] = {
+                "group": 1 if note else 0 if eligible else 2,
+                "note": note,
                 "id": rid,
                 "kind": kind,
                 "type": type_,
                 "title": title,
                 "lifecycle": lifecycle,
                 "scope": scope,
-                "eligible": bool(eligible),
+                "eligible": bool(eligible) or note,
                 "aliases": aliases,
             }
 
@@ -167,7 +174,7 @@ def _item(cand: _Candidate, row: dict[str, Any]) -> dict[str, Any]:
         matched = "alias" if alias is not None else "title"
     return {
         "id": row["id"],
-        "kind": row["kind"],
+        "kind": "note" if row["note"] else row["kind"],
         "type": row["type"],
         "title": title,
         "path": cand.path,
