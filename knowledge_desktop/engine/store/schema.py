@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-7"
+_SCHEMA_GENERATION = "catalog-8"  # 8: notes (issue 25)
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
