@@ -519,10 +519,11 @@ class Vault:
         records = self.grep(q, scope)
         if not grep_notes_module.for_notes(q):
             return records
-        rest = grep_notes_module.notes_window(q, records)
-        notes = self.grep_notes(rest, scope) if rest is not None else None
+        if records["total"] is None:
+            return records
+        notes = self.grep_notes(grep_notes_module.notes_window(q, records), scope)
         result = grep_notes_module.combined(records, notes, q)
-        if notes is not None and notes["index"].get("state") == "partial":
+        if notes["index"].get("state") == "partial":
             result["index"] = {
                 **result["index"],
                 "state": "partial",

@@ -135,14 +135,15 @@ def hit(conn: sqlite3.Connection, rowid: int, score: float, words: list[str]) ->
 def combined(records: dict[str, Any], notes: dict[str, Any] | None, q: GrepQuery) -> dict[str, Any]:
     """Records' page and notes' page as one list, records first (issue 25 §3).
 
-    `records` is the records' answer for `q`; `notes` the notes' answer for the
-    rest of the page (`notes_window`), None when the records filled it or the
-    query cannot match notes. Offsets count records then notes."""
-    if notes is None or records["total"] is None:
+    `records` is the records' answer for `q`; `notes` the notes' answer for
+    `notes_window(q, records)`, None when the query cannot match notes. Totals
+    and offsets count records, then notes."""
+    if notes is None or records["total"] is None or notes["total"] is None:
         return records
     out = dict(records)
-    out["hits"] = [*records["hits"], *notes["hits"]][: q.limit]
-    total = records["total"] + (notes["total"] or 0)
+    left = max(0, q.limit - len(records["hits"]))
+    out["hits"] = [*records["hits"], *notes["hits"][:left]]
+    total = records["total"] + notes["total"]
     out["total"] = total
     end = q.offset + len(out["hits"])
     out["nextOffset"] = end if end < total and end <= MAX_OFFSET else None
@@ -150,11 +151,8 @@ def combined(records: dict[str, Any], notes: dict[str, Any] | None, q: GrepQuery
     return out
 
 
-def notes_window(q: GrepQuery, records: dict[str, Any]) -> GrepQuery | None:
-    """The notes' part of the page `q` asks for, after the records' `total` matches."""
-    if records["total"] is None:
-        return None
+def notes_window(q: GrepQuery, records: dict[str, Any]) -> GrepQuery:
+    """The notes' part of the page `q` asks for, after the records' matches. Asked even when
+    the records fill the page (one hit, dropped), for the notes' total."""
     left = q.limit - len(records["hits"])
-    if left <= 0:
-        return None
-    return replace(q, kind=NOTE, offset=max(0, q.offset - records["total"]), limit=left)
+    return replace(q, kind=NOTE, offset=max(0, q.offset - (records["total"] or 0)), limit=max(1, left))

@@ -16,19 +16,9 @@ import sqlite3
 from typing import Any
 
 from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.store.projections import note_text
 
 NOTE = "note"
-
-
-def note_names(path: str, title: object, aliases: object) -> set[str]:
-    """Every normalised name a note answers to: file name, title, aliases."""
-    name = path.rsplit("/", 1)[-1]
-    names = {name, name[:-3] if name.lower().endswith(".md") else name}
-    if isinstance(title, str):
-        names.add(title)
-    if isinstance(aliases, list):
-        names.update(a for a in aliases if isinstance(a, str))
-    return {n for n in (normalise_name(x) for x in names) if n}
 
 
 def lookup_note(
@@ -36,9 +26,8 @@ def lookup_note(
 ) -> dict[str, Any]:
     """Notes named exactly `query` (after normalising): found, ambiguous or missing.
 
-    The catalog's name index answers titles and aliases when it lists notes;
-    file names are matched on the path itself. The candidates found either way
-    are confirmed against all their names here, so both agree on what matches."""
+    Names are those `note_text.names` keeps for each note; a vault-relative
+    path (with or without `.md`) or its end names a note too."""
     wanted = normalise_name(query)
     if not wanted:
         return {"status": "missing", "query": query}
@@ -51,19 +40,17 @@ def lookup_note(
     if tag is not None:
         where.append("EXISTS (SELECT 1 FROM json_each(catalog.tags) WHERE value = ?)")
         params.append(tag)
-    rows = conn.execute(
+    by_name = f"SELECT path FROM {note_text.NAMES} WHERE name = ?"
+    candidates = conn.execute(
         "SELECT path, scope, title, aliases, tags, sha256 FROM catalog"
-        f" WHERE {' AND '.join(where)} AND (path IN (SELECT path FROM catalog_names WHERE name = ?)"
-        " OR lower(path) = ? OR substr(lower(path), -?) = ?"
-        " OR lower(title) = ? OR instr(lower(aliases), ?) > 0)",
-        [*params, wanted, tail, len(tail) + 1, "/" + tail, wanted, wanted],
+        f" WHERE {' AND '.join(where)} AND (path IN ({by_name}) OR (? LIKE '%/%' AND"
+        " (lower(path) IN (?, ?) OR substr(lower(path), -?) = ?)))",
+        [*params, wanted, wanted, wanted, tail, len(tail) + 1, "/" + tail],
     ).fetchall()
-    found = []
-    for path, scope_, title, aliases_json, tags_json, sha in rows:
-        aliases = json.loads(aliases_json or "[]")
-        by_path = normalise_name(path) in (tail, wanted) or normalise_name(path).endswith("/" + tail)
-        if by_path or wanted in note_names(path, title, aliases):
-            found.append(_item(path, scope_, title, aliases, json.loads(tags_json or "[]"), sha))
+    found = [
+        _item(path, scope_, title, json.loads(aliases or "[]"), json.loads(tags or "[]"), sha)
+        for path, scope_, title, aliases, tags, sha in candidates
+    ]
     if not found:
         return {"status": "missing", "query": query}
     if len(found) > 1:

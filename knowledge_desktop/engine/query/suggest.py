@@ -34,6 +34,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.store.projections import note_text
 
 MAX_TEXT = 200
 MAX_LIMIT = 100
@@ -41,6 +42,9 @@ RANKS = ("exact", "prefix", "word", "substring")
 WORD_STARTS = (" ", "-", "/", "(", "[", "_", ".", "'", '"')
 """Characters after which a match counts as the start of a word."""
 
+_NAMES = f"(SELECT path, name FROM catalog_names UNION ALL SELECT path, name FROM {note_text.NAMES})"
+"""Records' names and notes' names (file name, title, aliases), read as one list; each side
+keeps its own index on name, which the prefix range reaches through the union."""
 _HIGHEST = "\U0010ffff"  # sorts after every other character in SQLite's BINARY collation
 _FIRST_WINDOW = 64
 _WIDEN = 4
@@ -107,8 +111,8 @@ def _prefixes(conn: sqlite3.Connection, wanted: str, window: int) -> list[_Candi
     return [
         _Candidate(str(path), str(name), 0 if name == wanted else 1)
         for path, name in conn.execute(
-            "SELECT path, name FROM catalog_names WHERE name >= ? AND name < ?"
-            " ORDER BY length(name), name LIMIT ?",
+            f"SELECT path, name FROM {_NAMES} WHERE name >= ?1 AND name < ?2"
+            " ORDER BY length(name), name LIMIT ?3",
             (wanted, wanted + _HIGHEST, window),
         )
     ]
@@ -119,7 +123,7 @@ def _inside(conn: sqlite3.Connection, wanted: str, window: int) -> list[_Candida
     word_start = " OR ".join(f"instr(name, {_sql_text(ch)} || :q) > 0" for ch in WORD_STARTS)
     sql = (
         f"SELECT path, name, CASE WHEN {word_start} THEN 2 ELSE 3 END AS rank"
-        " FROM catalog_names WHERE instr(name, :q) > 1"
+        f" FROM {_NAMES} WHERE instr(name, :q) > 1"
         " ORDER BY rank, length(name), name LIMIT :window"
     )
     return [
@@ -171,7 +175,7 @@ def _item(cand: _Candidate, row: dict[str, Any]) -> dict[str, Any]:
     if not cand.by_id and (title is None or normalise_name(title) != cand.name):
         aliases = json.loads(row["aliases"] or "[]")
         alias = next((a for a in aliases if isinstance(a, str) and normalise_name(a) == cand.name), None)
-        matched = "alias" if alias is not None else "title"
+        matched = "alias" if alias is not None else "file" if row["note"] else "title"
     return {
         "id": row["id"],
         "kind": "note" if row["note"] else row["kind"],

@@ -86,6 +86,7 @@ PROJECTION_TABLES = (
     "note_text_fts_v1",
     "note_text_rows_v1",
     "note_text_pending_v1",
+    "note_names_v1",
     "projection_meta",
 )
 
@@ -293,6 +294,13 @@ CREATE TABLE IF NOT EXISTS note_text_rows_v1 (
     sha256 TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS note_text_pending_v1 (path TEXT PRIMARY KEY);
+-- the names a note answers to (file name, title, aliases), normalised as catalog_names
+CREATE TABLE IF NOT EXISTS note_names_v1 (
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (name, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS note_names_v1_path ON note_names_v1(path);
 
 CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     scope TEXT PRIMARY KEY,

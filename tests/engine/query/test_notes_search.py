@@ -42,7 +42,7 @@ def paths(result: dict[str, object]) -> list[str]:
 
 
 def test_grep_kind_note_finds_notes_by_title_alias_tag_and_body(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     walk = grep(vault, "walk", kind="note")
     assert paths(walk) == ["Harbour walk.md"]
     (hit,) = walk["hits"]  # type: ignore[misc]
@@ -55,7 +55,7 @@ def test_grep_kind_note_finds_notes_by_title_alias_tag_and_body(notes: VaultKit)
     assert grep(vault, "projects", kind="note")["hits"][0]["matches"] == ["tags"]  # type: ignore[index]
     shed = grep(vault, "shed", kind="note")["hits"][0]  # type: ignore[index]
     assert shed["snippet"]["matchLocated"] is True
-    assert shed["snippet"]["lineStart"] == 7  # the body's line in the file, frontmatter counted
+    assert shed["snippet"]["lineStart"] == 5  # lines of the file: the frontmatter counts
     # an inline tag is searchable, and narrows like a record's tag
     assert paths(grep(vault, "harbour", kind="note", tag="boats/sail")) == ["Harbour walk.md"]
     # without a kind, grep keeps to records (spec: retrieval-and-dates)
@@ -63,14 +63,14 @@ def test_grep_kind_note_finds_notes_by_title_alias_tag_and_body(notes: VaultKit)
 
 
 def test_notes_refuse_filters_only_records_have(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     for options in ({"types": frozenset(["person"])}, {"lifecycle": "all"}, {"time_field": "occurred_at"}):
         with pytest.raises(QueryError, match="notes have no"):
             grep(vault, "harbour", kind="note", **options)
 
 
 def test_note_text_follows_edits_renames_and_adoption(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     assert paths(grep(vault, "wall", kind="note")) == ["Harbour walk.md"]
     notes.write("Harbour walk.md", "Morning swim instead.\n")
     vault.reconcile()
@@ -88,7 +88,7 @@ def test_note_text_follows_edits_renames_and_adoption(notes: VaultKit) -> None:
 
 
 def test_search_lists_records_before_notes_and_pages_across_them(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     # "harbour" is in a note's title (weight 8) and only in a record's body: records still come first
     both = vault.search(GrepQuery("harbour"))
     assert paths(both) == ["private/notes/harbour.md", "Harbour walk.md"]
@@ -105,7 +105,7 @@ def test_search_lists_records_before_notes_and_pages_across_them(notes: VaultKit
 
 
 def test_lookup_falls_back_to_notes_by_file_name_and_alias(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     by_alias = vault.lookup("lantern PLANS", notes=True)
     assert by_alias["status"] == "found"
     assert by_alias["kind"] == "note"
@@ -125,14 +125,14 @@ def test_lookup_falls_back_to_notes_by_file_name_and_alias(notes: VaultKit) -> N
 
 def test_lookup_of_a_name_two_notes_share_is_ambiguous(notes: VaultKit) -> None:
     notes.write("other/Lamp ideas.md", "More lamps.\n")
-    vault = notes.open()
+    vault = notes.scan()
     result = vault.lookup("lamp ideas", notes=True)
     assert result["status"] == "ambiguous"
     assert [c["path"] for c in result["candidates"]] == ["ideas/Lamp ideas.md", "other/Lamp ideas.md"]
 
 
 def test_switcher_suggests_notes_after_current_records(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     items = vault.suggest("harbour")["items"]
     assert [(i["path"], i["kind"]) for i in items] == [
         ("private/notes/harbour.md", "page"),
@@ -145,7 +145,7 @@ def test_switcher_suggests_notes_after_current_records(notes: VaultKit) -> None:
 
 
 def test_dated_notes_are_timeline_entries_of_kind_note(notes: VaultKit) -> None:
-    vault = notes.open()
+    vault = notes.scan()
     items = vault.timeline(notes=True)["items"]
     dated = [(i["kind"], i["path"], i["value"]) for i in items if i["kind"] == "note"]
     assert dated == [

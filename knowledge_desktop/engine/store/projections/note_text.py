@@ -12,7 +12,10 @@ for the whole vault is also the only place every note fits.
 - `note_text_rows_v1`: per indexed note its path, partition (NULL at the
   root), title, tags and the hash of the bytes indexed;
 - `note_text_pending_v1`: notes whose text the next search must (re)index or
-  drop.
+  drop;
+- `note_names_v1`: the normalised names each note answers to (file name,
+  title, aliases), kept at reconcile like the catalog's names: the quick
+  switcher and lookup read them.
 
 Like the records' text it is indexed in two stages (docs/decisions.md, "The
 search text: one projection, indexed in a second stage"): reconcile only
@@ -33,6 +36,7 @@ from pathlib import Path
 from knowledge_desktop.engine.changes import TEXT
 from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.records import frontmatter
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.db import Tx
@@ -41,6 +45,7 @@ from knowledge_desktop.engine.store.projections.base import Update
 FTS = "note_text_fts_v1"
 ROWS = "note_text_rows_v1"
 PENDING = "note_text_pending_v1"
+NAMES = "note_names_v1"
 GENERATION_KEY = "note_text_generation"
 """`projection_meta` key: bumped whenever indexed note text changes (a search's snapshot)."""
 
@@ -48,7 +53,7 @@ WEIGHTS = (8.0, 6.0, 6.0, 1.0)
 """bm25() column weights: title and aliases as for records (spec: retrieval-and-dates),
 tags as strong as aliases (a tag names what a note is about), body 1."""
 
-TABLES = (FTS, ROWS, PENDING)
+TABLES = (FTS, ROWS, PENDING, NAMES)
 """Created and dropped with the other projections (`store/schema.py`, which spells the
 keyword tokenizer, `terms.TOKENIZER`, for the FTS table)."""
 
@@ -62,6 +67,7 @@ def index(tx: Tx, update: Update) -> bool:
     already says which changed files are notes; a records-only vault queues
     nothing. Many changes at once (a scan) queue every note: unchanged ones are
     settled by their hash without being read."""
+    names(tx, update.paths, update.gone)
     markdown = [path for _scope, path, kind in update.content if kind == "markdown"]
     before = pending(tx)
     if len(markdown) > BULK:
@@ -85,6 +91,36 @@ def index(tx: Tx, update: Update) -> bool:
 
 BULK = 2000
 """Changed files past which every note is queued in one statement instead of one by one."""
+
+
+def names(tx: Tx, paths: list[str], gone: list[str]) -> None:
+    """Rewrite the names of the recomputed notes (`NAMES`) from their catalog rows.
+
+    The catalog's own name index lists records' names only (they resolve links
+    inside a partition); the switcher and lookup find notes by these."""
+    tx.executemany(f"DELETE FROM {NAMES} WHERE path=?", [(p,) for p in [*paths, *gone]])
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        rows = tx.execute(
+            "SELECT path, title, aliases FROM catalog WHERE status='note'"
+            f" AND path IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+        tx.executemany(
+            f"INSERT OR IGNORE INTO {NAMES}(name, path) VALUES (?, ?)",
+            [(name, path) for path, title, aliases in rows for name in note_names(path, title, aliases)],
+        )
+
+
+def note_names(path: str, title: object, aliases: object) -> set[str]:
+    """Every normalised name a note answers to: file name (with and without `.md`), title,
+    aliases (`aliases` as the catalog stores them, a JSON list)."""
+    name = path.rsplit("/", 1)[-1]
+    found = {name, name[:-3] if name.lower().endswith(".md") else name}
+    if isinstance(title, str):
+        found.add(title)
+    found.update(_strings(aliases))
+    return {n for n in (normalise_name(x) for x in found) if n}
 
 
 def pending(conn: Tx | sqlite3.Connection) -> int:
