@@ -32,7 +32,7 @@ _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _TAG = re.compile(r"(?<!\S)#([\w\-/]+)")
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.M)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?(?:[ \t]+\^[A-Za-z0-9\-]+)?[ \t]*$", re.M)
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9\-]+)[ \t]*$", re.M)
 _PROPERTY = re.compile(r"([A-Za-z][\w\-]*):: ?(.*)")
 _DAILY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -83,7 +83,10 @@ def stem(path: str) -> str:
 def read_note(path: str, frontmatter: dict[str, Any] | None, body: str) -> tuple[NoteMeta, str]:
     """The note's metadata, and its body with code and comments blanked (for `links`)."""
     masked = mask_code(body)
-    properties = _properties(body)
+    properties, property_lines = _properties(body)
+    if property_lines:  # `alias:: [[A]]` names this page and `tags:: [[t]]` tags it: no links
+        head = masked.split("\n", property_lines)
+        masked = "\n".join([*(" " * len(line) for line in head[:property_lines]), *head[property_lines:]])
     fm = frontmatter or {}
     name = stem(path)
     title = _text(fm.get("title")) or properties.get("title", "").strip() or name
@@ -172,17 +175,24 @@ def _destination(raw: str) -> str | None:
     return target.strip() or None
 
 
-def _properties(body: str) -> dict[str, str]:
-    """Logseq page properties: the `key:: value` lines the body opens with."""
+def _properties(body: str) -> tuple[dict[str, str], int]:
+    """Logseq page properties: the `key:: value` lines the body opens with, and how many
+    lines of the body (blank ones before them included) they take."""
     if "::" not in body[:4096]:
-        return {}
+        return {}, 0
     out: dict[str, str] = {}
-    for line in body.lstrip("\n").split("\n"):
-        match = _PROPERTY.fullmatch(line.rstrip("\r").strip())
+    taken = 0
+    for line in body.split("\n"):
+        text = line.rstrip("\r").strip()
+        if not text and not out:
+            taken += 1
+            continue
+        match = _PROPERTY.fullmatch(text)
         if match is None:
             break
         out.setdefault(match.group(1).lower(), match.group(2).strip())
-    return out
+        taken += 1
+    return out, taken if out else 0
 
 
 def _text(value: Any) -> str | None:
