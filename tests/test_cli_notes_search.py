@@ -59,7 +59,7 @@ def test_lookup_finds_a_note_by_alias_and_prefers_a_record_of_the_same_name(
     assert found["status"] == "found"
     assert found["kind"] == "note"
     assert found["record"]["path"] == "Harbour walk.md"
-    kit.page("private/places/wall.md", "pg_wall", "Sea wall", type="place")
+    kit.page("private/concepts/wall.md", "pg_wall", "Sea wall", type="concept")
     again = knowledge("lookup", str(vault), "sea wall")
     assert again["record"]["id"] == "pg_wall"
     assert "kind" not in again

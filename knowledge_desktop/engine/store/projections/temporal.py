@@ -92,8 +92,15 @@ def _note_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ..
             instant = dates.parse_date_or_timestamp(note.date)
         except dates.DateFormatError:
             continue
-        yield (path, node.scope if node else None, "occurred_at", note.date, stamp(instant.start),
-               stamp(instant.end), int(instant.date_only))
+        yield (
+            path,
+            node.scope if node else None,
+            "occurred_at",
+            note.date,
+            stamp(instant.start),
+            stamp(instant.end),
+            int(instant.date_only),
+        )
 
 
 def _association_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
