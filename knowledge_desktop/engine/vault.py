@@ -511,6 +511,8 @@ class Vault:
         """Keyword search over notes only (issue 25 §3, `knowledge grep --kind note`); their
         queued text is indexed first, as records' is (`_text_for_search`)."""
         grep_notes_module.check(q)
+        if scope and scope not in self.scopes():
+            raise QueryError(f"no partition named {scope!r}")
         lag, pending = self._note_text_for_search()
         result = grep_notes_module.grep_notes(self.store.reader(), q, scope)
         result["index"]["lag"] = lag

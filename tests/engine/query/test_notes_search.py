@@ -67,6 +67,9 @@ def test_notes_refuse_filters_only_records_have(notes: VaultKit) -> None:
     for options in ({"types": frozenset(["person"])}, {"lifecycle": "all"}, {"time_field": "occurred_at"}):
         with pytest.raises(QueryError, match="notes have no"):
             grep(vault, "harbour", kind="note", **options)
+    with pytest.raises(QueryError, match="no partition named"):
+        vault.grep(GrepQuery("harbour", kind="note"), "nowhere")
+    assert paths(vault.grep(GrepQuery("lantern", kind="note"), "ideas")) == ["ideas/Lamp ideas.md"]
 
 
 def test_note_text_follows_edits_renames_and_adoption(notes: VaultKit) -> None:
