@@ -77,6 +77,9 @@ def note_for_record(resolver: Resolver, node: RecordNode, raw: RawLink, watch: s
 def pick(candidates: Collection[str], source: str) -> tuple[str, tuple[str, ...]]:
     """The file a link of `source` takes among `candidates` (the rule of this module's
     docstring), and all of them sorted."""
+    if len(candidates) == 1:  # the common case, worth no sorting
+        only = next(iter(candidates))
+        return only, (only,)
     every = tuple(sorted(candidates))
     folder = posixpath.dirname(source)
     near = [p for p in every if posixpath.dirname(p) == folder] or every
@@ -100,8 +103,8 @@ def _by_name(resolver: Resolver, node: RecordNode, raw: RawLink, name: str, watc
 
 def _files(resolver: Resolver, name: str, watch: set[Key]) -> list[str]:
     """Markdown files named `name` (`folder/Name`: whose path ends so)."""
-    bare = name[:-3] if name.lower().endswith(".md") else name
-    key = file_key(f"{bare}.md")
+    bare = name[:-3] if name.endswith((".md", ".MD", ".Md", ".mD")) else name
+    key = normalise_name(bare.rsplit("/", 1)[-1])  # (`file_key` of the file it names)
     watch.add(("f", "", key))
     found = resolver.files.get("", key)
     if "/" not in bare or not found:

@@ -39,7 +39,7 @@ def small_vault(kit: VaultKit) -> Vault:
     kit.relationship("private/relationships/r1.md", "rl_1", "pg_ada", "pg_acme", "works_at")
     kit.page("shared/people/eve.md", "pg_eve", "Eve", type="person")
     kit.write("private/notes/broken.md", "---\nformat: knowledge-record-v1\nid: x\n---\n")
-    kit.write("README.md", "# A vault\n")
+    kit.write("README.md", "---\nformat: knowledge-record-v1\n---\n# A broken record, not a note\n")
     return kit.scan()
 
 
