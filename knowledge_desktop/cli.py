@@ -112,9 +112,10 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _add_record_filters(p: argparse.ArgumentParser) -> None:
-    """The filters records, grep and lookup share (spec: retrieval, Query contract)."""
-    p.add_argument("--kind", choices=("page", "claim", "relationship"))
+def _add_record_filters(p: argparse.ArgumentParser, *, notes: bool = False) -> None:
+    """The filters records, grep and lookup share (spec: retrieval, Query contract);
+    grep's `--kind note` searches notes instead (issue 25 §3)."""
+    p.add_argument("--kind", choices=("page", "claim", "relationship", *(("note",) if notes else ())))
     p.add_argument("--type", help="ontology type; aliases expand")
     p.add_argument("--tag", help="exact, case-sensitive tag")
     p.add_argument("--lifecycle", choices=LIFECYCLE_FILTERS, default="active")
@@ -275,7 +276,8 @@ def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
         out = []
         for hit in result["hits"]:
             score = f"{hit['score']:.2f}" if hit["score"] is not None else "via " + _safe(hit["via"]["id"])
-            out.append(f"{score:>8}  {_safe(hit['title'])}  [{_safe(hit['type'])}]  {_safe(hit['path'])}")
+            what = _safe(hit["type"] or hit["kind"])
+            out.append(f"{score:>8}  {_safe(hit['title'])}  [{what}]  {_safe(hit['path'])}")
             snippet = _safe(" ".join(hit["snippet"]["text"].split())[:160])
             out.append(f"          {snippet}")
         more = f" — next: --offset {result['nextOffset']}" if result["nextOffset"] else ""
@@ -286,15 +288,16 @@ def cmd_grep(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_lookup(vault: Vault, args: argparse.Namespace) -> int:
-    result = vault.lookup(args.query, _record_filter(args))
+    result = vault.lookup(args.query, _record_filter(args), notes=True)
 
     def human() -> str:
         if result["status"] == "found":
             r = result["record"]
-            return f"found: {_safe(r['id'])}  {_safe(r['title'])}  ({_safe(r['path'])})"
+            return f"found: {_safe(r['id'] or r['kind'])}  {_safe(r['title'])}  ({_safe(r['path'])})"
         if result["status"] == "ambiguous":
             return "ambiguous:\n" + "\n".join(
-                f"  {_safe(c['id'])}  {_safe(c['title'])}  ({_safe(c['path'])})" for c in result["candidates"]
+                f"  {_safe(c['id'] or c['kind'])}  {_safe(c['title'])}  ({_safe(c['path'])})"
+                for c in result["candidates"]
             )
         return "missing"
 
@@ -334,6 +337,7 @@ def cmd_timeline(vault: Vault, args: argparse.Namespace) -> int:
         limit=args.limit,
         offset=args.offset,
         tz=args.tz,
+        notes=True,
     )
     _emit(args, result, lambda: _timeline_human(result))
     return EXIT_OK
@@ -341,9 +345,9 @@ def cmd_timeline(vault: Vault, args: argparse.Namespace) -> int:
 
 def cmd_chronicle(vault: Vault, args: argparse.Namespace) -> int:
     if args.chronicle == "day":
-        result = vault.chronicle_day(args.date, tz=args.tz, week=args.week, scope=args.scope)
+        result = vault.chronicle_day(args.date, tz=args.tz, week=args.week, scope=args.scope, notes=True)
     elif args.chronicle == "since":
-        result = vault.chronicle_since(args.date, scope=args.scope)
+        result = vault.chronicle_since(args.date, scope=args.scope, notes=True)
     else:
         result = vault.last_seen(args.entity, on_or_before=args.on_or_before, scope=args.scope)
     _emit(args, result, lambda: _timeline_human(result))
@@ -487,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("grep", "Keyword search (all words must match by default).", cmd_grep)
     p.add_argument("query")
     p.add_argument("--mode", choices=("all", "any", "phrase"), default="all")
-    _add_record_filters(p)
+    _add_record_filters(p, notes=True)
     p.add_argument("--time-field", choices=TIME_FIELDS)
     p.add_argument("--since", type=cli_args.when)
     p.add_argument("--until", type=cli_args.when)

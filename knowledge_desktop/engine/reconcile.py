@@ -57,6 +57,7 @@ from knowledge_desktop.engine.store.projections import diagnostics as diagnostic
 from knowledge_desktop.engine.store.projections import facts as facts_projection
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
 from knowledge_desktop.engine.store.projections import links as links_projection
+from knowledge_desktop.engine.store.projections import note_text as note_text_projection
 from knowledge_desktop.engine.store.projections import ontology as ontology_projection
 from knowledge_desktop.engine.store.projections import temporal as temporal_projection
 from knowledge_desktop.engine.store.projections.base import Projection, Update
@@ -536,6 +537,7 @@ class Reconciler:
 PROJECTIONS: tuple[Projection, ...] = (
     keyword_projection,
     catalog_projection,
+    note_text_projection,  # after the catalog: it reads which changed files are notes
     links_projection,
     diagnostics_projection,
     temporal_projection,

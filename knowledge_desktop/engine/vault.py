@@ -40,8 +40,10 @@ from knowledge_desktop.engine.fs.walk import is_hidden, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query import grep_notes as grep_notes_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
+from knowledge_desktop.engine.query import lookup_notes as lookup_notes_module
 from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
@@ -51,6 +53,7 @@ from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import faults
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
+from knowledge_desktop.engine.store.projections import note_text as note_text_projection
 from knowledge_desktop.engine.vault_history import VaultHistory
 from knowledge_desktop.engine.vault_state import (
     STATE_DB,
@@ -482,6 +485,8 @@ class Vault:
         retrieval-and-dates, index behaviour) unless the window is building a
         large queue in the background: then the answer comes from what is
         indexed and says so (`index.state` "partial", `index.pending`)."""
+        if q.kind == grep_notes_module.NOTE:
+            return self.grep_notes(q, scope)
         if q.types is not None:
             q = replace(q, types=self.expand_types(q.types, scope))
         scopes = [scope] if scope else self.scopes()
@@ -501,6 +506,84 @@ class Vault:
             result["index"]["state"] = "partial"
             result["index"]["pending"] = pending
         return result
+
+    def grep_notes(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+        """Keyword search over notes only (issue 25 §3, `knowledge grep --kind note`); their
+        queued text is indexed first, as records' is (`_text_for_search`)."""
+        grep_notes_module.check(q)
+        if scope and scope not in self.scopes():
+            raise QueryError(f"no partition named {scope!r}")
+        lag, pending = self._note_text_for_search()
+        result = grep_notes_module.grep_notes(self.store.reader(), q, scope)
+        result["index"]["lag"] = lag
+        if pending:
+            result["index"]["state"] = "partial"
+            result["index"]["pending"] = pending
+        return result
+
+    def search(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+        """The window's search: records, then notes (issue 25 §3, "records first where both
+        match"). A filter only records have (a record kind, type, lifecycle, date field)
+        leaves notes out; `kind` "note" searches notes alone. `grep` stays records only,
+        as the spec's search is."""
+        if q.kind == grep_notes_module.NOTE:
+            return self.grep_notes(q, scope)
+        records = self.grep(q, scope)
+        if not grep_notes_module.for_notes(q):
+            return records
+        if records["total"] is None:
+            return records
+        notes = self.grep_notes(grep_notes_module.notes_window(q, records), scope)
+        result = grep_notes_module.combined(records, notes, q)
+        if notes["index"].get("state") == "partial":
+            result["index"] = {
+                **result["index"],
+                "state": "partial",
+                "pending": result["index"].get("pending", 0) + notes["index"]["pending"],
+            }
+        return result
+
+    def _note_text_for_search(self) -> tuple[bool, int]:
+        """`_text_for_search` for notes' text: (lag, notes whose text is still queued)."""
+        queued = note_text_projection.pending(self.store.reader())
+        if not queued:
+            return False, 0
+        if not self.text_in_background:
+            return self.index_note_text(), 0
+        if queued > INLINE_TEXT or not self._lock.acquire(timeout=INLINE_WAIT_S):
+            return False, queued
+        try:
+            return self.index_note_text(), 0
+        finally:
+            self._lock.release()
+
+    def index_note_text(
+        self,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        chunk: int | None = None,
+    ) -> bool:
+        """Index the queued text of notes, as `index_keywords` does records' (same chunks,
+        progress and cancelling); True when some note changed again since the scan."""
+        total = note_text_projection.pending(self.store.reader())
+        if not total:
+            return False
+        lag = False
+        done = 0
+        after = ""
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            with self._lock, self.store.write(bulk=True) as tx:
+                settled, chunk_lag, last = note_text_projection.sync(tx, self.root, after=after, limit=chunk)
+            lag |= chunk_lag
+            done += settled
+            if last != after and progress is not None:
+                progress("text", min(done, total), total)
+            if chunk is None or last == after:
+                return lag
+            after = last
 
     def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
         """Index what a search must see first: (lag, records whose text is still queued).
@@ -540,13 +623,16 @@ class Vault:
         stays). Without, it is one transaction: headless nobody waits, and one
         bulk transaction keeps its page cache (at 100k, chunks cost half as
         much time again). Returns True when some file changed again since the
-        scan (its text waits for the next reconcile).
+        scan (its text waits for the next reconcile). Asked for every partition
+        (no `scopes`), it indexes notes' text too (`index_note_text`), first.
         """
         lag = False
+        if scopes is None:
+            lag = self.index_note_text(progress=progress, cancel=cancel, chunk=chunk)
         wanted = list(scopes) if scopes is not None else self.scopes()
         total = keyword_projection.pending(self.store.reader(), wanted)
         if not total:
-            return False  # the usual case: nothing changed since the last search
+            return lag  # the usual case: nothing changed since the last search
         done = 0
         for scope in wanted:
             after = ""
@@ -580,15 +666,27 @@ class Vault:
         query: str,
         f: inventory.RecordFilter | None = None,
         visible: Callable[[str], bool] | None = None,
+        *,
+        notes: bool = False,
     ) -> dict[str, Any]:
         """Exact lookup; `visible` limits the matches to the paths a reader may see, before
-        ambiguity and name precedence are judged (`query/lookup.py`)."""
+        ambiguity and name precedence are judged (`query/lookup.py`).
+
+        `notes` (the CLI and the window): when no record matches, a note named so is
+        found (`query/lookup_notes.py`, issue 25 §3), unless a filter only records have
+        (kind, type, lifecycle) is set. The spec's lookup (extensions, MCP) leaves it off."""
         f = f or inventory.RecordFilter()
         if f.types is not None:
             f = replace(f, types=self.expand_types(f.types, f.scope))
-        return lookup_module.lookup(self.store.reader(), query, f, visible)
+        conn = self.store.reader()
+        result = lookup_module.lookup(conn, query, f, visible)
+        record_only = f.kind is not None or f.types is not None or f.lifecycle != "active"
+        if result["status"] != "missing" or not notes or record_only or visible is not None:
+            return result
+        return lookup_notes_module.lookup_note(conn, query, scope=f.scope, tag=f.tag)
 
     def timeline(self, **options: Any) -> dict[str, Any]:
+        """Dated records; `notes=True` adds dated notes (the CLI and the window, issue 25 §3)."""
         return timeline_module.timeline(self.store.reader(), **options)
 
     def chronicle_day(self, day: str, **options: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The quick switcher (Ctrl+P / Ctrl+O): jump to a record by typing part of its title or an alias.
+"""The quick switcher (Ctrl+P / Ctrl+O): jump to a record or a note by typing part of its name.
 
 A small frameless popup over the middle of the window, like the switchers of
 code editors: it should feel like part of the window, not a separate dialog
@@ -34,7 +34,7 @@ LIMIT = 30
 
 class QuickSwitcher(QDialog):
     chosen = Signal(str)
-    """The vault-relative path of the record to open."""
+    """The vault-relative path of the record or note to open."""
 
     def __init__(self, runner: Runner, parent: QWidget) -> None:
         super().__init__(parent, Qt.WindowType.Dialog | Qt.WindowType.FramelessWindowHint)
@@ -55,7 +55,7 @@ class QuickSwitcher(QDialog):
         frame.setAutoFillBackground(True)
         frame.setBackgroundRole(QPalette.ColorRole.Window)
         self.field = QLineEdit()
-        self.field.setPlaceholderText("Go to a record — type part of a title or alias")
+        self.field.setPlaceholderText("Go to a record or note — type part of a title, alias or file name")
         self.field.setClearButtonEnabled(True)
         self.field.textEdited.connect(lambda _text: self.timer.start())
         self.field.installEventFilter(self)
@@ -123,7 +123,7 @@ class QuickSwitcher(QDialog):
             self.list.setCurrentIndex(self.model.index(0, 0))
             self.hint.setText("Enter opens · Esc closes")
         else:
-            self.hint.setText(f"No title or alias contains “{text.strip()}”")
+            self.hint.setText(f"No title, alias or note name contains “{text.strip()}”")
         if self._open_when_ready:
             self._open_when_ready = False
             self.open_selected()

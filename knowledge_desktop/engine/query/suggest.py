@@ -6,6 +6,10 @@ what they typed before ones that merely contain it. Both read the same
 normalised names (`catalog_names`, normalised by `graph.keys.normalise_name`),
 so a name the switcher offers is one lookup would also find.
 
+Notes (issue 25) are offered too, by title, alias and file name, after the
+current records and before the records that are not current: "records first
+where both match" (issue 25 §3).
+
 Ranking, best first: current (eligible) records before the rest, then by how
 the name matched — the whole name (or the exact id), a prefix of the name, a
 prefix of a later word in it, anywhere inside it — then shorter names, then
@@ -30,6 +34,7 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.store.projections import note_text
 
 MAX_TEXT = 200
 MAX_LIMIT = 100
@@ -37,6 +42,9 @@ RANKS = ("exact", "prefix", "word", "substring")
 WORD_STARTS = (" ", "-", "/", "(", "[", "_", ".", "'", '"')
 """Characters after which a match counts as the start of a word."""
 
+_NAMES = f"(SELECT path, name FROM catalog_names UNION ALL SELECT path, name FROM {note_text.NAMES})"
+"""Records' names and notes' names (file name, title, aliases), read as one list; each side
+keeps its own index on name, which the prefix range reaches through the union."""
 _HIGHEST = "\U0010ffff"  # sorts after every other character in SQLite's BINARY collation
 _FIRST_WINDOW = 64
 _WIDEN = 4
@@ -63,7 +71,7 @@ def suggest(conn: sqlite3.Connection, text: str, limit: int = 20) -> dict[str, A
     rows: dict[str, dict[str, Any]] = {}
 
     def enough() -> bool:
-        return sum(1 for p in found if p in rows and rows[p]["eligible"]) >= limit
+        return sum(1 for p in found if p in rows and rows[p]["group"] < 2) >= limit
 
     stages: list[Callable[[int], list[_Candidate]]] = [
         lambda _w: _by_id(conn, text.strip()),
@@ -83,7 +91,7 @@ def suggest(conn: sqlite3.Connection, text: str, limit: int = 20) -> dict[str, A
             break
     ordered = sorted(
         (c for c in found.values() if c.path in rows),
-        key=lambda c: (not rows[c.path]["eligible"], c.rank, len(c.name), c.name, c.path),
+        key=lambda c: (rows[c.path]["group"], c.rank, len(c.name), c.name, c.path),
     )
     return {"query": text, "items": [_item(c, rows[c.path]) for c in ordered[:limit]]}
 
@@ -103,8 +111,8 @@ def _prefixes(conn: sqlite3.Connection, wanted: str, window: int) -> list[_Candi
     return [
         _Candidate(str(path), str(name), 0 if name == wanted else 1)
         for path, name in conn.execute(
-            "SELECT path, name FROM catalog_names WHERE name >= ? AND name < ?"
-            " ORDER BY length(name), name LIMIT ?",
+            f"SELECT path, name FROM {_NAMES} WHERE name >= ?1 AND name < ?2"
+            " ORDER BY length(name), name LIMIT ?3",
             (wanted, wanted + _HIGHEST, window),
         )
     ]
@@ -115,7 +123,7 @@ def _inside(conn: sqlite3.Connection, wanted: str, window: int) -> list[_Candida
     word_start = " OR ".join(f"instr(name, {_sql_text(ch)} || :q) > 0" for ch in WORD_STARTS)
     sql = (
         f"SELECT path, name, CASE WHEN {word_start} THEN 2 ELSE 3 END AS rank"
-        " FROM catalog_names WHERE instr(name, :q) > 1"
+        f" FROM {_NAMES} WHERE instr(name, :q) > 1"
         " ORDER BY rank, length(name), name LIMIT :window"
     )
     return [
@@ -140,19 +148,22 @@ def _load(conn: sqlite3.Connection, paths: list[str], into: dict[str, dict[str, 
     """The catalog facts the switcher shows (and ranks by) for newly seen records."""
     for start in range(0, len(paths), 500):
         chunk = paths[start : start + 500]
-        for path, rid, kind, type_, title, lifecycle, scope, eligible, aliases in conn.execute(
-            "SELECT path, id, kind, type, title, lifecycle, scope, eligible, aliases FROM catalog"
-            f" WHERE status='record' AND path IN ({','.join('?' * len(chunk))})",
+        for path, status, rid, kind, type_, title, lifecycle, scope, eligible, aliases in conn.execute(
+            "SELECT path, status, id, kind, type, title, lifecycle, scope, eligible, aliases FROM catalog"
+            f" WHERE status IN ('record', 'note') AND path IN ({','.join('?' * len(chunk))})",
             chunk,
         ):
+            note = status == "note"
             into[str(path)] = {
+                "group": 1 if note else 0 if eligible else 2,
+                "note": note,
                 "id": rid,
                 "kind": kind,
                 "type": type_,
                 "title": title,
                 "lifecycle": lifecycle,
                 "scope": scope,
-                "eligible": bool(eligible),
+                "eligible": bool(eligible) or note,
                 "aliases": aliases,
             }
 
@@ -164,10 +175,10 @@ def _item(cand: _Candidate, row: dict[str, Any]) -> dict[str, Any]:
     if not cand.by_id and (title is None or normalise_name(title) != cand.name):
         aliases = json.loads(row["aliases"] or "[]")
         alias = next((a for a in aliases if isinstance(a, str) and normalise_name(a) == cand.name), None)
-        matched = "alias" if alias is not None else "title"
+        matched = "alias" if alias is not None else "file" if row["note"] else "title"
     return {
         "id": row["id"],
-        "kind": row["kind"],
+        "kind": "note" if row["note"] else row["kind"],
         "type": row["type"],
         "title": title,
         "path": cand.path,

@@ -54,13 +54,20 @@ def timeline(
     tz: str | None = None,
     span: tuple[str | None, str | None] | None = None,
     calendar: tuple[str, str] | None = None,
+    notes: bool = False,
 ) -> dict[str, Any]:
     """Dated records overlapping `span` (or the `since`/`until` bounds).
 
     `calendar`, when given, is the half-open span of whole calendar dates the
     caller means (as UTC-midnight stamps): date-only values are kept when their
     date falls in it, whatever the span's zone, and only timestamps are judged
-    against `span`. Without it every value is judged against the UTC span."""
+    against `span`. Without it every value is judged against the UTC span.
+
+    `notes`: dated notes (issue 25 §3: daily notes, frontmatter `date`/`created`)
+    are entries too, of kind "note", on the occurrence timeline of the whole
+    vault or a partition. The spec's timeline (the extension API and MCP) lists
+    records only and leaves this off; a kind or entity filter is about records,
+    so it leaves notes out."""
     if time_field not in TIME_FIELDS:
         raise QueryError(f"timeField must be one of {', '.join(TIME_FIELDS)}")
     if order not in ("asc", "desc"):
@@ -88,7 +95,10 @@ def timeline(
     # With an entity, "+" keeps the planner off the (field, start) index so it
     # starts from the entity's few associated paths instead of every dated row.
     field_test = "+t.field = :field" if entity is not None else "t.field = :field"
-    where = [CURRENT if eligibility == "current" else INACTIVE_TOO, field_test]
+    live = CURRENT if eligibility == "current" else INACTIVE_TOO
+    if notes and kind is None and entity is None and time_field == "occurred_at":
+        live = f"({live} OR c.status = 'note')"
+    where = [live, field_test]
     if low is not None:
         # Stored spans are at most one day long, so starts before low - 1 day cannot
         # overlap: this bound lets the (field, start) index skip them. (A calendar
@@ -133,7 +143,7 @@ def timeline(
     sql = (
         f"SELECT t.path, t.value, t.start, t.end, t.date_only, c.id, c.kind, c.type, c.title,"
         f" c.lifecycle, c.scope FROM temporal_v1 t JOIN catalog c ON c.path = t.path"
-        f" WHERE {' AND '.join(where)} ORDER BY t.start {direction}, c.id {direction}"
+        f" WHERE {' AND '.join(where)} ORDER BY t.start {direction}, c.id {direction}, t.path {direction}"
     )
     total = conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
     rows = conn.execute(
@@ -364,13 +374,16 @@ def chronicle_day(
     week: bool = False,
     kind: str | None = None,
     scope: str | None = None,
+    notes: bool = False,
 ) -> dict[str, Any]:
     low, high = day_span(day, tz, week)
     # A date-only value is a calendar date with no zone: it belongs to its own date
     # in every zone, never to the UTC day it would start (spec: retrieval-and-dates,
     # Dates and Chronicle). Only timestamps are placed through the zone.
     calendar = day_span(day, "UTC", week)
-    result = timeline(conn, kind=kind, scope=scope, span=(low, high), calendar=calendar, tz=tz, limit=500)
+    result = timeline(
+        conn, kind=kind, scope=scope, span=(low, high), calendar=calendar, tz=tz, limit=500, notes=notes
+    )
     return {
         "items": result["items"],
         "range": {"start": low, "end": high, "timeZone": tz},
@@ -388,6 +401,7 @@ def chronicle_since(
     limit: int = 200,
     offset: int = 0,
     at: str | None = None,
+    notes: bool = False,
 ) -> dict[str, Any]:
     low, _ = bounds(since, None)
     result = timeline(
@@ -399,6 +413,7 @@ def chronicle_since(
         limit=limit,
         offset=offset,
         at=at,
+        notes=notes,
     )
     return {"items": result["items"], "nextOffset": result["nextOffset"], "snapshot": result["snapshot"]}
 

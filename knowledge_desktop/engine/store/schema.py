@@ -83,6 +83,10 @@ PROJECTION_TABLES = (
     "temporal_v1",
     "associations_v1",
     "facts_v1",
+    "note_text_fts_v1",
+    "note_text_rows_v1",
+    "note_text_pending_v1",
+    "note_names_v1",
     "projection_meta",
 )
 
@@ -277,6 +281,27 @@ CREATE TABLE IF NOT EXISTS keyword_pending_v1 (
     path TEXT PRIMARY KEY,
     scope TEXT NOT NULL
 );
+
+-- the search text of notes, vault-wide (store/projections/note_text.py, keyword tokenizer)
+CREATE VIRTUAL TABLE IF NOT EXISTS note_text_fts_v1 USING fts5(
+    title, aliases, tags, body, tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS note_text_rows_v1 (
+    rowid INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    scope TEXT,                    -- NULL for a note outside every partition
+    title TEXT,
+    tags TEXT NOT NULL,            -- JSON list, as the catalog's
+    body_line INTEGER NOT NULL,    -- 1-based file line where the body starts
+    sha256 TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS note_text_pending_v1 (path TEXT PRIMARY KEY);
+-- the names a note answers to (file name, title, aliases), normalised as catalog_names
+CREATE TABLE IF NOT EXISTS note_names_v1 (
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (name, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS note_names_v1_path ON note_names_v1(path);
 
 CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     scope TEXT PRIMARY KEY,

@@ -8,6 +8,9 @@ grep and go into the same `GrepQuery`; a filter the engine rejects shows its
 message under the filters rather than in a dialog, because the fix is one
 edit away.
 
+Notes (issue 25) are searched too, listed after the records that match
+(`Vault.search`); the kind filter can ask for notes alone.
+
 Enter first asks exact lookup, because someone who typed a whole title or an
 id wants that record, not the best keyword match: found opens it, ambiguous
 lists the candidates to choose from, missing opens the selected (or first)
@@ -54,7 +57,13 @@ DEBOUNCE_MS = 70  # a fast typist's gap between keys is ~60 ms: search when they
 """Long enough to swallow a burst of keystrokes, short enough that results follow typing (≤150 ms)."""
 PAGE = 20
 MODES = (("All words", "all"), ("Any word", "any"), ("Phrase", "phrase"))
-KINDS = (("Any kind", None), ("Pages", "page"), ("Claims", "claim"), ("Relationships", "relationship"))
+KINDS = (
+    ("Any kind", None),
+    ("Pages", "page"),
+    ("Claims", "claim"),
+    ("Relationships", "relationship"),
+    ("Notes", "note"),
+)
 LIFECYCLES = (("Active", "active"), ("Superseded", "superseded"), ("Active + superseded", "all"))
 TIME_FIELDS = (
     ("Any date", None),
@@ -272,7 +281,7 @@ class SearchPane(Pane):
         query = self.build_query(limit=limit)
         self._in_flight = True
         self.runner.submit(
-            lambda: vault.grep(query),
+            lambda: vault.search(query),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -286,7 +295,7 @@ class SearchPane(Pane):
         query = GrepQuery(**{**_fields(base), "offset": offset, "limit": PAGE})
         self.more.setEnabled(False)
         self.runner.submit(
-            lambda: vault.grep(query),
+            lambda: vault.search(query),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -400,7 +409,10 @@ class SearchPane(Pane):
             self._looked_up(text, answer)
 
         self.runner.submit(
-            lambda: vault.lookup(text), done, lambda _m: done({"status": "missing"}), key="search-lookup"
+            lambda: vault.lookup(text, notes=True),
+            done,
+            lambda _m: done({"status": "missing"}),
+            key="search-lookup",
         )
 
     def _looked_up(self, text: str, answer: dict[str, Any]) -> None:

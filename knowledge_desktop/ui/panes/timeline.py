@@ -192,7 +192,7 @@ class TimelinePane(Pane):
             )
 
             def chronicle_work() -> dict[str, Any]:
-                return vault.chronicle_day(day, tz=zone, week=week, kind=kind)
+                return vault.chronicle_day(day, tz=zone, week=week, kind=kind, notes=True)
 
             self.runner.submit(
                 chronicle_work,
@@ -247,6 +247,7 @@ class TimelinePane(Pane):
         else:
             options["time_field"] = self.controls.field.currentData()
             options["kind"] = self.controls.kind_filter()
+            options["notes"] = True  # dated notes are entries too (issue 25 §3)
         return options
 
     # -- answers ---------------------------------------------------------------------------

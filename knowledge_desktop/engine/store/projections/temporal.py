@@ -2,7 +2,9 @@
 
 Dates come only from structured fields (spec: Dates and Chronicle): a claim's
 occurred_at and due_at, a dated page's fields.occurred_at, and every
-record's recorded_at and updated_at. Prose dates create nothing. Associations
+record's recorded_at and updated_at. Prose dates create nothing. A note
+(issue 25) is dated by its daily-note name or frontmatter `date`/`created`:
+one occurred_at row, which only the CLI's and the window's timelines show. Associations
 are the explicit ones — entities, owner, relationship endpoints and evidence
 sources, resolved through merges — never co-mentions. The read view
 (`occurrence_of`) gives `query/` one record's stored occurrence.
@@ -39,6 +41,7 @@ def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     tx.executemany("DELETE FROM temporal_v1 WHERE path=?", ((p,) for p in paths))
     tx.executemany("DELETE FROM associations_v1 WHERE path=?", ((p,) for p in paths))
     tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(graph, paths))
+    tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _note_rows(graph, paths))
     tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", _association_rows(graph, paths))
 
 
@@ -75,6 +78,29 @@ def _dated_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, .
                 stamp(instant.end),
                 int(instant.date_only),
             )
+
+
+def _note_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
+    """A dated note's one row (issue 25 §3): its date — a daily note's or Logseq journal's
+    name, or frontmatter `date`/`created` (`records/notes.py`) — as when it occurred."""
+    for path in paths:
+        node = graph.nodes.get(path)
+        note = node.note if node is not None and node.is_note else None
+        if note is None or note.date is None:
+            continue
+        try:
+            instant = dates.parse_date_or_timestamp(note.date)
+        except dates.DateFormatError:
+            continue
+        yield (
+            path,
+            node.scope if node else None,
+            "occurred_at",
+            note.date,
+            stamp(instant.start),
+            stamp(instant.end),
+            int(instant.date_only),
+        )
 
 
 def _association_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ...]]:
