@@ -492,6 +492,39 @@ class Vault:
             result["index"]["pending"] = pending
         return result
 
+    def search(self, q: GrepQuery, mode: str = "hybrid", scope: str | None = None) -> dict[str, Any]:
+        """Search by words, by meaning or both (`query/hybrid.py`). As grep indexes the
+        text of changed records first, this then embeds their passages (`index_meaning`)."""
+        from knowledge_desktop.engine.query import hybrid
+        from knowledge_desktop.engine.semantic.model import embedder
+
+        if q.types is not None:
+            q = replace(q, types=self.expand_types(q.types, scope))
+        if scope and scope not in self.scopes():
+            raise QueryError(f"no partition named {scope!r}")
+        scopes = [scope] if scope else self.scopes()
+        self._text_for_search(scopes)
+        model = embedder()
+        if mode != "keyword":
+            self.index_meaning(scopes, model)
+        return hybrid.search(self.store.reader(), str(self.store.path), q, scopes, mode, model)
+
+    def index_meaning(self, scopes: Iterable[str] | None = None, model: Any = None) -> int:
+        """Embed the passages of records changed since they were last embedded (and all of
+        them when the model changed); how many files settled. Cheap when nothing did."""
+        from knowledge_desktop.engine.semantic.model import embedder
+        from knowledge_desktop.engine.store.projections import semantic as semantic_projection
+
+        model = model if model is not None else embedder()
+        wanted = list(scopes) if scopes is not None else self.scopes()
+        conn = self.store.reader()
+        if semantic_projection.model_of(conn) == semantic_projection.model_key(model) and not (
+            semantic_projection.pending(conn, wanted)
+        ):
+            return 0
+        with self._lock, self.store.write(bulk=True) as tx:
+            return sum(semantic_projection.sync(tx, s, model) for s in wanted)
+
     def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
         """Index what a search must see first: (lag, records whose text is still queued).
 

@@ -34,6 +34,7 @@ from knowledge_desktop.engine.api.undo import Changer, NothingToUndo, UndoStep, 
 from knowledge_desktop.engine.errors import ApiError
 from knowledge_desktop.engine.records.parse import parse_bytes, sha256_hex
 from knowledge_desktop.engine.records.roundtrip import replace_body, update_frontmatter
+from knowledge_desktop.engine.semantic.chunks import chunks_of
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
@@ -79,13 +80,6 @@ class Document:
             out["range"] = {"from": self.range[0], "to": self.range[1]}
             out["chunks"] = self.chunks
         return out
-
-
-def chunks_of(body: str) -> list[str]:
-    """A body's chunks for `documents.get`'s `range`: its blocks between blank lines (a
-    paragraph, a list, a fenced block with no blank line inside), in order."""
-    blocks = re.split(r"\n[ \t]*\n(?:[ \t]*\n)*", body.strip("\n"))
-    return [b for b in blocks if b.strip()]
 
 
 def in_chunks(doc: Document, start: int, stop: int) -> Document:
