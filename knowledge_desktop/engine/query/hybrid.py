@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -82,9 +83,16 @@ def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
 
 
 def neighbours(
-    conn: sqlite3.Connection, db: str, scope: str, vector: NDArray[np.float32], q: GrepQuery, limit: int
+    conn: sqlite3.Connection,
+    db: str,
+    scope: str,
+    vector: NDArray[np.float32],
+    q: GrepQuery,
+    limit: int,
+    keep: Callable[[str], bool] | None = None,
 ) -> list[Neighbour]:
-    """The records of `scope` nearest `vector` that pass `q`'s filters, best first."""
+    """The records of `scope` nearest `vector` that pass `q`'s filters (and `keep`, by
+    path), best first. Records left out are never counted in the ranks of the others."""
     loaded = _matrix(conn, db, scope, int(vector.shape[0]))
     if not loaded.paths:
         return []
@@ -100,7 +108,7 @@ def neighbours(
         candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
         allowed = _passing(conn, scope, list(candidates), q)
         for path, i in candidates.items():
-            if path in allowed and len(found) < limit:
+            if path in allowed and len(found) < limit and (keep is None or keep(path)):
                 start = int(loaded.starts[i])
                 stop = int(loaded.starts[i + 1]) if i + 1 < len(loaded.starts) else len(loaded.paths)
                 row = start + int(np.argmax(sims[start:stop]))
