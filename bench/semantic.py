@@ -76,12 +76,9 @@ def cost(records: int) -> dict[str, object]:
             [
                 sys.executable,
                 str(ROOT / "bench" / "generate_vault.py"),
+                str(source),
                 "--records",
                 str(records),
-                "--seed",
-                "1",
-                "--out",
-                str(source),
             ],
             check=True,
         )

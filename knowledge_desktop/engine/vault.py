@@ -509,6 +509,18 @@ class Vault:
             self.index_meaning(scopes, model)
         return hybrid.search(self.store.reader(), str(self.store.path), q, scopes, mode, model)
 
+    def related(self, path: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Records near the one at `path` by meaning that it neither links to nor is linked
+        from (`query/hybrid.related`); embeds its partition's queue first."""
+        from knowledge_desktop.engine.query import hybrid
+
+        scope = path.split("/", 1)[0]
+        if scope not in self.scopes():
+            return []
+        self._text_for_search([scope])
+        self.index_meaning([scope])
+        return hybrid.related(self.store.reader(), str(self.store.path), path, limit)
+
     def index_meaning(self, scopes: Iterable[str] | None = None, model: Any = None) -> int:
         """Embed the passages of records changed since they were last embedded (and all of
         them when the model changed); how many files settled. Cheap when nothing did."""

@@ -239,3 +239,75 @@ def _describe(conn: sqlite3.Connection, n: Neighbour) -> dict[str, Any] | None:
         "_keyword": 0.0,
         "_semantic": 0.0,
     }
+
+
+def related(conn: sqlite3.Connection, db: str, path: str, limit: int = 5) -> list[dict[str, Any]]:
+    """The current records nearest by meaning to the record at `path` (the mean of its
+    passage vectors), leaving out the record itself and every record it links or refers to
+    or that links or refers to it: those the backlinks pane already shows."""
+    scope = path.split("/", 1)[0]
+    own = conn.execute("SELECT vector FROM semantic_chunks_v1 WHERE path=?", (path,)).fetchall()
+    if not own:
+        return []
+    vectors = np.stack([np.frombuffer(v, dtype=projection.STORED).astype(np.float32) for (v,) in own])
+    centre = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(centre))
+    if norm == 0:
+        return []
+    linked = _linked(conn, path) | {path}
+    near = neighbours(
+        conn, db, scope, centre / norm, GrepQuery("related"), limit, keep=lambda p: p not in linked
+    )
+    out = []
+    for n in near:
+        entry = _describe(conn, n)
+        if entry is not None:
+            out.append(
+                {k: entry[k] for k in ("id", "kind", "type", "title", "path")} | {"score": round(n.score, 4)}
+            )
+    return out
+
+
+def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
+    """Paths of the records `path` links or refers to, and of those linking or referring to it."""
+    row = conn.execute("SELECT id, scope FROM catalog WHERE path=?", (path,)).fetchone()
+    rid, scope = (row[0], row[1]) if row else (None, None)
+    found = {
+        str(p)
+        for (p,) in conn.execute(
+            "SELECT target_path FROM links WHERE src_path=? AND target_path IS NOT NULL", (path,)
+        )
+    }
+    targets = [
+        str(t)
+        for (t,) in conn.execute(
+            "SELECT resolved_id FROM refs WHERE src_path=? AND resolved_id IS NOT NULL", (path,)
+        )
+    ]
+    targets += [
+        str(t)
+        for (t,) in conn.execute(
+            "SELECT target_id FROM links WHERE src_path=? AND target_id IS NOT NULL", (path,)
+        )
+    ]
+    for start in range(0, len(targets), 500):
+        chunk = targets[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            str(p)
+            for (p,) in conn.execute(
+                f"SELECT path FROM catalog WHERE scope=? AND id IN ({marks})", (scope, *chunk)
+            )
+        )
+    if rid is not None:
+        found.update(
+            str(p)
+            for (p,) in conn.execute("SELECT src_path FROM links WHERE scope=? AND target_id=?", (scope, rid))
+        )
+        found.update(
+            str(p)
+            for (p,) in conn.execute(
+                "SELECT src_path FROM refs WHERE scope=? AND resolved_id=?", (scope, rid)
+            )
+        )
+    return found

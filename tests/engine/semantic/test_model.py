@@ -54,3 +54,11 @@ def test_chunks_carry_their_lines() -> None:
     body = "# Title\n\nFirst paragraph\nstill first.\n\n\n- a list\n- of two\n"
     assert chunks_of(body) == ["# Title", "First paragraph\nstill first.", "- a list\n- of two"]
     assert [(first, last) for _, first, last in chunk_lines(body)] == [(0, 0), (2, 3), (6, 7)]
+
+
+def test_a_huge_passage_is_embedded_by_its_start() -> None:
+    """A 620 KB block once held a worker for seconds: only its first MAX_CHARS count."""
+    embedder = model.embedder()
+    start = "Line 0 of a very long diary. " * 60
+    huge = start + "".join(f"Line {n} of a very long diary.\n" for n in range(20_000))
+    assert np.allclose(embedder.embed([huge]), embedder.embed([huge[: model.MAX_CHARS]]))
