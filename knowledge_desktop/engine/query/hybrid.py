@@ -98,12 +98,11 @@ def neighbours(
         return []
     sims = loaded.matrix @ vector
     best = np.maximum.reduceat(sims, loaded.starts)
-    order = np.argsort(-best, kind="stable")
     found: list[Neighbour] = []
     taken = 0
     step = max(limit * 4, 64)
-    while taken < len(order) and len(found) < limit:
-        window = order[taken : taken + step]
+    while taken < len(best) and len(found) < limit:
+        window = _top(best, taken + step)[taken:]
         taken += len(window)
         candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
         allowed = _passing(conn, scope, list(candidates), q)
@@ -115,6 +114,15 @@ def neighbours(
                 found.append(Neighbour(scope, path, float(best[i]), int(loaded.rowids[row])))
         step *= 4
     return found
+
+
+def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:
+    """Indexes of the `count` highest scores, best first (ties by index): a partition, then
+    a sort of only those, instead of sorting every record per query."""
+    if count >= len(scores):
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, count)[:count]
+    return part[np.lexsort((part, -scores[part]))]
 
 
 def _passing(conn: sqlite3.Connection, scope: str, paths: list[str], q: GrepQuery) -> set[str]:
