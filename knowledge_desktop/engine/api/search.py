@@ -11,7 +11,8 @@ may read. What is searched:
 - `time_range` (`{from, to}`, each milliseconds or an ISO date or time; a date alone is the
   whole day) on `meta.date`, read from the frontmatter the catalog keeps; a document without
   one is left out when a range is asked;
-- `entities` (entity refs): only documents that link or refer to one of those pages;
+- `entities` (entity refs): only documents that link or refer to one of those pages, or
+  name it in their text (its title or an alias, `query/mentions.py`);
 - an empty query lists the documents newest first (by `meta.date`, then `updated_at`).
 """
 
@@ -28,11 +29,13 @@ import numpy as np
 from knowledge_desktop.engine.api import collections as cols
 from knowledge_desktop.engine.api.collections import CollectionIndex
 from knowledge_desktop.engine.api.session import Session
-from knowledge_desktop.engine.errors import ApiError
+from knowledge_desktop.engine.errors import ApiError, QueryError
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import hybrid
 from knowledge_desktop.engine.query.grep_query import GrepQuery
+from knowledge_desktop.engine.query.mentions import partition_names
 from knowledge_desktop.engine.semantic.model import embedder
+from knowledge_desktop.engine.store.schema import keyword_tables
 
 MODE = "hybrid"
 MAX_LIMIT = 100
@@ -282,4 +285,40 @@ def _mentioning(session: Session, entities: list[str]) -> set[str]:
     referred = conn.execute(
         f"SELECT src_path FROM refs WHERE scope=? AND resolved_id IN ({marks})", (session.scope, *ids)
     )
-    return {str(r[0]) for r in linked} | {str(r[0]) for r in referred}
+    return {str(r[0]) for r in linked} | {str(r[0]) for r in referred} | _naming(session, ids)
+
+
+def _naming(session: Session, ids: list[str]) -> set[str]:
+    """Paths of the pages whose body names one of these entities (`query/mentions.py`): a
+    phrase search per name finds the candidates, the matcher keeps exact, word-bounded,
+    case-aware ones."""
+    conn = session.store.reader()
+    types = frozenset().union(*session.entity_types.values())
+    names = partition_names(conn, session.scope, types, ids=set(ids))
+    wanted = set(ids)
+    if names.empty:
+        return set()
+    if session.prepare_search is not None:
+        session.prepare_search([session.scope])
+    fts, rows = keyword_tables(session.scope)[:2]
+    found: set[str] = set()
+    for name in sorted(set(names.automaton.keys())):
+        try:
+            hits = grep_module.grep(
+                conn,
+                GrepQuery(name, mode="phrase", kind="page", limit=50),
+                [session.scope],
+                lambda s: grep_module.scope_state(conn, s),
+            )["hits"]
+        except QueryError:
+            continue  # a name the search cannot take (no word in it)
+        for hit in hits:
+            path = str(hit["path"])
+            if path in found:
+                continue
+            row = conn.execute(
+                f"SELECT f.body FROM {rows} r JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?", (path,)
+            ).fetchone()
+            if row is not None and any(m.id in wanted for m in names.find(str(row[0] or ""))):
+                found.add(path)
+    return found
