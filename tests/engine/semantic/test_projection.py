@@ -164,3 +164,14 @@ def test_an_unknown_mode_is_a_query_error(vault: Vault) -> None:
 
     with pytest.raises(QueryError, match="mode"):
         vault.search(GrepQuery("x"), "fuzzy")
+
+
+def test_vectors_held_in_memory_are_not_reused_after_a_rebuild(kit: VaultKit, vault: Vault) -> None:
+    q = GrepQuery("newborn baby sleeping", limit=3)
+    vault.search(q, "semantic")  # the partition's vectors are now held in memory
+    body = "Newborn babies sleep most of the day.\n"
+    kit.page("private/notes/maps.md", "pg_maps", "Maps", body, type="note")
+    vault.rebuild()
+    best = vault.search(q, "semantic")["results"][0]
+    assert best["id"] == "pg_maps"
+    assert best["snippet"]["text"] == body.strip()

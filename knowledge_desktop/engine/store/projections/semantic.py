@@ -22,6 +22,7 @@ Why float16 and a brute-force scan: docs/decisions.md ("Search by meaning").
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -81,7 +82,7 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
             f"INSERT OR IGNORE INTO semantic_pending_v1(scope, path) SELECT ?, path FROM {rows}",
             (scope,),
         )
-        tx.execute("UPDATE semantic_state_v1 SET generation=generation+1 WHERE scope=?", (scope,))
+        _stamp(tx, scope)
     tx.execute(
         "INSERT INTO semantic_state_v1(scope, generation, model) VALUES ('', 0, ?)"
         " ON CONFLICT(scope) DO UPDATE SET model=excluded.model",
@@ -137,12 +138,20 @@ def sync(tx: Tx, scope: str, embedder: Embedder) -> int:
     for start in range(0, len(work), EMBED_BATCH):
         _embed_batch(tx, scope, embedder, work[start : start + EMBED_BATCH])
     tx.executemany("DELETE FROM semantic_pending_v1 WHERE path=?", [(p,) for p in queued])
-    tx.execute(
-        "INSERT INTO semantic_state_v1(scope, generation) VALUES (?, 1)"
-        " ON CONFLICT(scope) DO UPDATE SET generation=generation+1",
-        (scope,),
-    )
+    _stamp(tx, scope)
     return len(queued)
+
+
+def _stamp(tx: Tx, scope: str) -> None:
+    """Give the partition's vectors a new generation. A counter would start again at 1
+    after a rebuild, and a reader holding the old vectors in memory (`query/hybrid.py`)
+    would take them for current: the generation is the time of the change instead, with
+    `+ 1` over the old value for a clock that went back."""
+    tx.execute(
+        "INSERT INTO semantic_state_v1(scope, generation) VALUES (?, ?)"
+        " ON CONFLICT(scope) DO UPDATE SET generation=max(excluded.generation, generation + 1)",
+        (scope, time.time_ns()),
+    )
 
 
 def _embed_batch(tx: Tx, scope: str, embedder: Embedder, work: list[tuple[str, str, int, str, str]]) -> None:
