@@ -35,6 +35,7 @@ from knowledge_desktop import (
     cli_lifecycle,
     cli_mcp,
     cli_notes,
+    cli_search,
     cli_self,
     cli_versions,
 )
@@ -562,6 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_versions.register(command)
     cli_self.register(command)
     cli_notes.register(command)
+    cli_search.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

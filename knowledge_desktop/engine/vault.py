@@ -521,7 +521,7 @@ class Vault:
             result["index"]["pending"] = pending
         return result
 
-    def search(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+    def search_text(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
         """The window's search: records, then notes (issue 25 §3, "records first where both
         match"). A filter only records have (a record kind, type, lifecycle, date field)
         leaves notes out; `kind` "note" searches notes alone. `grep` stays records only,
@@ -584,6 +584,51 @@ class Vault:
             if chunk is None or last == after:
                 return lag
             after = last
+
+    def search(self, q: GrepQuery, mode: str = "hybrid", scope: str | None = None) -> dict[str, Any]:
+        """Search by words, by meaning or both (`query/hybrid.py`). As grep indexes the
+        text of changed records first, this then embeds their passages (`index_meaning`)."""
+        from knowledge_desktop.engine.query import hybrid
+        from knowledge_desktop.engine.semantic.model import embedder
+
+        if q.types is not None:
+            q = replace(q, types=self.expand_types(q.types, scope))
+        if scope and scope not in self.scopes():
+            raise QueryError(f"no partition named {scope!r}")
+        scopes = [scope] if scope else self.scopes()
+        self._text_for_search(scopes)
+        model = embedder()
+        if mode != "keyword":
+            self.index_meaning(scopes, model)
+        return hybrid.search(self.store.reader(), str(self.store.path), q, scopes, mode, model)
+
+    def related(self, path: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Records near the one at `path` by meaning that it neither links to nor is linked
+        from (`query/hybrid.related`); embeds its partition's queue first."""
+        from knowledge_desktop.engine.query import hybrid
+
+        scope = path.split("/", 1)[0]
+        if scope not in self.scopes():
+            return []
+        self._text_for_search([scope])
+        self.index_meaning([scope])
+        return hybrid.related(self.store.reader(), str(self.store.path), path, limit)
+
+    def index_meaning(self, scopes: Iterable[str] | None = None, model: Any = None) -> int:
+        """Embed the passages of records changed since they were last embedded (and all of
+        them when the model changed); how many files settled. Cheap when nothing did."""
+        from knowledge_desktop.engine.semantic.model import embedder
+        from knowledge_desktop.engine.store.projections import semantic as semantic_projection
+
+        model = model if model is not None else embedder()
+        wanted = list(scopes) if scopes is not None else self.scopes()
+        conn = self.store.reader()
+        if semantic_projection.model_of(conn) == semantic_projection.model_key(model) and not (
+            semantic_projection.pending(conn, wanted)
+        ):
+            return 0
+        with self._lock, self.store.write(bulk=True) as tx:
+            return sum(semantic_projection.sync(tx, s, model) for s in wanted)
 
     def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
         """Index what a search must see first: (lag, records whose text is still queued).

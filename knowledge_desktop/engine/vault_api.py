@@ -34,7 +34,7 @@ def open_session(vault: Vault, name: str, run_id: str | None = None) -> Session:
     session = Session.open(
         vault.store, vault.root, vault.write, name, run_id, lambda scope: entity_types(vault, scope)
     )
-    session.prepare_search = vault.index_keywords
+    session.prepare_search = lambda scopes: (vault.index_keywords(scopes), vault.index_meaning(scopes))
     return session
 
 

@@ -126,6 +126,32 @@ def test_the_bundled_command_counts_the_demo_vault_as_the_source_tree_does(
     assert {k: frozen[k] for k in counts} == {k: source[k] for k in counts}, REBUILD
 
 
+def test_the_bundled_command_searches_by_meaning_offline_as_the_source_tree_does(
+    bundle: Path, tmp_path: Path
+) -> None:
+    """The model comes from the bundle: an empty home (no model cache) and a proxy nobody
+    answers (any download would fail) still give the source tree's answer."""
+    offline = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "HF_HUB_OFFLINE": "1"}
+    answers = []
+    for command, name, extra in (
+        ([str(bundle / "knowledge")], "frozen", {}),
+        ([sys.executable, "-m", "knowledge_desktop.cli"], "source", {"PYTHONPATH": str(ROOT)}),
+    ):
+        vault = copy_vault(RESOURCES / "demo-vault", tmp_path / name)
+        done = subprocess.run(
+            [*command, "search", str(vault), "head programmer", "--mode", "semantic", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            env=user_env(tmp_path / f"home-{name}", **offline, **extra),
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        answers.append([(r["id"], r["semanticRank"]) for r in json.loads(done.stdout)["results"]])
+    assert answers[0], REBUILD
+    assert answers[0] == answers[1], REBUILD
+
+
 def test_the_bundled_command_reads_a_large_vault_in_worker_processes(bundle: Path, tmp_path: Path) -> None:
     """At PARALLEL_THRESHOLD files the scan starts a forkserver: in the bundle that re-runs
     the `knowledge` executable, which must serve as the forkserver (freeze_support) and

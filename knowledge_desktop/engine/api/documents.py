@@ -31,9 +31,12 @@ from knowledge_desktop.engine.api.collections import Collection, CollectionIndex
 from knowledge_desktop.engine.api.quotas import check_single_write, json_size
 from knowledge_desktop.engine.api.session import Session
 from knowledge_desktop.engine.api.undo import Changer, NothingToUndo, UndoStep, marked, register_undo
+from knowledge_desktop.engine.api.visibility import Visibility
 from knowledge_desktop.engine.errors import ApiError
+from knowledge_desktop.engine.query.mentions import partition_names
 from knowledge_desktop.engine.records.parse import parse_bytes, sha256_hex
 from knowledge_desktop.engine.records.roundtrip import replace_body, update_frontmatter
+from knowledge_desktop.engine.semantic.chunks import chunks_of
 from knowledge_desktop.engine.store.db import Store
 from knowledge_desktop.engine.write import journal
 from knowledge_desktop.engine.write.context import WriteContext
@@ -64,6 +67,8 @@ class Document:
     chunks: int | None = None
     """With a `range`: how many chunks the whole body has (`body` then holds the range's)."""
     range: tuple[int, int] | None = None
+    mentions: list[dict[str, Any]] | None = None
+    """People and companies the body names (`mentioned`), from `get` and `get_by_key`."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -78,14 +83,9 @@ class Document:
         if self.range is not None:
             out["range"] = {"from": self.range[0], "to": self.range[1]}
             out["chunks"] = self.chunks
+        if self.mentions is not None:
+            out["mentions"] = self.mentions
         return out
-
-
-def chunks_of(body: str) -> list[str]:
-    """A body's chunks for `documents.get`'s `range`: its blocks between blank lines (a
-    paragraph, a list, a fenced block with no blank line inside), in order."""
-    blocks = re.split(r"\n[ \t]*\n(?:[ \t]*\n)*", body.strip("\n"))
-    return [b for b in blocks if b.strip()]
 
 
 def in_chunks(doc: Document, start: int, stop: int) -> Document:
@@ -216,8 +216,32 @@ def get(session: Session, ref: str, range: tuple[int, int] | None = None) -> Doc
         raise NoDocument(f"no document for ref {ref}: it was deleted, or the ref is not yours")
     index = CollectionIndex(session.folder)
     _check(session, index, found.path, "read")
-    doc = _doc(session, found, index)
+    doc = mentioned(session, _doc(session, found, index), found)
     return in_chunks(doc, *range) if range is not None else doc
+
+
+def mentioned(session: Session, doc: Document, found: Found) -> Document:
+    """`doc` with the person and company pages its body names (`query/mentions.py`), each
+    as `{entity, names, lines}` (lines of the body, one-based, the first 20), counting only
+    pages the extension may see: a hidden page and no page read alike."""
+    conn = session.store.reader()
+    types = frozenset().union(*session.entity_types.values())
+    seen = Visibility(conn, session, types)
+    found_names: dict[str, tuple[set[str], list[int]]] = {}
+    for m in partition_names(conn, session.scope, types).find(found.body):
+        if m.path == found.path or not seen.visible(m.path):
+            continue
+        names, lines = found_names.setdefault(m.id, (set(), []))
+        names.add(m.name)
+        if m.line not in lines:
+            lines.append(m.line)
+    ids = sorted(found_names)
+    refs = session.refs.issue("entity", ids) if ids else []
+    mentions = [
+        {"entity": ref, "names": sorted(found_names[rid][0]), "lines": found_names[rid][1][:20]}
+        for ref, rid in zip(refs, ids, strict=True)
+    ]
+    return replace(doc, mentions=mentions)
 
 
 def get_by_key(session: Session, collection: str, key: str) -> Document | None:
@@ -230,7 +254,7 @@ def get_by_key(session: Session, collection: str, key: str) -> Document | None:
     if found is None:
         return None
     _check(session, index, found.path, "read")
-    return _doc(session, found, index)
+    return mentioned(session, _doc(session, found, index), found)
 
 
 def list_documents(session: Session, collection: str) -> list[Document]:

@@ -1,34 +1,43 @@
 """`search` for extensions: the vault's keyword search, kept to what the extension may read
 (spec: facts-entities-collections-api, Search and documents; docs/decisions.md).
 
-The spec's search is hybrid; ours is the keyword half only (`query/grep.py`, BM25 over title,
-aliases and body), and every result says so with `mode: "keyword"`. What is searched:
+The spec's search is hybrid, and so is ours (`mode: "hybrid"`): the keyword ranking
+(`query/grep.py`, BM25 over title, aliases and body) and the nearest passages by meaning
+(`query/hybrid.py`), fused by reciprocal rank, each ranked only among what the extension
+may read. What is searched:
 
 - pages in collection folders the extension can read *now* (`collections.can`); with
   `collections`, only inside those (their subfolders included);
 - `time_range` (`{from, to}`, each milliseconds or an ISO date or time; a date alone is the
   whole day) on `meta.date`, read from the frontmatter the catalog keeps; a document without
   one is left out when a range is asked;
-- `entities` (entity refs): only documents that link or refer to one of those pages;
+- `entities` (entity refs): only documents that link or refer to one of those pages, or
+  name it in their text (its title or an alias, `query/mentions.py`);
 - an empty query lists the documents newest first (by `meta.date`, then `updated_at`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from knowledge_desktop.engine.api import collections as cols
 from knowledge_desktop.engine.api.collections import CollectionIndex
 from knowledge_desktop.engine.api.session import Session
-from knowledge_desktop.engine.errors import ApiError
+from knowledge_desktop.engine.errors import ApiError, QueryError
 from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query import hybrid
 from knowledge_desktop.engine.query.grep_query import GrepQuery
+from knowledge_desktop.engine.query.mentions import partition_names
+from knowledge_desktop.engine.semantic.model import embedder
+from knowledge_desktop.engine.store.schema import keyword_tables
 
-MODE = "keyword"
+MODE = "hybrid"
 MAX_LIMIT = 100
 _GREP_PAGE = 50
 
@@ -102,7 +111,7 @@ def search(
     entities: list[str] | None = None,
     limit: int = 10,
 ) -> SearchResult:
-    """Keyword search over what the extension may read; see the module docstring."""
+    """Hybrid search over what the extension may read; see the module docstring."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ApiError(f"limit is between 1 and {MAX_LIMIT}")
     index = CollectionIndex(session.folder)
@@ -128,20 +137,7 @@ def search(
     if query.strip():
         if session.prepare_search is not None:
             session.prepare_search([session.scope])
-        for hit in _grep_hits(conn, session.scope, query):
-            path = str(hit["path"])
-            if hit.get("scope") != session.scope or not wanted(path):
-                continue
-            data = _frontmatter(conn, path)
-            if not in_range(_meta(data).get("date"), time_range):
-                continue
-            snippet = hit.get("snippet") or {}
-            locator = {"lineStart": snippet.get("lineStart"), "lineEnd": snippet.get("lineEnd")}
-            found.append(
-                (str(hit["id"]), str(hit["title"] or ""), str(snippet.get("text") or ""), locator, data)
-            )
-            if len(found) >= limit:
-                break
+        found = _hybrid(session, conn, query, wanted, time_range)[:limit]
     else:
         rows = conn.execute(
             "SELECT c.id, c.title, c.path, f.node FROM catalog c LEFT JOIN files f ON f.path=c.path"
@@ -167,6 +163,65 @@ def search(
         for ref, (_, title, text, locator, data) in zip(refs, found, strict=True)
     ]
     return SearchResult(hits)
+
+
+def _hybrid(
+    session: Session, conn: Any, query: str, wanted: Callable[[str], bool], time_range: dict[str, Any] | None
+) -> list[tuple[str, str, str, dict[str, Any], dict[str, Any]]]:
+    """The keyword and the semantic ranking of the pages the extension may read, fused
+    (`query/hybrid.py`). Each half is ranked only among pages that pass `wanted` and the
+    time range, so a page it cannot read never moves another page's rank."""
+    frontmatter: dict[str, dict[str, Any]] = {}
+
+    def keep(path: str) -> bool:
+        if not wanted(path):
+            return False
+        if path not in frontmatter:
+            frontmatter[path] = _frontmatter(conn, path)
+        return in_range(_meta(frontmatter[path]).get("date"), time_range)
+
+    words: list[tuple[str, dict[str, Any]]] = []
+    for hit in _grep_hits(conn, session.scope, query):
+        path = str(hit["path"])
+        if hit.get("scope") == session.scope and keep(path):
+            words.append((path, hit))
+            if len(words) >= hybrid.POOL:
+                break
+    vector = embedder().embed([query])[0]
+    near = []
+    if np.any(vector):
+        page = GrepQuery(query, kind="page", mode="any")
+        db = str(session.store.path)
+        near = hybrid.neighbours(conn, db, session.scope, vector, page, hybrid.POOL, keep)
+    fused: dict[str, float] = {}
+    for ranked in ([path for path, _ in words], [n.path for n in near]):
+        for rank, path in enumerate(ranked, 1):
+            fused[path] = fused.get(path, 0.0) + 1.0 / (hybrid.RRF_K + rank)
+    by_path = dict(words)
+    passages = {n.path: n.chunk for n in near}
+    out = []
+    for path in sorted(fused, key=lambda p: (-fused[p], p)):
+        text, locator, rid, title = "", {}, None, ""
+        if path in passages:
+            row = conn.execute(
+                "SELECT text, line_start, line_end FROM semantic_chunks_v1 WHERE rowid=?", (passages[path],)
+            ).fetchone()
+            if row is not None:
+                text, locator = str(row[0]), {"lineStart": row[1], "lineEnd": row[2]}
+        if path in by_path:
+            hit = by_path[path]
+            rid, title = hit["id"], str(hit["title"] or "")
+            if not locator:
+                snippet = hit.get("snippet") or {}
+                text = str(snippet.get("text") or "")
+                locator = {"lineStart": snippet.get("lineStart"), "lineEnd": snippet.get("lineEnd")}
+        else:
+            row = conn.execute("SELECT id, title FROM catalog WHERE path=?", (path,)).fetchone()
+            if row is None:
+                continue
+            rid, title = row[0], str(row[1] or "")
+        out.append((str(rid), title, text, locator, frontmatter.get(path) or _frontmatter(conn, path)))
+    return out
 
 
 def _grep_hits(conn: Any, scope: str, query: str) -> Iterator[dict[str, Any]]:
@@ -230,4 +285,40 @@ def _mentioning(session: Session, entities: list[str]) -> set[str]:
     referred = conn.execute(
         f"SELECT src_path FROM refs WHERE scope=? AND resolved_id IN ({marks})", (session.scope, *ids)
     )
-    return {str(r[0]) for r in linked} | {str(r[0]) for r in referred}
+    return {str(r[0]) for r in linked} | {str(r[0]) for r in referred} | _naming(session, ids)
+
+
+def _naming(session: Session, ids: list[str]) -> set[str]:
+    """Paths of the pages whose body names one of these entities (`query/mentions.py`): a
+    phrase search per name finds the candidates, the matcher keeps exact, word-bounded,
+    case-aware ones."""
+    conn = session.store.reader()
+    types = frozenset().union(*session.entity_types.values())
+    names = partition_names(conn, session.scope, types, ids=set(ids))
+    wanted = set(ids)
+    if names.empty:
+        return set()
+    if session.prepare_search is not None:
+        session.prepare_search([session.scope])
+    fts, rows = keyword_tables(session.scope)[:2]
+    found: set[str] = set()
+    for name in sorted(set(names.automaton.keys())):
+        try:
+            hits = grep_module.grep(
+                conn,
+                GrepQuery(name, mode="phrase", kind="page", limit=50),
+                [session.scope],
+                lambda s: grep_module.scope_state(conn, s),
+            )["hits"]
+        except QueryError:
+            continue  # a name the search cannot take (no word in it)
+        for hit in hits:
+            path = str(hit["path"])
+            if path in found:
+                continue
+            row = conn.execute(
+                f"SELECT f.body FROM {rows} r JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?", (path,)
+            ).fetchone()
+            if row is not None and any(m.id in wanted for m in names.find(str(row[0] or ""))):
+                found.add(path)
+    return found

@@ -31,6 +31,7 @@ _PROJECTION_SOURCES = (
     "store/projections",
     "store/schema.py",
     "store/codec.py",
+    "semantic/chunks.py",
 )
 
 
@@ -87,6 +88,9 @@ PROJECTION_TABLES = (
     "note_text_rows_v1",
     "note_text_pending_v1",
     "note_names_v1",
+    "semantic_pending_v1",
+    "semantic_chunks_v1",
+    "semantic_state_v1",
     "projection_meta",
 )
 
@@ -308,6 +312,32 @@ CREATE TABLE IF NOT EXISTS keyword_state_v1 (
     generation INTEGER NOT NULL,   -- bumped on every change: the search snapshot
     indexed_at TEXT,
     scanned_at TEXT
+);
+
+-- search by meaning (store/projections/semantic.py): files whose passages the next search
+-- by meaning must (re)embed or drop, one float16 vector per passage, per scope a generation
+-- (bumped when its vectors change) and, under scope '', the model that made them
+CREATE TABLE IF NOT EXISTS semantic_pending_v1 (
+    path TEXT PRIMARY KEY,
+    scope TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS semantic_chunks_v1 (
+    rowid INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    chunk INTEGER NOT NULL,        -- 0-based, as documents.get counts chunks
+    line_start INTEGER NOT NULL,   -- 1-based file lines of the passage
+    line_end INTEGER NOT NULL,
+    text TEXT NOT NULL,            -- the passage's start, for a snippet
+    vector BLOB NOT NULL           -- float16 x dim, unit length
+);
+CREATE INDEX IF NOT EXISTS semantic_chunks_path ON semantic_chunks_v1(path);
+CREATE INDEX IF NOT EXISTS semantic_chunks_scope ON semantic_chunks_v1(scope, path, chunk);
+CREATE TABLE IF NOT EXISTS semantic_state_v1 (
+    scope TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL,
+    model TEXT
 );
 
 CREATE TABLE IF NOT EXISTS ontology_state (

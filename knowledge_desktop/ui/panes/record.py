@@ -38,6 +38,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.record_facts import FactsTab
 from knowledge_desktop.ui.panes.record_history import HistoryTab
+from knowledge_desktop.ui.panes.record_related import RelatedLine
 from knowledge_desktop.ui.render import (
     Colors,
     parse_anchor,
@@ -285,6 +286,9 @@ class RecordPane(Pane):
         column.setSpacing(0)
         column.addWidget(self.header)
         column.addWidget(self.tabs, 1)
+        self.related = RelatedLine(runner)  # nearest by meaning, not linked: record_related.py
+        self.related.linkActivated.connect(self._follow)
+        column.addWidget(self.related)
 
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
@@ -404,6 +408,8 @@ class RecordPane(Pane):
         self.source.set_marked_lines(loaded.marks)
         self.history.set_record(self.vault, str(loaded.view.get("id") or "") or None, loaded.path)
         self.facts.set_record(self.vault, loaded.view.get("scope"), loaded.view.get("id") or None)
+        if not keep:
+            self.related.set_record(self.vault, None if loaded.gone else loaded.path)
         if not keep and not loaded.render_body:
             self.tabs.setCurrentIndex(SOURCE_TAB)
         elif not keep and self.tabs.currentIndex() != HISTORY_TAB:

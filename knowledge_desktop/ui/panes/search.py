@@ -117,8 +117,19 @@ class SearchPane(Pane):
         self.filters_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.filters_button.setToolTip("Narrow by kind, type, tag, lifecycle and dates")
         self.filters_button.toggled.connect(self._toggle_filters)
+        # Keyword | Hybrid: hybrid adds the records near the words by meaning (issue 27)
+        self.keyword_button = _toggle("Keyword", "Records that contain the words (BM25)")
+        self.hybrid_button = _toggle(
+            "Hybrid", "Words and meaning together: also records that say it otherwise"
+        )
+        self.keyword_button.setChecked(True)
+        self.hybrid_button.toggled.connect(self._hybrid_toggled)
         mode_row = QHBoxLayout()
         mode_row.setContentsMargins(0, 0, 0, 0)
+        mode_row.setSpacing(0)
+        mode_row.addWidget(self.keyword_button)
+        mode_row.addWidget(self.hybrid_button)
+        mode_row.addSpacing(6)
         mode_row.addWidget(self.mode, 1)
         mode_row.addWidget(self.filters_button)
 
@@ -243,6 +254,11 @@ class SearchPane(Pane):
     def _schedule(self) -> None:
         self.timer.start()
 
+    def _hybrid_toggled(self, hybrid: bool) -> None:
+        """Hybrid ranks by any of the words and by meaning, so the word mode does not apply."""
+        self.mode.setEnabled(not hybrid)
+        self._schedule()
+
     def _text_changed(self, text: str) -> None:
         if not text.strip():
             self.timer.stop()
@@ -280,8 +296,17 @@ class SearchPane(Pane):
             limit = max(PAGE, min(50, self.model.rowCount()))
         query = self.build_query(limit=limit)
         self._in_flight = True
+        if self.hybrid_button.isChecked():
+            self.runner.submit(
+                lambda: as_grep(vault.search(query, "hybrid")),
+                lambda result: self._show_hits(query, result),
+                lambda message: self._search_failed(query, message),
+                key="search",
+                urgent=True,
+            )
+            return
         self.runner.submit(
-            lambda: vault.search(query),
+            lambda: vault.search_text(query),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -295,7 +320,7 @@ class SearchPane(Pane):
         query = GrepQuery(**{**_fields(base), "offset": offset, "limit": PAGE})
         self.more.setEnabled(False)
         self.runner.submit(
-            lambda: vault.search(query),
+            lambda: vault.search_text(query),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -495,6 +520,29 @@ class SearchPane(Pane):
         self.results.setCurrentIndex(self.model.index(row, 0))
         self.results.scrollTo(self.model.index(row, 0))
         self._user_picked = True
+
+
+def _toggle(text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setCheckable(True)
+    button.setAutoExclusive(True)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    return button
+
+
+def as_grep(result: dict[str, Any]) -> dict[str, Any]:
+    """A hybrid answer in the shape the results list takes from grep: one page, no more."""
+    hits = [
+        {
+            **r,
+            "lifecycle": "active",
+            "snippet": {**(r.get("snippet") or {}), "matchLocated": bool(r.get("snippet"))},
+        }
+        for r in result["results"]
+    ]
+    return {"hits": hits, "total": len(hits), "nextOffset": None, "index": {"state": "ready", "lag": False}}
 
 
 def _fields(query: GrepQuery) -> dict[str, Any]:

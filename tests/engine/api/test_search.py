@@ -1,4 +1,4 @@
-"""`search` for extensions: keyword only (`mode: "keyword"`), over readable collections, with
+"""`search` for extensions: hybrid (`mode: "hybrid"`), over readable collections, with
 the collections, time range and entities filters (docs/decisions.md; spec:
 facts-entities-collections-api, Search and documents)."""
 
@@ -35,24 +35,29 @@ def vault(kit: VaultKit) -> Vault:
 
 def titles(vault: Vault, query: str = "", **kw: object) -> list[str]:
     result = search(session(vault), query, **kw)  # type: ignore[arg-type]
-    assert result.as_json()["mode"] == "keyword"
+    assert result.as_json()["mode"] == "hybrid"
     return sorted(h.title for h in result.hits)
 
 
+def ordered(vault: Vault, query: str, **kw: object) -> list[str]:
+    return [h.title for h in search(session(vault), query, **kw).hits]  # type: ignore[arg-type]
+
+
 def test_only_readable_collections_are_searched(vault: Vault) -> None:
-    assert titles(vault, "tomato") == ["Monday", "Stew", "Tuesday"]  # not the note outside
+    # every readable page is near by meaning; the note outside never shows
+    assert titles(vault, "tomato") == ["Monday", "Stew", "Tuesday", "Wednesday"]
     grant(vault, "collections.read:keep")
     assert "Stew secret" not in titles(vault, "stew")
 
 
 def test_the_collections_filter_and_time_range(vault: Vault) -> None:
-    assert titles(vault, "tomato", collections=["diary"]) == ["Monday", "Tuesday"]
+    assert titles(vault, "tomato", collections=["diary"]) == ["Monday", "Tuesday", "Wednesday"]
     assert titles(vault, "tomato", time_range={"from": "2026-09-22", "to": "2026-09-22"}) == [
         "Stew",
         "Tuesday",
     ]
     ms = 1_790_035_200_000  # 2026-09-22T00:00:00Z
-    assert titles(vault, "tomato", time_range={"from": ms}) == ["Stew", "Tuesday"]
+    assert titles(vault, "tomato", time_range={"from": ms}) == ["Stew", "Tuesday", "Wednesday"]
     assert in_range("2026-09-22", {"to": "2026-09-22T00:00:00Z"})
     assert not in_range(None, {"from": "2026-09-01"})
 
@@ -67,3 +72,16 @@ def test_the_entities_filter_keeps_passages_that_mention_them(vault: Vault) -> N
     ada = session(vault).refs.issue("entity", ["pg_ada"])[0]
     assert titles(vault, "tomato", entities=[ada]) == ["Tuesday"]
     assert titles(vault, "", entities=[ada]) == ["Tuesday"]
+
+
+def test_pages_that_say_the_words_lead_and_pages_near_by_meaning_follow(vault: Vault) -> None:
+    found = ordered(vault, "tomato")
+    assert sorted(found[:3]) == ["Monday", "Stew", "Tuesday"]
+    assert found[3:] == ["Wednesday"]
+
+
+def test_a_page_the_extension_cannot_read_never_moves_the_others(kit: VaultKit, vault: Vault) -> None:
+    before = ordered(vault, "tomato")
+    kit.page("private/notes/more.md", "pg_more", "Tomato", body="Tomato tomato, a tomato soup.\n")
+    vault.reconcile()
+    assert ordered(vault, "tomato") == before

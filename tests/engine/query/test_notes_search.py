@@ -93,18 +93,18 @@ def test_note_text_follows_edits_renames_and_adoption(notes: VaultKit) -> None:
 def test_search_lists_records_before_notes_and_pages_across_them(notes: VaultKit) -> None:
     vault = notes.scan()
     # "harbour" is in a note's title (weight 8) and only in a record's body: records still come first
-    both = vault.search(GrepQuery("harbour"))
+    both = vault.search_text(GrepQuery("harbour"))
     assert paths(both) == ["private/notes/harbour.md", "Harbour walk.md"]
     assert both["total"] == 2
-    first = vault.search(GrepQuery("harbour", limit=1))
+    first = vault.search_text(GrepQuery("harbour", limit=1))
     assert paths(first) == ["private/notes/harbour.md"]
     assert first["nextOffset"] == 1
-    second = vault.search(GrepQuery("harbour", limit=1, offset=1))
+    second = vault.search_text(GrepQuery("harbour", limit=1, offset=1))
     assert paths(second) == ["Harbour walk.md"]
     assert second["nextOffset"] is None
     # a filter only records have leaves notes out; kind note leaves records out
-    assert paths(vault.search(GrepQuery("harbour", kind="page"))) == ["private/notes/harbour.md"]
-    assert paths(vault.search(GrepQuery("harbour", kind="note"))) == ["Harbour walk.md"]
+    assert paths(vault.search_text(GrepQuery("harbour", kind="page"))) == ["private/notes/harbour.md"]
+    assert paths(vault.search_text(GrepQuery("harbour", kind="note"))) == ["Harbour walk.md"]
 
 
 def test_lookup_falls_back_to_notes_by_file_name_and_alias(notes: VaultKit) -> None:

@@ -1,0 +1,321 @@
+"""Search by words, by meaning, or both fused (issue 27; spec: facts-entities-collections-api,
+Search and documents, asks for the hybrid).
+
+- *keyword*: BM25 over title, aliases and body (`grep`), any of the query's words;
+- *semantic*: the query's vector against every passage vector of the partitions
+  (`store/projections/semantic.py`), a record scoring as its best passage;
+- *hybrid*: both lists fused by reciprocal rank fusion (each list adds 1/(K + rank)),
+  which needs no calibration between BM25 scores and cosines.
+
+Both halves keep exactly the records the same filters keep: the semantic half
+asks the keyword projection's rows table the same WHERE clause grep uses
+(`filter_parts`: eligibility, validity window, kind, type, tag, dates), so a
+filter can never let a record in through one half only. The snippet is the best
+passage by meaning when the record has one, else grep's.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_parts, validate
+from knowledge_desktop.engine.query.inventory import now_text
+from knowledge_desktop.engine.semantic.model import Embedder
+from knowledge_desktop.engine.store.projections import keyword
+from knowledge_desktop.engine.store.projections import semantic as projection
+
+MODES = ("hybrid", "semantic", "keyword")
+RRF_K = 60
+"""The usual constant of reciprocal rank fusion (Cormack et al. 2009): ranks past the first
+few still count, and no single list's top hit dominates."""
+POOL = 50
+"""How deep each half's list goes before fusion (grep's page limit)."""
+MAX_LIMIT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    scope: str
+    path: str
+    score: float
+    chunk: int
+    """The rowid of the best passage in `semantic_chunks_v1`."""
+
+
+@dataclass(slots=True)
+class _Loaded:
+    generation: int
+    model: str | None
+    matrix: NDArray[np.float32]
+    paths: list[str]
+    rowids: NDArray[np.int64]
+    starts: NDArray[np.intp]
+    """Index of each record's first row (rows are grouped by path)."""
+
+
+_cache: dict[tuple[str, str], _Loaded] = {}
+_cache_lock = threading.Lock()
+
+
+def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
+    """A partition's vectors, read from SQLite once per generation and kept in memory."""
+    generation = projection.generation(conn, scope)
+    model = projection.model_of(conn)
+    with _cache_lock:
+        held = _cache.get((db, scope))
+        if held is not None and held.generation == generation and held.model == model:
+            return held
+    matrix, paths, rowids = projection.load(conn, scope, dim)
+    starts = np.flatnonzero(np.r_[True, np.asarray(paths[1:], dtype=object) != np.asarray(paths[:-1])])
+    loaded = _Loaded(generation, model, matrix, paths, rowids, starts.astype(np.intp))
+    with _cache_lock:
+        _cache[(db, scope)] = loaded
+    return loaded
+
+
+def neighbours(
+    conn: sqlite3.Connection,
+    db: str,
+    scope: str,
+    vector: NDArray[np.float32],
+    q: GrepQuery,
+    limit: int,
+    keep: Callable[[str], bool] | None = None,
+) -> list[Neighbour]:
+    """The records of `scope` nearest `vector` that pass `q`'s filters (and `keep`, by
+    path), best first. Records left out are never counted in the ranks of the others."""
+    loaded = _matrix(conn, db, scope, int(vector.shape[0]))
+    if not loaded.paths:
+        return []
+    sims = loaded.matrix @ vector
+    best = np.maximum.reduceat(sims, loaded.starts)
+    found: list[Neighbour] = []
+    taken = 0
+    step = max(limit * 4, 64)
+    while taken < len(best) and len(found) < limit:
+        window = _top(best, taken + step)[taken:]
+        taken += len(window)
+        candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
+        allowed = _passing(conn, scope, list(candidates), q)
+        for path, i in candidates.items():
+            if path in allowed and len(found) < limit and (keep is None or keep(path)):
+                start = int(loaded.starts[i])
+                stop = int(loaded.starts[i + 1]) if i + 1 < len(loaded.starts) else len(loaded.paths)
+                row = start + int(np.argmax(sims[start:stop]))
+                found.append(Neighbour(scope, path, float(best[i]), int(loaded.rowids[row])))
+        step *= 4
+    return found
+
+
+def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:
+    """Indexes of the `count` highest scores, best first (ties by index): a partition, then
+    a sort of only those, instead of sorting every record per query."""
+    if count >= len(scores):
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, count)[:count]
+    return part[np.lexsort((part, -scores[part]))]
+
+
+def _passing(conn: sqlite3.Connection, scope: str, paths: list[str], q: GrepQuery) -> set[str]:
+    """Which of `paths` grep's filters keep (the current rows table, alias `r`)."""
+    rows = keyword.tables(scope)[1]
+    parts = filter_parts(q, "r", q.at or now_text(), current=True, tags=keyword.tags_table(scope))
+    where = " AND ".join(p.sql for p in parts)
+    values = [v for p in parts for v in p.values]
+    kept: set[str] = set()
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        kept.update(
+            p
+            for (p,) in conn.execute(
+                f"SELECT r.path FROM {rows} r WHERE r.path IN ({marks}) AND {where}", [*chunk, *values]
+            )
+        )
+    return kept
+
+
+def search(
+    conn: sqlite3.Connection,
+    db: str,
+    q: GrepQuery,
+    scopes: list[str],
+    mode: str,
+    embedder: Embedder,
+) -> dict[str, Any]:
+    """`q` (its words, filters and limit) answered in `mode`; see the module docstring."""
+    if mode not in MODES:
+        raise QueryError(f"mode must be one of {', '.join(MODES)}")
+    if not 1 <= q.limit <= MAX_LIMIT:
+        raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+    pool = replace(q, mode="any", limit=POOL, offset=0)
+    keyword_hits: list[dict[str, Any]] = []
+    if mode != "semantic":
+        found = grep_module.grep(conn, pool, scopes, lambda s: grep_module.scope_state(conn, s))
+        if found["index"]["state"] == "unavailable":
+            raise QueryError(f"the search index is unavailable: {found['index'].get('error')}")
+        keyword_hits = found["hits"]
+    else:
+        validate(pool)
+    near: list[Neighbour] = []
+    if mode != "keyword":
+        vector = embedder.embed([q.query])[0]
+        if np.any(vector):
+            for scope in scopes:
+                near += neighbours(conn, db, scope, vector, pool, POOL)
+            near.sort(key=lambda n: (-n.score, n.path))
+            near = near[:POOL]
+    results = _fuse(conn, mode, keyword_hits, near)
+    return {"mode": mode, "results": results[: q.limit]}
+
+
+def _fuse(
+    conn: sqlite3.Connection, mode: str, hits: list[dict[str, Any]], near: list[Neighbour]
+) -> list[dict[str, Any]]:
+    by_path: dict[str, dict[str, Any]] = {}
+    for rank, hit in enumerate(hits, 1):
+        snippet = hit.get("snippet") or {}
+        by_path[str(hit["path"])] = {
+            "id": hit["id"],
+            "kind": hit["kind"],
+            "type": hit["type"],
+            "title": hit["title"],
+            "path": hit["path"],
+            "score": 0.0,
+            "keywordRank": rank,
+            "semanticRank": None,
+            "snippet": {
+                "text": snippet.get("text"),
+                "lineStart": snippet.get("lineStart"),
+                "lineEnd": snippet.get("lineEnd"),
+            },
+            "_keyword": float(hit.get("score") or 0.0),
+            "_semantic": 0.0,
+        }
+    for rank, n in enumerate(near, 1):
+        entry = by_path.get(n.path)
+        if entry is None:
+            entry = _describe(conn, n)
+            if entry is None:
+                continue
+            by_path[n.path] = entry
+        entry["semanticRank"] = rank
+        entry["_semantic"] = n.score
+        passage = conn.execute(
+            "SELECT text, line_start, line_end FROM semantic_chunks_v1 WHERE rowid=?", (n.chunk,)
+        ).fetchone()
+        if passage is not None:
+            entry["snippet"] = {"text": passage[0], "lineStart": passage[1], "lineEnd": passage[2]}
+    for entry in by_path.values():
+        if mode == "keyword":
+            entry["score"] = entry["_keyword"]
+        elif mode == "semantic":
+            entry["score"] = entry["_semantic"]
+        else:
+            entry["score"] = sum(
+                1.0 / (RRF_K + r) for r in (entry["keywordRank"], entry["semanticRank"]) if r is not None
+            )
+        entry["score"] = round(entry["score"], 6)
+    ordered = sorted(by_path.values(), key=lambda e: (-e["score"], str(e["id"])))
+    return [{k: v for k, v in e.items() if not k.startswith("_")} for e in ordered]
+
+
+def _describe(conn: sqlite3.Connection, n: Neighbour) -> dict[str, Any] | None:
+    rows = keyword.tables(n.scope)[1]
+    row = conn.execute(f"SELECT id, kind, type, title FROM {rows} WHERE path=?", (n.path,)).fetchone()
+    if row is None:
+        return None
+    return {
+        "id": row[0],
+        "kind": row[1],
+        "type": row[2],
+        "title": row[3],
+        "path": n.path,
+        "score": 0.0,
+        "keywordRank": None,
+        "semanticRank": None,
+        "snippet": None,
+        "_keyword": 0.0,
+        "_semantic": 0.0,
+    }
+
+
+def related(conn: sqlite3.Connection, db: str, path: str, limit: int = 5) -> list[dict[str, Any]]:
+    """The current records nearest by meaning to the record at `path` (the mean of its
+    passage vectors), leaving out the record itself and every record it links or refers to
+    or that links or refers to it: those the backlinks pane already shows."""
+    scope = path.split("/", 1)[0]
+    own = conn.execute("SELECT vector FROM semantic_chunks_v1 WHERE path=?", (path,)).fetchall()
+    if not own:
+        return []
+    vectors = np.stack([np.frombuffer(v, dtype=projection.STORED).astype(np.float32) for (v,) in own])
+    centre = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(centre))
+    if norm == 0:
+        return []
+    linked = _linked(conn, path) | {path}
+    near = neighbours(
+        conn, db, scope, centre / norm, GrepQuery("related"), limit, keep=lambda p: p not in linked
+    )
+    out = []
+    for n in near:
+        entry = _describe(conn, n)
+        if entry is not None:
+            out.append(
+                {k: entry[k] for k in ("id", "kind", "type", "title", "path")} | {"score": round(n.score, 4)}
+            )
+    return out
+
+
+def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
+    """Paths of the records `path` links or refers to, and of those linking or referring to it."""
+    row = conn.execute("SELECT id, scope FROM catalog WHERE path=?", (path,)).fetchone()
+    rid, scope = (row[0], row[1]) if row else (None, None)
+    found = {
+        str(p)
+        for (p,) in conn.execute(
+            "SELECT target_path FROM links WHERE src_path=? AND target_path IS NOT NULL", (path,)
+        )
+    }
+    targets = [
+        str(t)
+        for (t,) in conn.execute(
+            "SELECT resolved_id FROM refs WHERE src_path=? AND resolved_id IS NOT NULL", (path,)
+        )
+    ]
+    targets += [
+        str(t)
+        for (t,) in conn.execute(
+            "SELECT target_id FROM links WHERE src_path=? AND target_id IS NOT NULL", (path,)
+        )
+    ]
+    for start in range(0, len(targets), 500):
+        chunk = targets[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            str(p)
+            for (p,) in conn.execute(
+                f"SELECT path FROM catalog WHERE scope=? AND id IN ({marks})", (scope, *chunk)
+            )
+        )
+    if rid is not None:
+        found.update(
+            str(p)
+            for (p,) in conn.execute("SELECT src_path FROM links WHERE scope=? AND target_id=?", (scope, rid))
+        )
+        found.update(
+            str(p)
+            for (p,) in conn.execute(
+                "SELECT src_path FROM refs WHERE scope=? AND resolved_id=?", (scope, rid)
+            )
+        )
+    return found

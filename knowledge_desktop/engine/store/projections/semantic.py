@@ -1,0 +1,207 @@
+"""Embedding projection: one vector per passage of every current record, for search by meaning.
+
+Like the keyword projection (`keyword.py`) it works in two stages. Reconcile's
+transaction only queues the files whose bytes changed or went (`index`: one
+row per file, so a cold scan pays next to nothing for it). `sync`, run by the
+first search by meaning that needs it, embeds the queued files: it takes the
+text the keyword projection already indexed (title, aliases, body; so the two
+halves of a hybrid search always see the same version of a record), cuts the
+body into the chunks `documents.get` pages by, and stores one float16 vector
+per chunk, the title and aliases weighted in. A file still queued for its text
+stays queued here too.
+
+The vectors are tied to the model that made them: `semantic_state_v1` keeps
+the model's name and dimension (row scope ''), and a different model empties
+the table and queues every indexed record again. The tables are projections:
+dropped and rebuilt with the others, written in the caller's transaction, so a
+kill leaves either the old rows and queue or the new ones.
+
+Why float16 and a brute-force scan: docs/decisions.md ("Search by meaning").
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledge_desktop.engine.changes import TEXT
+from knowledge_desktop.engine.changes import Projection as Flag
+from knowledge_desktop.engine.semantic.chunks import chunk_lines
+from knowledge_desktop.engine.semantic.model import Embedder, normalise
+from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections.base import Update
+from knowledge_desktop.engine.store.schema import keyword_tables
+
+STORED = np.float16
+TITLE_WEIGHT = 0.5
+"""How much of the title-and-aliases vector each passage's vector carries: enough that
+"Tomas" finds Tomas's page by any of its paragraphs, not so much that every passage of a
+page looks alike."""
+SNIPPET_CHARS = 240
+EMBED_BATCH = 512
+
+flag: Flag = TEXT
+
+
+def index(tx: Tx, update: Update) -> bool:
+    """Queue changed and removed files for the next `sync` (never embeds here)."""
+    queued = {(scope, path) for scope, path, kind in update.content if scope and kind == "markdown"}
+    queued |= {(p.split("/", 1)[0], p) for p in update.gone if "/" in p}
+    tx.executemany(
+        "INSERT OR IGNORE INTO semantic_pending_v1(scope, path) VALUES (?, ?)",
+        sorted(queued),
+    )
+    return False  # nothing a pane shows moved yet: the vectors change at `sync`
+
+
+def model_of(conn: Tx | sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT model FROM semantic_state_v1 WHERE scope=''").fetchone()
+    return str(row[0]) if row and row[0] else None
+
+
+def model_key(embedder: Embedder) -> str:
+    return f"{embedder.name}:{embedder.dim}"
+
+
+def adopt_model(tx: Tx, embedder: Embedder) -> bool:
+    """Make the stored vectors the embedder's: when another model (or dimension) made
+    them, drop them all and queue every indexed record again. Whether it did."""
+    key = model_key(embedder)
+    stored = model_of(tx)
+    if stored == key:
+        return False
+    tx.execute("DELETE FROM semantic_chunks_v1")
+    for (scope,) in tx.execute("SELECT scope FROM keyword_state_v1").fetchall():
+        rows = keyword_tables(scope)[1]
+        tx.execute(
+            f"INSERT OR IGNORE INTO semantic_pending_v1(scope, path) SELECT ?, path FROM {rows}",
+            (scope,),
+        )
+        _stamp(tx, scope)
+    tx.execute(
+        "INSERT INTO semantic_state_v1(scope, generation, model) VALUES ('', 0, ?)"
+        " ON CONFLICT(scope) DO UPDATE SET model=excluded.model",
+        (key,),
+    )
+    return stored is not None
+
+
+def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> int:
+    scopes = list(scopes)
+    if not scopes:
+        return 0
+    marks = ",".join("?" * len(scopes))
+    found = conn.execute(f"SELECT count(*) FROM semantic_pending_v1 WHERE scope IN ({marks})", scopes)
+    return int(found.fetchone()[0])
+
+
+def sync(tx: Tx, scope: str, embedder: Embedder) -> int:
+    """Embed the queued files of one partition from their indexed text; how many settled.
+
+    A file whose text the keyword projection has not indexed yet is left queued."""
+    adopt_model(tx, embedder)
+    fts, rows = keyword_tables(scope)[:2]
+    have = {n for (n,) in tx.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (fts, rows))}
+    queued = [
+        p
+        for (p,) in tx.execute(
+            "SELECT path FROM semantic_pending_v1 WHERE scope=? AND path NOT IN"
+            " (SELECT path FROM keyword_pending_v1) ORDER BY path",
+            (scope,),
+        )
+    ]
+    if not queued:
+        return 0
+    work: list[tuple[str, str, int, str, str]] = []  # path, sha, body_line, title text, body
+    for path in queued:
+        found = None
+        if len(have) == 2:
+            found = tx.execute(
+                f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {rows} r"
+                f" JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?",
+                (path,),
+            ).fetchone()
+        if found is None:
+            tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
+            continue
+        known = tx.execute("SELECT sha256 FROM semantic_chunks_v1 WHERE path=? LIMIT 1", (path,)).fetchone()
+        if known is not None and known[0] == found[0]:
+            continue
+        tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
+        title = "\n".join(t for t in (found[2], found[3]) if t)
+        work.append((path, str(found[0]), int(found[1] or 1), title, str(found[4] or "")))
+    for start in range(0, len(work), EMBED_BATCH):
+        _embed_batch(tx, scope, embedder, work[start : start + EMBED_BATCH])
+    tx.executemany("DELETE FROM semantic_pending_v1 WHERE path=?", [(p,) for p in queued])
+    _stamp(tx, scope)
+    return len(queued)
+
+
+def _stamp(tx: Tx, scope: str) -> None:
+    """Give the partition's vectors a new generation. A counter would start again at 1
+    after a rebuild, and a reader holding the old vectors in memory (`query/hybrid.py`)
+    would take them for current: the generation is the time of the change instead, with
+    `+ 1` over the old value for a clock that went back."""
+    tx.execute(
+        "INSERT INTO semantic_state_v1(scope, generation) VALUES (?, ?)"
+        " ON CONFLICT(scope) DO UPDATE SET generation=max(excluded.generation, generation + 1)",
+        (scope, time.time_ns()),
+    )
+
+
+def _embed_batch(tx: Tx, scope: str, embedder: Embedder, work: list[tuple[str, str, int, str, str]]) -> None:
+    passages: list[tuple[str, str, int, int, int, str]] = []  # path, sha, chunk, first, last, text
+    for path, sha, body_line, title, body in work:
+        parts = chunk_lines(body)
+        if not parts:
+            passages.append((path, sha, 0, body_line, body_line, title))
+        heading = ""
+        for number, (text, first, last) in enumerate(parts):
+            if _is_heading(text) and number + 1 < len(parts):
+                heading += text + "\n"  # a lone heading is read with the block below it
+                continue
+            passages.append((path, sha, number, body_line + first, body_line + last, heading + text))
+            heading = ""
+    titles = embedder.embed([title for _, _, _, title, _ in work])
+    title_of = {path: titles[i] for i, (path, *_rest) in enumerate(work)}
+    texts = embedder.embed([p[5] for p in passages])
+    mixed = texts + TITLE_WEIGHT * np.stack([title_of[p[0]] for p in passages])
+    vectors = normalise(mixed.astype(np.float32)).astype(STORED)
+    tx.executemany(
+        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text, vector)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (scope, path, sha, number, first, last, text[:SNIPPET_CHARS], vectors[i].tobytes())
+            for i, (path, sha, number, first, last, text) in enumerate(passages)
+        ],
+    )
+
+
+def _is_heading(text: str) -> bool:
+    return "\n" not in text.strip() and text.lstrip().startswith("#")
+
+
+def generation(conn: sqlite3.Connection, scope: str) -> int:
+    row = conn.execute("SELECT generation FROM semantic_state_v1 WHERE scope=?", (scope,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str], Any]:
+    """A partition's vectors as one float32 matrix, with each row's path and chunk rowid,
+    ordered by path so a record's passages are adjacent."""
+    paths: list[str] = []
+    rowids: list[int] = []
+    blobs: list[bytes] = []
+    for rowid, path, vector in conn.execute(
+        "SELECT rowid, path, vector FROM semantic_chunks_v1 WHERE scope=? ORDER BY path, chunk", (scope,)
+    ):
+        rowids.append(rowid)
+        paths.append(path)
+        blobs.append(vector)
+    matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
+    return matrix, paths, np.asarray(rowids, dtype=np.int64)
