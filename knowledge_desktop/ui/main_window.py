@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         for pane in self.panes:
             pane.open_requested.connect(self.open_record)
             pane.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.record.tag_requested.connect(self.show_tag)
         self.setCentralWidget(self.record)
         self.docks: dict[str, QDockWidget] = {}
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
@@ -394,6 +395,12 @@ class MainWindow(QMainWindow):
             # so the shortcut never leaves the focus in the pane the user left.
             target = first_focusable(pane) or pane
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_tag(self, tag: str) -> None:
+        """A `#tag` was clicked in a note: the catalog lists what carries it."""
+        self.catalog.show_tag(tag)
+        self.focus_pane("Catalog")
+        self.statusBar().showMessage(f"Catalog filtered by #{tag}", 8000)
 
     def focus_search(self) -> None:
         self.focus_pane("Search")

@@ -112,6 +112,11 @@ class CatalogPane(Pane):
         """The tree when it shows, else the filter box (a message page takes no keys)."""
         return self.tree if self.stack.currentWidget() is self.tree else self.filters.filter
 
+    def show_tag(self, tag: str) -> None:
+        """List only what carries `tag` (a `#tag` clicked in the Record pane)."""
+        self.filters.choose_tag(tag)
+        self._query_changed()
+
     # -- settings ------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
         self.filters.save(settings)
