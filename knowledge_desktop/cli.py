@@ -34,6 +34,7 @@ from knowledge_desktop import (
     cli_history,
     cli_lifecycle,
     cli_mcp,
+    cli_notes,
     cli_self,
     cli_versions,
 )
@@ -556,6 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_mcp.register(sub, _Parser)
     cli_versions.register(command)
     cli_self.register(command)
+    cli_notes.register(command)
     p = command("ontology", "Show each partition's active ontology.", cmd_ontology)
     p.add_argument("--view", choices=("definitions", "sources", "diagnostics"), default="definitions")
     p.add_argument("--scope", help="partition name")

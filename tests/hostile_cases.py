@@ -60,8 +60,8 @@ CASES: tuple[Case, ...] = (
     Case("crlf", "private/notes/encoding/crlf.md", None),
     Case("crlf-bad-yaml", "private/notes/encoding/crlf-bad-yaml.md", "yaml-syntax", 13, "opened on line 12"),
     Case("lone-cr", "private/notes/encoding/lone-cr.md", "line-ends-cr", 1, "carriage return"),
-    Case("empty", "private/notes/encoding/empty.md", "not-a-record", None, "the file is empty"),
-    Case("blank", "private/notes/encoding/blank.md", "not-a-record", None, "blank"),
+    Case("empty", "private/notes/encoding/empty.md", "plain-note", None, "plain Markdown note"),
+    Case("blank", "private/notes/encoding/blank.md", "plain-note", None, "plain Markdown note"),
     # -- cycles (checked in)
     Case("link-cycle", "private/notes/cycles/link-a.md", None),
     Case("dependency-cycle", "private/claims/dep-a.md", None),

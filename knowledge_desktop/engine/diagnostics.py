@@ -69,7 +69,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "file-changing": (W, "The file was being written each time it was read; it is read again next scan."),
     "line-ends-cr": (E, "The frontmatter ends lines with a lone carriage return (classic Mac OS)."),
     "outside-partition": (W, "A Markdown file lies at the vault root, outside every partition."),
-    "not-a-record": (W, "A Markdown file has no knowledge-record-v1 frontmatter."),
+    "not-a-record": (W, "A Markdown file names a knowledge-record format other than knowledge-record-v1."),
+    "plain-note": (I_, "A plain Markdown note (no knowledge-record-v1 frontmatter): listed, linked."),
     # frontmatter and YAML
     "frontmatter-unclosed": (E, "The opening --- of the frontmatter has no closing ---."),
     "frontmatter-too-large": (E, "The frontmatter block is larger than the engine accepts."),
@@ -112,8 +113,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "supersede-chain-invalid": (W, "A superseded_by chain loops or runs past 32 records; it ends nowhere."),
     "evidence-unverified": (W, "An evidence locator's target is missing or its hash differs."),
     # links
-    "link-missing": (W, "A link names no record in its partition."),
-    "link-ambiguous": (W, "A link names several records; it stays unlinked."),
+    "link-missing": (W, "A link names no record in its partition, nor a note or file of the vault."),
+    "link-ambiguous": (W, "A link names several records (it stays unlinked) or notes (the nearest wins)."),
     "link-outside-partition": (W, "A link's path leaves the partition."),
     "links-truncated": (W, "The body has more links than are followed, or is too long to search in full."),
     # merges

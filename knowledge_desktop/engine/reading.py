@@ -119,7 +119,7 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None) -> ReadResult
     if entry.kind == "manifest" or (sha == known_sha and not read.changing):
         return ReadResult(entry, sha, None)
     parsed = parse_bytes(entry.path, entry.scope, read.data)
-    if entry.scope is None:
+    if entry.scope is None and parsed.status != "note":  # root notes are fine (docs/decisions.md)
         parsed.diagnostics.insert(
             0,
             dg.make(

@@ -271,6 +271,7 @@ class Reconciler:
     def _load_graph(self) -> VaultGraph:
         graph = VaultGraph()
         graph.probe = partial(probe_evidence, self.root)
+        graph.attachments.root = self.root
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
         self._guards_version = guards.load(graph, self.store.reader())

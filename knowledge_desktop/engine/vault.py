@@ -378,6 +378,16 @@ class Vault:
             f = replace(f, types=self.expand_types(f.types, f.scope))
         return inventory.records(self.store.reader(), f, limit, offset)
 
+    def notes(
+        self, folder: str | None = None, tag: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of the vault's plain notes with their link counts (`query/notes.py`)."""
+        from knowledge_desktop.engine.query import notes as notes_module
+
+        if (limit is not None and limit < 0) or offset < 0:
+            raise QueryError("limit and offset must not be negative")
+        return notes_module.notes(self.store.reader(), folder, tag, limit, offset)
+
     def expand_types(self, types: Iterable[str], scope: str | None = None) -> frozenset[str]:
         """Type names plus their alias groups in the relevant partitions' ontologies."""
         out = set(types)

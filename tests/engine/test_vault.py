@@ -65,12 +65,14 @@ def test_invalid_envelopes_are_listed_as_unrecognized(kit: VaultKit) -> None:
     """Records: a file with a broken envelope stays on disk, listed and diagnosed."""
     kit.write("private/notes/broken.md", "---\nformat: knowledge-record-v1\nid: x\n---\n")
     kit.write("README.md", "# A vault\n")
+    kit.write("private/notes/stray.md", "---\nformat: knowledge-record-v1\n")
     vault = kit.scan()
     counts = vault.counts()
     assert counts["unrecognized"] == 2
     assert counts["records"] == 0
     assert kit.codes("private/notes/broken.md") == {"envelope-invalid"}
-    assert kit.codes("README.md") == {"outside-partition"}
+    assert kit.codes("private/notes/stray.md") == {"frontmatter-unclosed"}
+    assert kit.codes("README.md") == {"plain-note"}  # a root note is fine (issue 25 §5)
 
 
 # -- links --------------------------------------------------------------------------------

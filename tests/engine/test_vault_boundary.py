@@ -127,7 +127,11 @@ def test_yaml_language_tags_construct_nothing(kit: VaultKit, hostile: Hostile) -
     as a YAML error on their line; the command one of them names never runs."""
     vault = kit.scan()
     for path in YAML_NOTES:
-        found = [(d.code, d.line, d.message) for d in vault.diagnostics() if d.path == path]
+        found = [
+            (d.code, d.line, d.message)
+            for d in vault.diagnostics()
+            if d.path == path and d.code != "plain-note"  # a note's broken YAML (issue 25 §4)
+        ]
         assert len(found) == 1, found
         code, line, message = found[0]
         assert code == "yaml-syntax"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from knowledge_desktop.engine.diagnostics import Diagnostic
 from knowledge_desktop.engine.graph.evidence import CheckedEvidence
-from knowledge_desktop.engine.graph.keys import Key
+from knowledge_desktop.engine.graph.keys import Key, key_scope
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window
 from knowledge_desktop.engine.links.extract import RawLink
@@ -23,7 +23,8 @@ from knowledge_desktop.engine.links.extract import RawLink
 class ResolvedLink:
     raw: RawLink
     status: str
-    """resolved | missing | ambiguous | outside | broken-merge"""
+    """resolved | missing | ambiguous | outside | broken-merge. A note's ambiguous link
+    still names the file it was taken to (`graph/notes.py`)."""
     target_id: str | None = None
     target_path: str | None = None
 
@@ -52,9 +53,10 @@ class Derived:
     watched_kinds: str = ""
     watched: tuple[str, ...] = ()
     """The keys whose change re-derives this record: key kind `watched_kinds[i]`
-    (one character: 'p' a path's existence, 'b' its bytes, 'n' a name, 'i' an id)
-    and value `watched[i]`. The scope is the record's own: derivation never looks
-    outside its partition."""
+    (one character: 'p' a path's existence, 'b' its bytes, 'n' a name, 'i' an id,
+    and the vault-wide 'f' and 'N' of `keys`) and value `watched[i]`. The scope is the
+    record's own for a partition key: a record's derivation looks outside its partition
+    only through the vault-wide keys (a link that falls back to a note)."""
     depends_on: tuple[str, ...] = ()
     """Resolved ids of REFERENCE_FIELDS targets, for eligibility."""
     deps_ok: bool = True
@@ -91,7 +93,7 @@ class Derived:
     def watched_keys(self) -> Iterator[Key]:
         scope = self.scope
         for kind, value in zip(self.watched_kinds, self.watched, strict=True):
-            yield (kind, scope, value)
+            yield (kind, key_scope(kind, scope), value)
 
     def resolved_links(self, node: RecordNode) -> list[ResolvedLink]:
         """Each of the node's links with how it resolved."""

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from knowledge_desktop.engine.records.notes import NoteMeta
 from knowledge_desktop.engine.records.parse import ParsedFile
 
 REFERENCE_FIELDS = ("from", "to", "entities", "owner", "dependencies")
@@ -104,7 +105,7 @@ class Detail:
     derived again.
     """
 
-    __slots__ = ("evidence_items", "key_lines", "link_parts", "values")
+    __slots__ = ("evidence_items", "key_lines", "link_parts", "note", "values")
 
     def __init__(self, parsed: ParsedFile, data: dict[str, Any], is_record: bool) -> None:
         self.key_lines = KeyLines.keep(parsed.key_lines)
@@ -125,6 +126,8 @@ class Detail:
             _evidence_items(data.get("evidence")) if is_record else None
         )
         """The evidence locators evidence checking reads; None when `evidence` is not a list."""
+        self.note: NoteMeta | None = parsed.note
+        """A note's metadata (what its catalog row lists); None for any other file."""
 
     def value(self, key: str) -> Any:
         """A RETAINED frontmatter value, None when absent."""

@@ -98,6 +98,10 @@ class Index(Generic[Group]):
                     unique[0] if len(unique) == 1 else tuple(unique) if len(unique) <= SMALL else set(unique)
                 )
 
+    def groups(self) -> list[Group]:
+        """The groups that have entries (the scopes, for a scope-grouped index)."""
+        return [group for group, entries in self._groups.items() if entries]
+
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._groups.values())
 

@@ -21,9 +21,10 @@ from knowledge_desktop.engine.graph.detail import (
     KeyLines,
     StaleDetail,
 )
-from knowledge_desktop.engine.graph.keys import Key, normalise_name, partition_path
+from knowledge_desktop.engine.graph.keys import Key, file_key, normalise_name, partition_path
 from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window, own_window
 from knowledge_desktop.engine.links.extract import RawLink
+from knowledge_desktop.engine.records.notes import NoteMeta
 from knowledge_desktop.engine.records.parse import ParsedFile
 
 _intern = sys.intern
@@ -44,6 +45,7 @@ class RecordNode:
         "declared_type",
         "diagnostics",
         "id",
+        "is_note",
         "is_record",
         "kind",
         "lifecycle",
@@ -63,13 +65,14 @@ class RecordNode:
         self.path = parsed.path
         self.scope = _intern(parsed.scope) if parsed.scope is not None else None
         self.is_record = parsed.status == "record" and parsed.scope is not None
+        self.is_note = parsed.status == "note"
         self.sha256 = parsed.sha256
         self.size = parsed.size
         self.body_line = parsed.body_line
         self.body_chars = parsed.body_chars
         self.structurally_valid = parsed.structurally_valid
         self.diagnostics: tuple[Diagnostic, ...] = tuple(parsed.diagnostics)
-        data = parsed.data or {}
+        data = (parsed.data or {}) if not self.is_note else {}  # a note's frontmatter is no record's
         self._detail: Detail | None = Detail(parsed, data, self.is_record)
         self.source: DetailSource | None = None
         """Where the detail comes back from once released; None: it is never released."""
@@ -92,6 +95,7 @@ class RecordNode:
         path: str,
         scope: str | None,
         is_record: bool,
+        is_note: bool,
         sha256: str,
         size: int,
         body_line: int,
@@ -113,6 +117,7 @@ class RecordNode:
         node.path = path
         node.scope = scope
         node.is_record = is_record
+        node.is_note = is_note
         node.sha256 = sha256
         node.size = size
         node.body_line = body_line
@@ -174,6 +179,11 @@ class RecordNode:
         return self.detail.link_parts
 
     @property
+    def note(self) -> NoteMeta | None:
+        """A note's metadata (read back with the detail); None for any other file."""
+        return self.detail.note if self.is_note else None
+
+    @property
     def evidence_items(self) -> tuple[EvidenceItem, ...] | None:
         return self.detail.evidence_items
 
@@ -214,9 +224,10 @@ class RecordNode:
     def provided_keys(self) -> set[Key]:
         """Keys whose meaning this file contributes to (what others may watch)."""
         scope = self.scope or ""
-        keys: set[Key] = {("p", scope, self.rel)}
+        keys: set[Key] = {("p", scope, self.rel), ("f", "", file_key(self.path))}
         if self.is_record:
             keys.update(("n", scope, name) for name in self.names)
+            keys.update(("N", "", name) for name in self.names)
             if self.id:
                 keys.add(("i", scope, self.id))
         return keys

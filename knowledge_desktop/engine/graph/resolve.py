@@ -11,6 +11,8 @@ from __future__ import annotations
 import posixpath
 from functools import lru_cache
 
+from knowledge_desktop.engine.graph import note_links
+from knowledge_desktop.engine.graph.attachments import Attachments
 from knowledge_desktop.engine.graph.derived import ResolvedLink, ResolvedRef
 from knowledge_desktop.engine.graph.detail import HISTORY_FIELDS
 from knowledge_desktop.engine.graph.evidence import FileProbe
@@ -38,6 +40,11 @@ class Resolver:
         self.names: Index[str] = Index()
         """scope -> normalised title or alias -> files."""
         self.paths = PathIndex(self.nodes)
+        self.files: Index[str] = Index()
+        """"" -> normalised file name without `.md` -> Markdown files of the whole vault
+        (what an Obsidian `[[Name]]` matches; `graph/notes.py`)."""
+        self.attachments = Attachments()
+        """The vault's other files (images, PDFs …) that notes embed and link, by name."""
         self.probe: FileProbe | None = None
         """Reads vault files for evidence hashes; set by the reconciler."""
         self.guards: GuardMap = {}
@@ -159,7 +166,8 @@ class Resolver:
             if named_paths:
                 matches = matches.union(name_matches(named_paths))
         if not matches:
-            return ResolvedLink(raw, "missing")
+            fallback = note_links.note_for_record(self, node, raw, watch) if raw.kind == "wiki" else None
+            return fallback[0] if fallback is not None else ResolvedLink(raw, "missing")
         # Names that reach one page through merges are one target: the survivor
         # gains the absorbed page's title and aliases, so both match.
         if len(matches) == 1:

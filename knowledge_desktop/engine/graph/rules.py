@@ -13,7 +13,7 @@ import sys
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.diagnostics import Diagnostic
-from knowledge_desktop.engine.graph import evidence
+from knowledge_desktop.engine.graph import evidence, note_links
 from knowledge_desktop.engine.graph.derived import Derived, ResolvedLink, ResolvedRef
 from knowledge_desktop.engine.graph.detail import HISTORY_FIELDS, REFERENCE_FIELDS
 from knowledge_desktop.engine.graph.fields import check_fields
@@ -26,6 +26,8 @@ from knowledge_desktop.engine.ontology.compose import Ontology
 
 def derive(resolver: Resolver, node: RecordNode) -> Derived:
     """What `node` means among the other files of its partition."""
+    if node.is_note:
+        return note_links.derive_note(resolver, node)
     scope = node.scope or ""
     derived = Derived(scope=scope)
     if not node.id:
@@ -322,8 +324,9 @@ def _link_diagnostic(node: RecordNode, link: ResolvedLink) -> Diagnostic:
     shown = f"[[{raw.target}]]" if raw.kind == "wiki" else f"({raw.target})"
     line = node.body_line + raw.line
     if link.status == "ambiguous":
+        what = f"several notes; it goes to {link.target_path}" if link.target_path else "several records"
         return dg.make(
-            "link-ambiguous", node.path, f"link {shown} matches several records", line=line, record_id=node.id
+            "link-ambiguous", node.path, f"link {shown} matches {what}", line=line, record_id=node.id
         )
     if link.status == "outside":
         return dg.make(

@@ -33,6 +33,7 @@ def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> 
         [
             node.scope,
             node.is_record,
+            node.is_note,
             node.size,
             node.body_line,
             node.body_chars,
@@ -65,6 +66,7 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
     (
         scope,
         is_record,
+        is_note,
         size,
         body_line,
         body_chars,
@@ -92,6 +94,7 @@ def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
         path=path,
         scope=_intern(scope) if scope is not None else None,
         is_record=is_record,
+        is_note=is_note,
         sha256=sha256,
         size=size,
         body_line=body_line,

@@ -14,7 +14,7 @@ from knowledge_desktop.engine.graph import eligibility, rules
 from knowledge_desktop.engine.graph.derived import Derived
 from knowledge_desktop.engine.graph.guards import outranks
 from knowledge_desktop.engine.graph.indexes import Index, Staged, stage
-from knowledge_desktop.engine.graph.keys import Key
+from knowledge_desktop.engine.graph.keys import Key, file_key, key_scope
 from knowledge_desktop.engine.graph.node import DetailSource, RecordNode
 from knowledge_desktop.engine.graph.resolve import Resolver
 from knowledge_desktop.engine.records.parse import ParsedFile
@@ -51,6 +51,7 @@ class VaultGraph(Resolver):
             self.ids.toggle(scope, node.id, node.path, add)
         for name in node.names:
             self.names.toggle(scope, name, node.path, add)
+        self.files.toggle("", file_key(node.path), node.path, add)
 
     def _set_derived(self, path: str, derived: Derived | None) -> None:
         old = self.derived.pop(path, None)
@@ -86,6 +87,8 @@ class VaultGraph(Resolver):
         seconds."""
         ids: Staged[str] = {}
         names: Staged[str] = {}
+        files: Staged[str] = {"": {}}
+        by_name = files[""]
         watched: Staged[tuple[str, str]] = {}
         depends: Staged[str] = {}
         for node, derived in entries:
@@ -98,17 +101,24 @@ class VaultGraph(Resolver):
                 stage(ids, scope, (node.id,), path)
             if node.names:
                 stage(names, scope, node.names, path)
+            name = file_key(path)
+            same = by_name.get(name)
+            if same is None:
+                by_name[name] = [path]
+            else:
+                same.append(path)
             kinds, count, start = derived.watched_kinds, len(derived.watched_kinds), 0
             while start < count:  # one `stage` per run of one kind (a snapshot keeps them sorted)
                 kind, end = kinds[start], start + 1
                 while end < count and kinds[end] == kind:
                     end += 1
-                stage(watched, (kind, derived.scope), derived.watched[start:end], path)
+                stage(watched, (kind, key_scope(kind, derived.scope)), derived.watched[start:end], path)
                 start = end
             if derived.depends_on:
                 stage(depends, derived.scope, derived.depends_on, path)
         self.ids.fill(ids)
         self.names.fill(names)
+        self.files.fill(files)
         self.watchers.fill(watched)
         self.dependents.fill(depends)
         for scope, record_id in self.guards:  # the snapshot keeps what files say
@@ -149,6 +159,7 @@ class VaultGraph(Resolver):
         """
         touched: set[Key] = set()
         details = self.details
+        self.attachments.reset()  # files may have come or gone since the last step
         for path, given in changed.items():
             old = self.nodes.get(path)
             new = RecordNode(given) if isinstance(given, ParsedFile) else given

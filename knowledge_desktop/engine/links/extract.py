@@ -34,13 +34,16 @@ MAX_BRACKET_DEPTH = 32
 """Deeper `[` nesting in one paragraph is not given to the Markdown parser (see
 `_inline_links`)."""
 
-LinkKind = Literal["wiki", "markdown"]
+LinkKind = Literal["wiki", "markdown", "embed", "image"]
+"""Records' bodies give "wiki" and "markdown" links; notes also "embed" (`![[…]]`) and
+"image" (`![alt](…)`), see `records.notes`."""
 
 
 class RawLink(NamedTuple):
     kind: LinkKind
     target: str
-    """Wikilink: text before `|` without `#anchor`. Markdown: the decoded relative path."""
+    """Wikilink: text before `|` without `#anchor`. Markdown: the decoded relative path.
+    A note's links keep their `#anchor` (`records.notes.links`)."""
     label: str | None
     line: int
     """0-based line within the body."""

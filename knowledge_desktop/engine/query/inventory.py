@@ -21,6 +21,7 @@ from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import real_path
 from knowledge_desktop.engine.fs.read import read_file
+from knowledge_desktop.engine.records.notes import NoteMeta
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.projections import catalog as catalog_projection
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
@@ -143,6 +144,7 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
             "status": status,
             "id": tid,
             "path": tpath,
+            "embed": kind in EMBED_KINDS,
         }
         for kind, text, label, line, status, tid, tpath in links_projection.links_from(conn, path)
     ]
@@ -176,6 +178,12 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
                     "type": type_,
                 }
             )
+    seen = {(b["path"], b["line"]) for b in backlinks}
+    backlinks += [
+        b
+        for b in links_projection.note_backlinks(conn, path, only_notes=bool(row["id"]))
+        if (b["path"], b["line"]) not in seen  # a note beside the record also links it by id
+    ]
     diagnostics = [d.as_json() for d in diagnostics_projection.of_path(conn, path)]
     saved_by = None
     if row["id"] and row["revision"] is not None:
@@ -194,7 +202,7 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
         "duplicate": row["duplicate"],
         "dependenciesAvailable": row["deps_ok"],
         "hash": row["sha256"],
-        "frontmatter": node.get("data"),
+        "frontmatter": node.get("data") if row["status"] != "note" else node.get("data") or {},
         "body": body,
         "bodyLine": node.get("body_line", 1),
         "references": references,
@@ -204,7 +212,27 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
     }
     if saved_by:
         result["writtenByAgentId"] = saved_by
+    if row["status"] == "note":
+        result.update(_note_fields(node.get("note")))
     return result
+
+
+EMBED_KINDS = ("embed", "image")
+"""Link kinds that show their target inline (a note's `![[…]]` and `![alt](…)`)."""
+
+
+def _note_fields(stored: list[Any] | None) -> dict[str, Any]:
+    """What a note's pane shows besides its body: aliases, tags, date, Logseq properties,
+    and the headings and block ids its links may jump to."""
+    meta = NoteMeta.from_list(stored) if stored else NoteMeta("")
+    return {
+        "aliases": list(meta.aliases),
+        "tags": list(meta.tags),
+        "date": meta.date,
+        "properties": meta.properties,
+        "headings": list(meta.headings),
+        "blockIds": list(meta.block_ids),
+    }
 
 
 def read_body(root: Path, path: str, body_line: int) -> str | None:

@@ -9,6 +9,7 @@ content: every problem becomes a diagnostic. What needs the rest of the vault
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,13 +24,20 @@ from knowledge_desktop.engine.links.extract import (
     extract,
     scanned_part,
 )
-from knowledge_desktop.engine.records import dates, frontmatter, models, yaml12
+from knowledge_desktop.engine.records import dates, frontmatter, models, notes, yaml12
+from knowledge_desktop.engine.records.notes import NoteMeta
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """The largest file that is read: a larger one is listed, diagnosed (`file-too-large`)
 and never read, so no file costs more memory or parse time than this."""
 
-FileStatus = Literal["record", "unrecognized"]
+FileStatus = Literal["record", "unrecognized", "note"]
+"""A note is Markdown that is not a record and does not try to be one (issue 25 §1):
+no frontmatter, frontmatter without a knowledge-record format, or nothing at all."""
+
+_DECLARES_FORMAT = re.compile(r"^format[ \t]*:[ \t]*['\"]?knowledge-record", re.M)
+"""A frontmatter line claiming the record format: YAML that fails to load with it is a
+broken record, not a note."""
 
 
 @dataclass(slots=True)
@@ -50,6 +58,8 @@ class ParsedFile:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     structurally_valid: bool = False
     """Envelope and kind fields valid, before ontology and references are checked."""
+    note: NoteMeta | None = None
+    """A note's metadata (status "note" only)."""
 
     @property
     def record_id(self) -> str | None:
@@ -90,9 +100,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         diags.append(dg.make("file-too-large", path, too_large_message(len(data))))
         return
     if not data.strip():
-        if parsed.scope is not None:
-            what = "empty" if not data else "blank (only white space)"
-            diags.append(dg.make("not-a-record", path, f"the file is {what}: not a knowledge record"))
+        _as_note(parsed, None, "")
         return
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         diags.append(dg.make("file-not-utf8", path, "the file is UTF-16 text; save it as UTF-8", line=1))
@@ -143,8 +151,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         )
         return
     if split is None:
-        if parsed.scope is not None:
-            diags.append(dg.make("not-a-record", path, "no frontmatter: not a knowledge record"))
+        _as_note(parsed, None, text)
         return
     parsed.body_line = split.body_first_line
     parsed.body_chars = len(split.body)
@@ -155,6 +162,8 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
     except yaml12.YamlError as exc:
         line = exc.line + offset if exc.line is not None else 1
         diags.append(dg.make(exc.code, path, exc.message, line=line))
+        if not _DECLARES_FORMAT.search(split.yaml_text):
+            _as_note(parsed, None, split.body)  # a note's broken properties: its body still reads
         return
     if not isinstance(loaded.data, dict):
         diags.append(
@@ -165,11 +174,17 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
                 line=offset,
             )
         )
+        if not _DECLARES_FORMAT.search(split.yaml_text):
+            _as_note(parsed, None, split.body)
         return
     fm: dict[str, Any] = loaded.data
     parsed.data = fm
     parsed.key_lines = {key: line + offset for key, line in loaded.key_lines.items()}
     if fm.get("format") != models.FORMAT:
+        if not _tries_record(fm.get("format")):
+            parsed.key_lines = {}  # a note's keys are no record's: nothing cites their lines
+            _as_note(parsed, fm, split.body)
+            return
         if parsed.scope is not None:
             found = fm.get("format")
             diags.append(
@@ -187,20 +202,55 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         parsed.links = _links(parsed, split)
 
 
+def _tries_record(declared: Any) -> bool:
+    """Whether a frontmatter `format` other than knowledge-record-v1 still claims the
+    record format (another version, a typo of case): such a file stays an unrecognized
+    record with its `not-a-record` warning, as the conformance of records wants."""
+    return isinstance(declared, str) and declared.strip().lower().startswith("knowledge-record")
+
+
+def _as_note(parsed: ParsedFile, fm: dict[str, Any] | None, body: str) -> None:
+    """Make `parsed` a note: its metadata, its links, and the one `plain-note` finding."""
+    parsed.status = "note"
+    parsed.data = fm
+    parsed.body_chars = len(body)
+    parsed.body_blank = not body.strip()
+    meta, masked = notes.read_note(parsed.path, fm, body)
+    parsed.note = meta
+    scanned = scanned_part(masked)
+    links = notes.links(scanned, MAX_LINKS + 1)
+    parsed.links = _bounded(parsed, links, scanned, len(masked))
+    parsed.diagnostics.append(
+        dg.make(
+            "plain-note",
+            parsed.path,
+            "a plain Markdown note (no knowledge-record-v1 frontmatter): listed, linked and"
+            " searchable as it is; adopt it to make it a record",
+        )
+    )
+
+
 def _links(parsed: ParsedFile, split: frontmatter.Split) -> list[RawLink]:
     """The body's links within the bounds, with a diagnostic when it holds more."""
     scanned = scanned_part(split.body)
     links = extract(scanned, MAX_LINKS + 1)
+    return _bounded(parsed, links, scanned, len(split.body))
+
+
+def _bounded(parsed: ParsedFile, links: list[RawLink], scanned: str, body_length: int) -> list[RawLink]:
+    """`links` within MAX_LINKS, with `links-truncated` when the body held more or was cut
+    short (`scanned` is the part searched of a body `body_length` long)."""
+    body_first_line = parsed.body_line
     if len(links) > MAX_LINKS:
         message = f"the body has more than {MAX_LINKS:,} links; those from this line on are not followed"
-        line = split.body_first_line + links[MAX_LINKS].line
+        line = body_first_line + links[MAX_LINKS].line
         del links[MAX_LINKS:]
-    elif len(scanned) < len(split.body):
+    elif len(scanned) < body_length:
         message = (
             f"the body is longer than {MAX_LINK_SCAN_CHARS // (1024 * 1024)} MiB; links from this"
             " line on are not looked for"
         )
-        line = split.body_first_line + scanned.count("\n")
+        line = body_first_line + scanned.count("\n")
     else:
         return links
     parsed.diagnostics.append(

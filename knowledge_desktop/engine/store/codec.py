@@ -7,6 +7,7 @@ from typing import Any
 
 from knowledge_desktop.engine.diagnostics import CODES, Diagnostic
 from knowledge_desktop.engine.links.extract import RawLink
+from knowledge_desktop.engine.records.notes import NoteMeta
 from knowledge_desktop.engine.records.parse import ParsedFile
 
 
@@ -22,6 +23,7 @@ def encode(parsed: ParsedFile) -> str:
             "links": [[link.kind, link.target, link.label, link.line] for link in parsed.links],
             "diags": [[d.code, d.line, d.message, d.record_id] for d in parsed.diagnostics],
             "valid": parsed.structurally_valid,
+            "note": parsed.note.as_list() if parsed.note is not None else None,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -42,4 +44,6 @@ def decode(path: str, scope: str | None, sha256: str, size: int, text: str) -> P
         for code, line, message, record_id in raw["diags"]
     ]
     parsed.structurally_valid = raw["valid"]
+    note = raw.get("note")
+    parsed.note = NoteMeta.from_list(note) if note is not None else None
     return parsed

@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-7"
+_SCHEMA_GENERATION = "catalog-8"  # 8: notes (issue 25)
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -185,7 +185,7 @@ CREATE TABLE IF NOT EXISTS links (
     src_path TEXT NOT NULL,
     scope TEXT,
     line INTEGER NOT NULL,
-    link_kind TEXT NOT NULL,       -- wiki | markdown
+    link_kind TEXT NOT NULL,       -- wiki | markdown, and a note's embed | image
     target_text TEXT NOT NULL,
     label TEXT,
     status TEXT NOT NULL,          -- resolved | missing | ambiguous | outside | broken-merge
@@ -194,6 +194,7 @@ CREATE TABLE IF NOT EXISTS links (
 );
 CREATE INDEX IF NOT EXISTS links_src ON links(src_path);
 CREATE INDEX IF NOT EXISTS links_target ON links(scope, target_id);
+CREATE INDEX IF NOT EXISTS links_target_path ON links(target_path);
 
 CREATE TABLE IF NOT EXISTS refs (
     src_path TEXT NOT NULL,

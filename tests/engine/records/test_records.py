@@ -69,9 +69,12 @@ def test_an_envelope_without_a_required_field_is_unrecognized(missing: str) -> N
     fields = envelope("pg_1", "page", "Ada")
     del fields[missing]
     parsed = parse(fields)
+    if missing == "format":  # frontmatter without the format is a note's (issue 25 §1)
+        assert parsed.status == "note"
+        assert codes(parsed) == ["plain-note"]
+        return
     assert parsed.status == "unrecognized"
-    expected = "not-a-record" if missing == "format" else "envelope-invalid"
-    assert expected in codes(parsed)
+    assert "envelope-invalid" in codes(parsed)
 
 
 @pytest.mark.parametrize("revision", [0, -3, "2", True, 1.5])
@@ -366,7 +369,8 @@ def test_an_unclosed_frontmatter_is_diagnosed_on_line_one() -> None:
 def test_yaml_errors_report_the_file_line() -> None:
     """Bad YAML is diagnosed at the line where the parser failed."""
     parsed = parse_bytes("private/x.md", "private", b"---\nid: x\ntitle: [unclosed\nkind: page\n---\n")
-    (diag,) = parsed.diagnostics
+    diag, note = parsed.diagnostics  # without a declared format it is a note (issue 25 §1)
+    assert note.code == "plain-note"
     assert diag.code == "yaml-syntax"
     assert diag.line is not None
     assert diag.line >= 3
@@ -389,7 +393,7 @@ def test_an_alias_bomb_is_refused_quickly() -> None:
     ]
     lines.append("---")
     parsed = parse_bytes("private/x.md", "private", "\n".join(lines).encode())
-    assert codes(parsed) == ["yaml-too-complex"]
+    assert codes(parsed) == ["yaml-too-complex", "plain-note"]
 
 
 def test_python_object_tags_are_not_constructed() -> None:
@@ -397,7 +401,7 @@ def test_python_object_tags_are_not_constructed() -> None:
     parsed = parse_bytes(
         "private/x.md", "private", b"---\nx: !!python/object/apply:os.system ['true']\n---\n"
     )
-    assert codes(parsed) == ["yaml-syntax"]
+    assert codes(parsed) == ["yaml-syntax", "plain-note"]
 
 
 def test_binary_and_non_utf8_files_are_diagnosed_with_a_line() -> None:
@@ -410,9 +414,18 @@ def test_binary_and_non_utf8_files_are_diagnosed_with_a_line() -> None:
     assert latin.diagnostics[0].line == 2
 
 
-def test_markdown_without_frontmatter_is_not_a_record() -> None:
-    """Non-record Markdown in a partition is listed as unrecognized and diagnosed."""
+def test_markdown_without_frontmatter_is_a_note() -> None:
+    """Non-record Markdown in a partition is a plain note (issue 25 §1), one info finding."""
     parsed = parse_bytes("private/x.md", "private", b"# Just notes\n")
+    assert parsed.status == "note"
+    assert codes(parsed) == ["plain-note"]
+    assert parsed.record_id is None
+
+
+def test_another_record_format_stays_an_unrecognized_record() -> None:
+    """A file naming a knowledge-record format other than v1 tries to be a record: it is
+    not taken for a note."""
+    parsed = parse(envelope("pg_1", "page", "Ada", format="knowledge-record-v2"))
     assert parsed.status == "unrecognized"
     assert codes(parsed) == ["not-a-record"]
 

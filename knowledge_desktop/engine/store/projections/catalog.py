@@ -75,6 +75,8 @@ def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
 
 
 def _row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ...]:
+    if node.is_note:
+        return _note_row(path, node, derived)
     value = node.value if node.is_record else _nothing
     diags = [*node.diagnostics, *derived.diagnostics]
     lifecycle = node.lifecycle if node.is_record else None
@@ -99,6 +101,38 @@ def _row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ...]:
         _text(value("updated_at")),
         json.dumps(_strings(value("aliases"))),
         json.dumps(_strings(value("tags"))),
+        node.sha256,
+        node.size,
+        sum(d.severity is Severity.ERROR for d in diags),
+        sum(d.severity is Severity.WARNING for d in diags),
+    )
+
+
+def _note_row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ...]:
+    """A note's row: status and kind "note", no id or type, its own title, aliases and tags
+    (NOTES-CONTRACT: the catalog seam the window and search read)."""
+    note = node.note
+    diags = [*node.diagnostics, *derived.diagnostics]
+    return (
+        path,
+        node.scope,
+        "note",
+        None,
+        "note",
+        None,
+        note.title if note is not None else None,
+        None,
+        None,
+        int(derived.valid),
+        0,
+        1,
+        0,
+        None,
+        None,
+        None,
+        None,
+        json.dumps(list(note.aliases) if note is not None else []),
+        json.dumps(list(note.tags) if note is not None else []),
         node.sha256,
         node.size,
         sum(d.severity is Severity.ERROR for d in diags),

@@ -103,6 +103,29 @@ def links_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:
     ).fetchall()
 
 
+def note_backlinks(conn: sqlite3.Connection, path: str, *, only_notes: bool) -> list[dict[str, Any]]:
+    """Links that reach the file at `path` by path: every link to a note, or only notes'
+    links to a record (a record's links to a record are found by id). An ambiguous link
+    counts for the file it was taken to."""
+    notes = " AND c.status='note'" if only_notes else ""
+    found = {
+        (src, line, "embed" if kind in _EMBEDS else "link"): (sid, title)
+        for src, line, title, sid, kind in conn.execute(
+            "SELECT l.src_path, l.line, c.title, c.id, l.link_kind FROM links l JOIN catalog c"
+            " ON c.path=l.src_path WHERE l.target_path=? AND l.src_path<>? AND l.status IN"
+            f" ('resolved', 'ambiguous'){notes} ORDER BY c.title COLLATE NOCASE, l.src_path, l.line",
+            (path, path),
+        )
+    }  # several links of one line to one file: the line once
+    return [
+        {"id": sid, "path": src, "title": title, "line": line, "via": via}
+        for (src, line, via), (sid, title) in found.items()
+    ]
+
+
+_EMBEDS = ("embed", "image")
+
+
 def refs_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:
     """(field, target id, resolved id, status) of a file's typed references."""
     return conn.execute(
