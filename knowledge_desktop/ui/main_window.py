@@ -158,7 +158,7 @@ class MainWindow(QMainWindow):
 
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
+        self.summary.setToolTip("Records, notes, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
         self.watch_state.setTextFormat(Qt.TextFormat.PlainText)
         self.opener = VaultOpener(self)
@@ -325,8 +325,11 @@ class MainWindow(QMainWindow):
 
     def _show_counts(self, counts: dict[str, Any]) -> None:
         sev = counts["diagnostics"]
+        # Every catalogued file is a record, a note or unrecognized (issue 25 §1).
+        notes = counts.get("notes", counts["files"] - counts["records"] - counts["unrecognized"])
+        noted = f"{notes:,} note{'' if notes == 1 else 's'} · " if notes else ""
         self.summary.setText(
-            f"{counts['records']} records · {counts['unrecognized']} unrecognized · "
+            f"{counts['records']} records · {noted}{counts['unrecognized']} unrecognized · "
             f"{sev['error']} errors · {sev['warning']} warnings · {sev['info']} info"
         )
 

@@ -224,7 +224,8 @@ class CatalogPane(Pane):
         total = tree["total"]
         invalid = sum(p["invalid"] for p in tree["partitions"])
         unrecognized = tree["unrecognized"]
-        if total == 0 and unrecognized == 0:
+        notes = (tree.get("notes") or {}).get("count", 0)
+        if total == 0 and unrecognized == 0 and notes == 0:
             if self.filtered:
                 self._show_empty(
                     "Nothing matches this filter. Clear the filter box or set the facets to All."
@@ -237,6 +238,8 @@ class CatalogPane(Pane):
         else:
             self.stack.setCurrentWidget(self.tree)
         parts = [f"{total:,} records"]
+        if notes:
+            parts.append(f"{notes:,} note{'' if notes == 1 else 's'}")
         if invalid:
             parts.append(f"{invalid:,} invalid")
         if unrecognized:

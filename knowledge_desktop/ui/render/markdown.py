@@ -222,10 +222,14 @@ def generated_targets(body: str) -> list[tuple[str, str]]:
 
 
 def _wiki_ref(index: LinkIndex, meta: dict[str, Any], line: int | None) -> dict[str, Any] | None:
-    """The row of a wikilink: the engine may key it by the name or by all it wrote."""
-    return index.find("wiki", meta["target"], line) or (
-        index.find("wiki", meta["written"], line) if meta["written"] != meta["target"] else None
-    )
+    """The row of a wikilink: a note's rows name an embed's kind `embed` and keep the
+    `#heading` in the target, a record's key the name alone."""
+    for kind in ("embed", "wiki") if meta["embed"] else ("wiki",):
+        for target in dict.fromkeys((meta["written"], meta["target"])):
+            found = index.find(kind, target, line)
+            if found is not None:
+                return found
+    return None
 
 
 def _anchor_blocks(tokens: list[Token]) -> None:

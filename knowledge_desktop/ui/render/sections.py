@@ -325,7 +325,8 @@ def other_fields_section(view: dict[str, Any]) -> str:
 
 
 def diagnostics_section(view: dict[str, Any], colors: Colors) -> str:
-    found = view.get("diagnostics") or []
+    # A note's `plain-note` info only says it is a note, which the header already does.
+    found = [d for d in view.get("diagnostics") or [] if d.get("code") != "plain-note"]
     if not found:
         return ""
     items = []
