@@ -114,9 +114,8 @@ def lifecycle_banners(view: dict[str, Any], context: dict[str, Any], colors: Col
     return out
 
 
-def problem_banners(view: dict[str, Any], colors: Colors) -> str:
-    found = view.get("diagnostics") or []
-    ranked = sorted(found, key=lambda d: {"error": 0, "warning": 1}.get(str(d.get("severity")), 2))
+def _listed(ranked: list[dict[str, Any]]) -> str:
+    """The first few findings, each with a link to its line in the source."""
     listed = "".join(
         f"<br/>• {esc(d.get('message'))}"
         + (
@@ -129,9 +128,25 @@ def problem_banners(view: dict[str, Any], colors: Colors) -> str:
     more = len(ranked) - BANNER_DIAGNOSTICS
     if more > 0:
         listed += "<br/>" + muted(f'… and {more} more under <a href="#problems">Problems</a>')
+    return listed
+
+
+def problem_banners(view: dict[str, Any], colors: Colors) -> str:
+    found = view.get("diagnostics") or []
+    ranked = sorted(found, key=lambda d: {"error": 0, "warning": 1}.get(str(d.get("severity")), 2))
+    listed = _listed(ranked)
     out = ""
     if view.get("status") == "note":
-        pass  # a note is not a defect: its own problems are listed under Problems
+        # A note is not a defect; an error in it (a frontmatter that is not YAML) is.
+        if any(d.get("severity") == "error" for d in found):
+            errors = [d for d in ranked if d.get("severity") == "error"]
+            out += _banner(
+                "error",
+                "Problem in this note.",
+                "It is listed, linked and searchable; what it says below may be incomplete."
+                + _listed(errors),
+                colors,
+            )
     elif view.get("status") != "record":
         out += _banner(
             "error",
