@@ -214,3 +214,22 @@ def test_excerpt_finds_a_block_paragraph() -> None:
     assert excerpt(body, "^b1") == ("one\ntwo ^b1", 0)
     assert excerpt(body, "^nope") is None
     assert excerpt("# A\nx\n```\n# not\n```\n# B\n", "A") == ("# A\nx\n```\n# not\n```", 0)
+
+
+def test_links_to_attachments_open_the_resolved_file_only() -> None:
+    body = "[paper](files/paper.pdf) [gone](files/gone.pdf) [js](javascript:alert(1))\n"
+    refs = [
+        {
+            "kind": "markdown",
+            "target": "files/paper.pdf",
+            "status": "resolved",
+            "path": "files/paper.pdf",
+            "line": 1,
+        },
+        {"kind": "markdown", "target": "files/gone.pdf", "status": "missing", "path": None, "line": 1},
+    ]
+    html = render_markdown(body, 1, refs)
+    assert hrefs(html) == ["attachment:files/paper.pdf"]
+    anchor = parse_anchor("attachment:files/paper.pdf")
+    assert (anchor.action, anchor.value) == ("attachment", "files/paper.pdf")
+    assert parse_anchor("attachment:/etc/passwd").action == "refused"

@@ -11,8 +11,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QDesktopServices, QTextDocument
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
@@ -150,3 +151,25 @@ def test_a_notes_backlinks_are_listed(qtbot: QtBot, open_window: OpenWindow, tmp
     assert {"Ideas/Garden.md", "pages/Logseq Page.md"} <= sources
     garden = next(e for e in result["linked"] if e["path"] == "Ideas/Garden.md")
     assert garden["lines"][0]["context"] == "Back to [[Welcome]]."
+
+
+def test_a_link_to_a_pdf_opens_the_file_and_nothing_outside(
+    qtbot: QtBot, open_window: OpenWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = vault_copy(tmp_path)
+    window = open_window(root, watch=False)
+    with qtbot.waitSignal(window.current_changed, timeout=10_000):
+        window.open_record("Welcome.md")
+    wait_idle(qtbot, window)
+    pane = window.record
+    assert pane.loaded is not None
+    assert 'href="attachment:attachments/paper.pdf"' in pane.loaded.document
+    opened: list[str] = []
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", staticmethod(lambda url: opened.append(url.toLocalFile()))
+    )
+    pane.browser.anchorClicked.emit(QUrl("attachment:attachments/paper.pdf"))
+    assert opened == [str((root / "attachments" / "paper.pdf").resolve())]
+    pane.browser.anchorClicked.emit(QUrl("attachment:../outside.pdf"))
+    assert len(opened) == 1
+    assert "outside the vault" in window.statusBar().currentMessage()

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, Q
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.fs.inside import open_inside, read_inside
+from knowledge_desktop.engine.fs.inside import open_inside, read_inside, real_path
 from knowledge_desktop.engine.links.extract import MAX_BRACKET_DEPTH, bracket_depth
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
@@ -548,6 +548,8 @@ class RecordPane(Pane):
             self.open_requested.emit(anchor.value, anchor.line)
         elif anchor.action == "tag":
             self.tag_requested.emit(anchor.value)
+        elif anchor.action == "attachment":
+            self._open_attachment(anchor.value)
         elif anchor.action == "line":
             self.reveal_line(int(anchor.value))
         elif anchor.action == "fragment":
@@ -557,6 +559,18 @@ class RecordPane(Pane):
             self.status_message.emit(f"Opened {anchor.value} outside the app")
         else:
             self.status_message.emit(f"Not opened: {url} is not a link the app follows")
+
+    def _open_attachment(self, rel: str) -> None:
+        """A linked PDF or other file of the vault, opened by the desktop; never one outside it."""
+        if self.vault is None:
+            return
+        try:
+            real = real_path(self.vault.root, rel)
+        except OSError:
+            self.status_message.emit(f"Not opened: {rel} leads outside the vault")
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(real))
+        self.status_message.emit(f"Opened {rel} outside the app")
 
     def _hover(self, url: QUrl) -> None:
         """Say in the status bar where a hovered link leads, as a browser would."""
@@ -568,6 +582,7 @@ class RecordPane(Pane):
                 "record": "Open ",
                 "line": "Show source line ",
                 "tag": "Show what is tagged #",
+                "attachment": "Open in its application: ",
                 "external": "Open outside the app: ",
             }
             self.status_message.emit(where.get(anchor.action, "") + anchor.value)

@@ -6,6 +6,8 @@ Rendered links carry one of three kinds of address:
   (percent-encoded, so a `#<n>` suffix can add the line to show, or a
   `#h-…` / `#b-…` suffix the heading or block to scroll to);
 - `tag:<name>` — show the notes and records carrying a tag (`#nested/tag`);
+- `attachment:<path>` — open a vault file that is not Markdown (a PDF the
+  index resolved a link to) in the desktop's application for it;
 - `#<name>` — scroll to a section of the rendered record itself;
 - `line:<n>` — show this file's source at one-based line n;
 - `http:`, `https:`, `mailto:` — handed to the desktop to open outside the app.
@@ -40,6 +42,11 @@ def tag_href(name: str) -> str:
     return "tag:" + quote(name, safe="/_-")
 
 
+def attachment_href(path: str) -> str:
+    """The internal address that opens a vault file that is not Markdown, outside the app."""
+    return "attachment:" + quote(path, safe="/_-.~")
+
+
 def line_href(line: int) -> str:
     return f"line:{int(line)}"
 
@@ -63,7 +70,7 @@ def external_href(url: str) -> str | None:
 class Anchor:
     """What a clicked address asks for."""
 
-    action: Literal["record", "line", "fragment", "tag", "external", "refused"]
+    action: Literal["record", "line", "fragment", "tag", "attachment", "external", "refused"]
     value: str
     line: int = 0
     """For `record`: the one-based line to show (from a `#<n>` suffix), 0 for none."""
@@ -85,6 +92,13 @@ def parse_anchor(url: str) -> Anchor:
         if _FRAGMENT.fullmatch(fragment):
             return Anchor("record", key, 0, fragment)
         return Anchor("record", key, int(suffix) if suffix.isdigit() else 0)
+    if scheme == "attachment":
+        path = unquote(url.split(":", 1)[1])
+        return (
+            Anchor("attachment", path)
+            if path and not path.startswith(("/", "\\"))
+            else Anchor("refused", url)
+        )
     if scheme == "tag":
         name = unquote(url.split(":", 1)[1])
         return Anchor("tag", name) if _TAG_NAME.fullmatch(name) else Anchor("refused", url)

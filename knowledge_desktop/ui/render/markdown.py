@@ -46,7 +46,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from knowledge_desktop.ui.render.links import external_href, record_href, scheme_of, tag_href
+from knowledge_desktop.ui.render.links import attachment_href, external_href, record_href, scheme_of, tag_href
 from knowledge_desktop.ui.render.note_text import (
     BLOCK_ID,
     block_anchor,
@@ -278,6 +278,18 @@ def _annotate(tokens: list[Token], first_line: int, index: LinkIndex) -> None:
                     child.meta["ref"] = index.find("markdown", posixpath.normpath(target), line) or (
                         index.find("markdown", target, line)
                     )
+                else:
+                    child.meta["attachment"] = _attachment(index, str(child.attrGet("href") or ""), line)
+
+
+def _attachment(index: LinkIndex, href: str, line: int | None) -> str | None:
+    """The vault file a relative link to a non-Markdown file resolved to (the index's row), else None."""
+    if not href or href[0] in "#/\\" or scheme_of(href) is not None:
+        return None
+    ref = index.find("markdown", unquote(href.split("#", 1)[0].split("?", 1)[0]), line)
+    if ref is None or ref.get("status") != "resolved" or not ref.get("path"):
+        return None
+    return str(ref["path"])
 
 
 def _mark_generated(token: Token, index: LinkIndex) -> None:
@@ -364,6 +376,11 @@ class _Renderer(RendererHTML):
             word, why = STATUS_TEXT.get(status, (status, "This link is not followed"))
             stack.append(f'</span><sup class="{_css(status)}"> {escapeHtml(word)}</sup>')
             return f'<span class="{_css(status)}"{title_attr(f"{why}: {href}")}>'
+        attachment = (token.meta or {}).get("attachment")
+        if attachment:
+            stack.append('</a><sup class="muted">&#8599;</sup>')
+            tip = title_attr(f"Opens {attachment} in its application")
+            return f'<a href="{escapeHtml(attachment_href(attachment))}"{tip}>'
         allowed = external_href(href)
         if allowed is not None:
             stack.append('</a><sup class="muted">&#8599;</sup>')
