@@ -101,7 +101,7 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
         return (
             f"{_safe(vault.root)}\n  {counts['records']} records ({counts['valid']} valid, "
             f"{counts['invalid']} invalid, {counts['eligible']} current), "
-            f"{counts['unrecognized']} unrecognized files\n"
+            f"{counts['unrecognized']} unrecognized files, {counts['notes']:,} notes\n"
             f"  diagnostics: {sev['error']} errors, {sev['warning']} warnings, "
             f"{sev['info']} info\n  scopes: {', '.join(map(_safe, counts['scopes'])) or '-'}\n"
             f"  parsed {payload['parsed']} files in {payload['elapsedMs']} ms"

@@ -34,7 +34,7 @@ def vault(kit: VaultKit) -> Path:
     kit.page("private/companies/acme.md", "pg_acme", "Acme", type="company")
     kit.claim("private/claims/c.md", "cl_1", "Ada likes <b>tea</b>", entities=["pg_ada"])
     kit.relationship("private/relationships/r.md", "rl_1", "pg_ada", "pg_acme", "works_at")
-    kit.write("private/notes/bad.md", "---\ntitle: [oops\n---\n")
+    kit.write("private/notes/bad.md", "---\ntitle: [oops\nformat: knowledge-record-v1\n---\n")  # a broken record
     return kit.root
 
 

@@ -159,7 +159,15 @@ def test_the_api_follows_an_edit_a_rename_and_a_delete(tmp_path: Path) -> None:
     vault = Vault.open(root)
     try:
         vault.reconcile()
+        assert (vault.counts()["notes"], vault.counts()["records"]) == (NOTES, 1)
         assert vault.notes(tag="cooking")["items"][0]["path"] == "Ideas/Recipe.md"
+        garden = vault.backlinks("Ideas/Garden.md")["linked"]
+        assert [(e["path"], [(ln["line"], ln["linkKind"]) for ln in e["lines"]]) for e in garden] == [
+            ("Welcome.md", [(6, "wiki"), (7, "wiki"), (8, "embed")])
+        ]
+        assert garden[0]["lines"][0]["context"] == "By folder path: Garden, shown text: my garden"
+        apollo = vault.backlinks("pg_apollo")["linked"]
+        assert {e["path"] for e in apollo} == {"2024-01-15.md", "Welcome.md", "Work/Meeting Notes.md"}
         (root / "Ideas" / "Nowhere.md").write_text("Found it.\n")
         (root / "Work" / "Todo.md").unlink()
         vault.reconcile()

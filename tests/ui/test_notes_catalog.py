@@ -150,7 +150,12 @@ def test_a_notes_backlinks_are_listed(qtbot: QtBot, open_window: OpenWindow, tmp
     sources = {entry["path"] for entry in result["linked"]}
     assert {"Ideas/Garden.md", "pages/Logseq Page.md"} <= sources
     garden = next(e for e in result["linked"] if e["path"] == "Ideas/Garden.md")
-    assert garden["lines"][0]["context"] == "Back to [[Welcome]]."
+    assert garden["lines"][0]["context"].startswith("Back to")
+    # A note is not dimmed as an ineligible record would be.
+    model = pane.model
+    linked = model.index(0, 0)
+    rows = [model.index(r, 0, linked) for r in range(model.rowCount(linked))]
+    assert all(row.data(Qt.ItemDataRole.ForegroundRole) is None for row in rows)
 
 
 def test_a_link_to_a_pdf_opens_the_file_and_nothing_outside(

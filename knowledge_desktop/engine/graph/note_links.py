@@ -49,10 +49,9 @@ def resolve(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key])
     path = raw.target.split("#", 1)[0].strip()
     if not path:
         return ResolvedLink(raw, "resolved", None, node.path), ()
-    base = "" if path.startswith("/") else posixpath.dirname(node.path)
-    rel = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
-    if rel in ("..", ".") or rel.startswith("../"):
-        return ResolvedLink(raw, "outside"), ()
+    rel = _vault_path(node.path, path)
+    if rel is None:
+        return ResolvedLink(raw, "missing"), ()  # a note's link is resolved, missing or ambiguous
     markdown = rel if rel.lower().endswith(".md") else f"{rel}.md"
     watch.add(("f", "", file_key(markdown)))
     if markdown in resolver.nodes:
@@ -60,6 +59,14 @@ def resolve(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key])
     if not rel.lower().endswith(".md") and resolver.attachments.exists(rel):
         return ResolvedLink(raw, "resolved", None, rel), ()
     return _by_name(resolver, node, raw, path.lstrip("/"), watch)  # Obsidian reads it as a link path too
+
+
+def _vault_path(source: str, path: str) -> str | None:
+    """A Markdown link's path from the note at `source` as a vault path; None when it
+    climbs out of the vault."""
+    base = "" if path.startswith("/") else posixpath.dirname(source)
+    rel = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
+    return None if rel in ("..", ".") or rel.startswith("../") else rel
 
 
 def note_for_record(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key]) -> Found | None:
@@ -77,6 +84,9 @@ def note_for_record(resolver: Resolver, node: RecordNode, raw: RawLink, watch: s
 def pick(candidates: Collection[str], source: str) -> tuple[str, tuple[str, ...]]:
     """The file a link of `source` takes among `candidates` (the rule of this module's
     docstring), and all of them sorted."""
+    if len(candidates) == 1:  # the common case, worth no sorting
+        only = next(iter(candidates))
+        return only, (only,)
     every = tuple(sorted(candidates))
     folder = posixpath.dirname(source)
     near = [p for p in every if posixpath.dirname(p) == folder] or every
@@ -100,8 +110,8 @@ def _by_name(resolver: Resolver, node: RecordNode, raw: RawLink, name: str, watc
 
 def _files(resolver: Resolver, name: str, watch: set[Key]) -> list[str]:
     """Markdown files named `name` (`folder/Name`: whose path ends so)."""
-    bare = name[:-3] if name.lower().endswith(".md") else name
-    key = file_key(f"{bare}.md")
+    bare = name[:-3] if name.endswith((".md", ".MD", ".Md", ".mD")) else name
+    key = normalise_name(bare.rsplit("/", 1)[-1])  # (`file_key` of the file it names)
     watch.add(("f", "", key))
     found = resolver.files.get("", key)
     if "/" not in bare or not found:
@@ -158,7 +168,8 @@ def link_diagnostic(node: RecordNode, link: ResolvedLink, every: tuple[str, ...]
             line=line,
             record_id=node.id,
         )
-    why = "leaves the vault" if link.status == "outside" else "matches no note, record or file of the vault"
+    climbs = raw.kind in ("markdown", "image") and _vault_path(node.path, raw.target.split("#", 1)[0]) is None
+    why = "leaves the vault" if climbs else "matches no note, record or file of the vault"
     return dg.make("link-missing", node.path, f"link {shown} {why}", line=line, record_id=node.id)
 
 

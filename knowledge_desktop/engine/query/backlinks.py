@@ -72,12 +72,23 @@ def backlinks(
         "references": [],
         "mentions": [],
     }
-    if not record_id:
+    is_note = row.get("status") == "note"
+    if not record_id and not is_note:
         return out  # an unrecognized file has no id anything could point at
     lines = _LineCache(root)
-    out["linked"] = _linked(conn, lines, scope, record_id)
-    out["relationships"] = _relationships(conn, scope, record_id)
-    out["references"] = _references(conn, scope, record_id)
+    if is_note:  # a note is linked by path, from notes and records of any partition
+        out["linked"] = _linked(conn, lines, _BY_PATH.format(notes=""), (row["path"], row["path"]))
+    else:
+        out["linked"] = _linked(conn, lines, _BY_ID, (scope, record_id))
+        seen = {entry["path"] for entry in out["linked"]}
+        by_notes = _BY_PATH.format(notes=" AND c.status='note'")
+        out["linked"] += [  # notes link a record by its title, from any folder
+            entry
+            for entry in _linked(conn, lines, by_notes, (row["path"], row["path"]))
+            if entry["path"] not in seen
+        ]
+        out["relationships"] = _relationships(conn, scope, record_id)
+        out["references"] = _references(conn, scope, record_id)
     if search is not None:
         known = {row["path"]}
         known.update(entry["path"] for entry in out["linked"])
@@ -99,15 +110,24 @@ def backlinks(
 # -- linked from ---------------------------------------------------------------------
 
 
-def _linked(conn: sqlite3.Connection, lines: _LineCache, scope: str | None, record_id: str) -> list[Any]:
+_LINKED = (
+    "SELECT l.src_path, l.line, l.link_kind, l.target_text, l.label, c.id, c.kind, c.type, c.title,"
+    " c.lifecycle, c.eligible FROM links l JOIN catalog c ON c.path = l.src_path WHERE "
+)
+_BY_ID = _LINKED + (
+    "l.scope IS ? AND l.target_id = ? AND l.status = 'resolved'"
+    " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line"
+)
+_BY_PATH = _LINKED + (
+    "l.target_path = ? AND l.src_path <> ? AND l.status IN ('resolved', 'ambiguous'){notes}"
+    " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line"
+)
+"""Links to a file by path: a note's (an ambiguous link counts for the file it went to)."""
+
+
+def _linked(conn: sqlite3.Connection, lines: _LineCache, sql: str, params: tuple[Any, ...]) -> list[Any]:
     by_source: dict[str, dict[str, Any]] = {}
-    rows = conn.execute(
-        "SELECT l.src_path, l.line, l.link_kind, l.target_text, l.label, c.id, c.kind, c.type, c.title,"
-        " c.lifecycle, c.eligible FROM links l JOIN catalog c ON c.path = l.src_path"
-        " WHERE l.scope IS ? AND l.target_id = ? AND l.status = 'resolved'"
-        " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line",
-        (scope, record_id),
-    ).fetchall()
+    rows = conn.execute(sql, params).fetchall()
     for path, line, link_kind, target, label, sid, kind, type_, title, lifecycle, eligible in rows:
         entry = by_source.setdefault(
             path,
@@ -134,8 +154,8 @@ def _linked(conn: sqlite3.Connection, lines: _LineCache, scope: str | None, reco
 def _link_span(text: str, link_kind: str, target: str, label: str | None) -> tuple[int, int] | None:
     """Where the link sits in its line: the whole `[[…]]` or `[…](…)`, else its words."""
     escaped = re.escape(target.strip())
-    if link_kind == "wiki":
-        pattern = r"\[\[\s*" + escaped + r"\s*(?:[#|][^\]]*)?\]\]"
+    if link_kind in ("wiki", "embed"):  # a note keeps the #anchor in its target
+        pattern = r"!?\[\[\s*" + escaped + r"\s*(?:[#|][^\]]*)?\]\]"
     else:
         pattern = r"\[[^\]]*\]\(\s*<?" + escaped + r"[^)]*\)"
     found = re.search(pattern, text)

@@ -264,10 +264,10 @@ def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, An
     row = conn.execute(
         "SELECT count(*), sum(status='record'), sum(status='record' AND valid=1),"
         " sum(status='record' AND valid=0), sum(status='unrecognized'),"
-        f" sum(eligible AND {CURRENT_AT}), sum(duplicate) FROM catalog",
+        f" sum(eligible AND {CURRENT_AT}), sum(duplicate), sum(status='note') FROM catalog",
         (now, now),
     ).fetchone()
-    total, records_, valid, invalid, unrecognized, eligible, duplicates = (v or 0 for v in row)
+    total, records_, valid, invalid, unrecognized, eligible, duplicates, notes = (v or 0 for v in row)
     severity = {s.value: 0 for s in dg.Severity}
     severity.update(diagnostics_projection.by_severity(conn))
     for d in extra:
@@ -285,6 +285,7 @@ def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, An
         "valid": valid,
         "invalid": invalid,
         "unrecognized": unrecognized,
+        "notes": notes,
         "eligible": eligible,
         "duplicateIds": duplicates,
         "byKind": by_kind,

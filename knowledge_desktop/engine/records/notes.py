@@ -134,7 +134,7 @@ def links(masked: str, limit: int = MAX_LINKS) -> list[RawLink]:
     """
     if "[" not in masked:
         return []
-    found: list[tuple[int, RawLink]] = []
+    found: list[tuple[int, LinkKind, str, str | None]] = []
     if "[[" in masked:
         for match in _WIKI.finditer(masked):
             target, _, label = match.group(2).partition("|")
@@ -142,21 +142,22 @@ def links(masked: str, limit: int = MAX_LINKS) -> list[RawLink]:
             if not target:
                 continue
             kind: LinkKind = "embed" if match.group(1) else "wiki"
-            found.append((match.start(), RawLink(kind, target, label.strip() or None, 0)))
+            found.append((match.start(), kind, target, label.strip() or None))
     if "](" in masked:
         for match in _MARKDOWN.finditer(masked):
             target = _destination(match.group(3))
             if target is None:
                 continue
             kind = "image" if match.group(1) else "markdown"
-            found.append((match.start(), RawLink(kind, target, match.group(2).strip() or None, 0)))
-    found.sort(key=lambda item: item[0])
+            found.append((match.start(), kind, target, match.group(2).strip() or None))
+    if found and found[0][1] in ("wiki", "embed") and found[-1][1] in ("markdown", "image"):
+        found.sort(key=lambda item: item[0])  # (each pattern's matches are in order already)
     out: list[RawLink] = []
     pos = line = 0
-    for start, link in found[:limit]:
+    for start, kind, target, label in found[:limit]:
         line += masked.count("\n", pos, start)
         pos = start
-        out.append(link._replace(line=line))
+        out.append(RawLink(kind, target, label, line))
     return out
 
 

@@ -103,3 +103,15 @@ def test_a_restored_graph_still_re_derives_notes_on_a_new_file() -> None:
     kit.graph = restored
     assert kit.write("e/Missing.md", "here\n") == {"e/Missing.md", "c/Home.md"}
     assert links(kit, "c/Home.md")[1] == ("resolved", "e/Missing.md")
+
+
+def test_a_path_that_climbs_out_of_the_vault_is_missing_and_says_so() -> None:
+    """The vault boundary stays: a note's link never reaches outside the vault."""
+    kit = GraphKit()
+    kit.write("a/N.md", "[x](../../etc/passwd.md) ![i](../../../x.png) [ok](/a/N.md)\n")
+    assert links(kit, "a/N.md") == [("missing", None), ("missing", None), ("resolved", "a/N.md")]
+    messages = [d.message for d in kit.graph.derived["a/N.md"].diagnostics]
+    assert messages == [
+        "link (../../etc/passwd.md) leaves the vault",
+        "link ![](../../../x.png) leaves the vault",
+    ]

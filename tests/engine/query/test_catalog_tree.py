@@ -39,8 +39,7 @@ def small_vault(kit: VaultKit) -> Vault:
     kit.relationship("private/relationships/r1.md", "rl_1", "pg_ada", "pg_acme", "works_at")
     kit.page("shared/people/eve.md", "pg_eve", "Eve", type="person")
     kit.write("private/notes/broken.md", "---\nformat: knowledge-record-v1\nid: x\n---\n")
-    kit.write("README.md", "# A vault\n")  # a note (issue 25)
-    kit.write("stray.md", "---\nformat: knowledge-record-v1\nid: y\n---\n")  # unrecognized, at the root
+    kit.write("README.md", "---\nformat: knowledge-record-v1\n---\n# A broken record, not a note\n")
     return kit.scan()
 
 
@@ -104,9 +103,8 @@ def test_unrecognized_files_are_grouped_per_partition_and_outside_partitions(kit
     assert tree["partitions"][-1]["scope"] is None  # files outside partitions come last
     assert paths(vault, Branch("unrecognized", "private")) == ["private/notes/broken.md"]
     item = vault.catalog_branch(CatalogQuery(), Branch("unrecognized", None))["items"][0]
-    assert item["label"] == "stray.md"
+    assert item["label"] == "README.md"
     assert item["problem"]
-    assert tree["notes"] == {"count": 1, "folders": [{"folder": "", "count": 1}]}  # README.md
 
 
 def test_filter_text_matches_title_alias_id_and_path(kit: VaultKit) -> None:
@@ -221,5 +219,5 @@ def test_branches_of_changed_paths(kit: VaultKit) -> None:
     assert {(b["group"], b["scope"], b["type"]) for b in found} == {
         ("type", "private", "event"),
         ("invalid", "private", None),
-        ("note", None, None),
+        ("unrecognized", None, None),
     }

@@ -339,7 +339,7 @@ def test_index_reports_state_snapshot_coverage_and_freshness(notes: VaultKit) ->
     second = grep(notes, "harbour")
     assert second["snapshot"] != first["snapshot"]
     assert second["total"] == 4
-    notes.write("private/notes/broken.md", "---\ntitle: [\n---\n")
+    notes.write("private/notes/broken.md", "---\nformat: knowledge-record-v1\ntitle: [\n---\n")
     assert grep(notes, "harbour")["coverage"] == {"complete": False}
 
 
