@@ -149,8 +149,8 @@ def test_every_export_groups_the_plain_notes(tmp_path: Path) -> None:
 
     html = diagnostics_report.render(found, "html")
     assert html.count("<tr><td><span class='pill") == 3 + 1
-    assert f"<summary>{NOTES} plain notes" in html
-    assert html.count("<li><code>notes/n") == NOTES  # listed once, folded, not as rows
+    assert f"<td colspan='4'>{NOTES} plain notes" in html
+    assert html.count("<code>notes/n0") == NOTES + 1  # in the group's cell, and the one problem row
 
     # Without notes nothing changes: no group anywhere.
     plain = json.loads(diagnostics_report.render(problems(), "json"))

@@ -13,7 +13,7 @@ no terminal command and splits no row; the JSON report keeps the exact text.
 Notes (issue 25 §4) each have one info diagnostic, `plain-note`; a vault of
 thousands of notes would bury the real problems under them, so every format
 groups them: one row "N plain notes" in the tables (the HTML report lists
-their paths in a folded `<details>`), and in JSON a `groups` entry with the
+their paths in that row's cell, one line of small text), and in JSON a `groups` entry with the
 count and the paths instead of one item each. The counts still include them.
 """
 
@@ -184,6 +184,7 @@ th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;verti
 td{overflow-wrap:anywhere}
 th{background:#f3f4f6;position:sticky;top:0}td.num{text-align:right;white-space:nowrap}
 td.empty{color:#555;font-style:italic}
+div.paths{color:#555;font-size:.85em;margin-top:.25rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92em}
 @page{margin:1.5cm}
 @media print{body{margin:0;font-size:10pt;color:#000}th{position:static}
@@ -212,11 +213,10 @@ def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str =
         for d in problems
     )
     if notes:
-        paths = "".join(f"<li><code>{e(d.path)}</code></li>" for d in notes)
+        paths = " · ".join(f"<code>{e(d.path)}</code>" for d in notes)
         rows += (
             f"\n<tr><td><span class='pill info'>info</span></td><td><code>{PLAIN_NOTE}</code></td>"
-            f"<td colspan='4'><details><summary>{e(group_message(len(notes)))}</summary>"
-            f"<ul>{paths}</ul></details></td></tr>"
+            f"<td colspan='4'>{e(group_message(len(notes)))}<div class='paths'>{paths}</div></td></tr>"
         )
     code_rows = "\n".join(
         f"<tr><td><code>{e(code)}</code></td><td class='num'>{n}</td>"
