@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         for pane in self.panes:
             pane.open_requested.connect(self.open_record)
             pane.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.record.tag_requested.connect(self.show_tag)
         self.setCentralWidget(self.record)
         self.docks: dict[str, QDockWidget] = {}
         self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
@@ -157,7 +158,7 @@ class MainWindow(QMainWindow):
 
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setToolTip("Records, unrecognized files and diagnostics by severity")
+        self.summary.setToolTip("Records, notes, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
         self.watch_state.setTextFormat(Qt.TextFormat.PlainText)
         self.opener = VaultOpener(self)
@@ -165,6 +166,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.summary)
         self.commands = WindowActions(self)
         self.writes = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
+        # The Diagnostics pane's "N plain notes — Adopt…" row opens File › Adopt Notes….
+        self.diagnostics.adopt_requested.connect(self.writes.adopt.action.trigger)
         self.past = AsOfView(self)  # File › Open As Of…, its banner, Compare with Now: ui/as_of.py
         self.observed = ObservedCheckpoints(self)  # checkpoints of outside edits: ui/observed.py
         self._update_actions()
@@ -322,8 +325,11 @@ class MainWindow(QMainWindow):
 
     def _show_counts(self, counts: dict[str, Any]) -> None:
         sev = counts["diagnostics"]
+        # Every catalogued file is a record, a note or unrecognized (issue 25 §1).
+        notes = counts.get("notes", counts["files"] - counts["records"] - counts["unrecognized"])
+        noted = f"{notes:,} note{'' if notes == 1 else 's'} · " if notes else ""
         self.summary.setText(
-            f"{counts['records']} records · {counts['unrecognized']} unrecognized · "
+            f"{counts['records']} records · {noted}{counts['unrecognized']} unrecognized · "
             f"{sev['error']} errors · {sev['warning']} warnings · {sev['info']} info"
         )
 
@@ -394,6 +400,12 @@ class MainWindow(QMainWindow):
             # so the shortcut never leaves the focus in the pane the user left.
             target = first_focusable(pane) or pane
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_tag(self, tag: str) -> None:
+        """A `#tag` was clicked in a note: the catalog lists what carries it."""
+        self.catalog.show_tag(tag)
+        self.focus_pane("Catalog")
+        self.statusBar().showMessage(f"Catalog filtered by #{tag}", 8000)
 
     def focus_search(self) -> None:
         self.focus_pane("Search")

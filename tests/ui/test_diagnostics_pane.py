@@ -60,7 +60,12 @@ def broken_vault(kit: VaultKit) -> Path:
 
 
 def rows(pane: DiagnosticsPane) -> list[Diagnostic]:
-    return [pane.model.diagnostic(r) for r in range(pane.model.rowCount())]
+    """The problems listed: every row but the one grouping the notes' plain-note rows."""
+    return [pane.model.diagnostic(r) for r in range(pane.model.rowCount()) if not pane.model.is_group(r)]
+
+
+def problems(items: list[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in items if d.code != "plain-note"]
 
 
 def cell(pane: DiagnosticsPane, row: int, column: int) -> str:
@@ -83,8 +88,9 @@ def test_table_lists_exactly_the_vaults_diagnostics(
     vault = window.vault
     assert vault is not None
     expected = on_main(qtbot, window, vault.diagnostics)
-    assert Counter(rows(pane)) == Counter(expected)
+    assert Counter(rows(pane)) == Counter(problems(expected))
     assert len(expected) == 13
+    assert pane.model.group_count == 1  # README.md is a note (issue 25), listed in the group row
     first = pane.model.diagnostic(0)
     assert [cell(pane, 0, c) for c in (CODE, PATH, RECORD, MESSAGE)] == [
         first.code,
@@ -97,7 +103,7 @@ def test_table_lists_exactly_the_vaults_diagnostics(
     tip = str(pane.model.index(0, MESSAGE).data(Qt.ItemDataRole.ToolTipRole))
     assert first.message in tip
     assert code_description(first.code) in tip
-    assert [b.text() for b in pane.toggles.values()] == ["9 Errors", "4 Warnings", "0 Info"]
+    assert [b.text() for b in pane.toggles.values()] == ["9 Errors", "3 Warnings", "1 Info"]
     assert pane.focus_target() is pane.table
     assert pane.stack.currentWidget() is pane.table
 
@@ -145,8 +151,9 @@ def test_filter_text_toggles_and_code(open_window: OpenWindow, demo: Path) -> No
     pane.filter_edit.clear()
     pane.toggles[Severity.ERROR].setChecked(False)
     assert {d.severity for d in rows(pane)} == {Severity.WARNING}
-    assert len(rows(pane)) == 4
+    assert len(rows(pane)) == 3
     pane.toggles[Severity.WARNING].setChecked(False)
+    pane.toggles[Severity.INFO].setChecked(False)
     assert rows(pane) == []
     assert pane.stack.currentWidget() is pane.empty_label
     assert pane.empty_label.text() == EMPTY_FILTERED
@@ -156,7 +163,7 @@ def test_filter_text_toggles_and_code(open_window: OpenWindow, demo: Path) -> No
     assert [d.code for d in rows(pane)] == ["link-missing"]
     assert pane.code_box.currentText() == "link-missing (1)"
     pane.code_box.setCurrentIndex(0)
-    assert len(rows(pane)) == 13
+    assert len(rows(pane)) == 12
 
 
 def test_double_click_and_enter_open_the_file_at_the_line(
@@ -178,9 +185,13 @@ def test_double_click_and_enter_open_the_file_at_the_line(
     with qtbot.waitSignal(pane.open_requested) as blocker:
         qtbot.keyClick(pane.table, Qt.Key.Key_Return)
     assert blocker.args == ["private/claims/broken-impossible-date.md", 14]
-    pane.filter_edit.setText("README")  # a problem without a line asks for line 0
+    pane.filter_edit.setText("README")  # the note's row, under the notes' group row
     pane.select_row(0)
-    with qtbot.waitSignal(pane.open_requested) as blocker:
+    assert pane.model.is_group(0)
+    with qtbot.assertNotEmitted(pane.open_requested):
+        qtbot.keyClick(pane.table, Qt.Key.Key_Enter)  # Enter on the group row unfolds it
+    pane.select_row(1)
+    with qtbot.waitSignal(pane.open_requested) as blocker:  # a row without a line asks for line 0
         qtbot.keyClick(pane.table, Qt.Key.Key_Enter)
     assert blocker.args == ["README.md", 0]
     wait_idle(qtbot, window)

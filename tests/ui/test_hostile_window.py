@@ -56,6 +56,8 @@ def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_cras
         assert slowest[0] < 10, slowest
         shown = window.diagnostics
         model = shown.model
+        if model.group_count and not model.expanded:
+            shown.toggle_group()  # notes' plain-note rows are listed under their group row (issue 25)
         rows = {(model.diagnostic(r).path, model.diagnostic(r).code): r for r in range(model.rowCount())}
         for case in hc.CASES:
             if case.code is None:

@@ -5,8 +5,10 @@ a catalog that hides broken or superseded files cannot be trusted to be
 complete; facets narrow it on request. The tree is partition → kind → type
 with counts, plus per partition an "invalid" branch (records with
 `valid=0`, also listed under their type) and an "unrecognized" branch
-(files that are not records). Only branches whose children are files are
-paged: the rest of the tree is small enough to send whole.
+(files that are not records). Notes (issue 25) are one more section, by
+folder: `notes` counts them per folder (the vault root is folder ""), and a
+`note` branch lists one folder's notes. Only branches whose children are
+files are paged: the rest of the tree is small enough to send whole.
 
 Everything is one or two aggregate queries over `catalog`, so a
 100,000-record vault answers in tens of milliseconds; pages use
@@ -29,7 +31,7 @@ VALIDITIES = ("all", "valid", "invalid", "current", "outside")
 """`current`: eligible and inside its validity window now; `outside`: a record
 whose window has not started yet or has ended (expired, ended, not yet valid)."""
 SORTS = ("title", "updated", "type")
-GROUPS = ("type", "invalid", "unrecognized")
+GROUPS = ("type", "invalid", "unrecognized", "note")
 MAX_LIMIT = 5000
 
 _TITLE = "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
@@ -69,6 +71,11 @@ class CatalogQuery:
         """Facets about record fields exclude files that are not records at all."""
         return self.tag is None and self.lifecycle == "all" and self.validity in ("all", "invalid")
 
+    @property
+    def shows_notes(self) -> bool:
+        """Notes have tags but no lifecycle or validity: those facets leave them out."""
+        return self.lifecycle == "all" and self.validity == "all"
+
 
 @dataclass(frozen=True, slots=True)
 class Branch:
@@ -78,9 +85,19 @@ class Branch:
     scope: str | None
     kind: str | None = None
     type: str | None = None
+    folder: str | None = None
+    """For a `note` branch: the folder whose notes it lists ("" for the vault root)."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"group": self.group, "scope": self.scope, "kind": self.kind, "type": self.type}
+        out: dict[str, Any] = {"group": self.group, "scope": self.scope, "kind": self.kind, "type": self.type}
+        if self.group == "note":
+            out["folder"] = self.folder
+        return out
+
+
+def note_folder(path: str) -> str:
+    """The folder a note is listed under: its parent folder, "" at the vault root."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def _like(text: str) -> str:
@@ -131,9 +148,33 @@ def _unrecognized_clause(q: CatalogQuery) -> tuple[str, list[object]]:
     return " AND ".join(parts), params
 
 
+def _note_clause(q: CatalogQuery) -> tuple[str, list[object]]:
+    parts, params = _text_clause(q.text)
+    parts.insert(0, "status='note'")
+    if q.tag:
+        parts.append("EXISTS (SELECT 1 FROM json_each(catalog.tags) WHERE value=?)")
+        params.append(q.tag)
+    return " AND ".join(parts), params
+
+
+def _folder_clause(folder: str | None) -> tuple[str, list[object]]:
+    """Files directly in `folder` (not in its subfolders); compared exactly, as LIKE would
+    fold the case of ASCII letters."""
+    if not folder:
+        return "instr(path, '/')=0", []
+    head = folder + "/"
+    return "substr(path, 1, ?)=? AND instr(substr(path, ?), '/')=0", [len(head), head, len(head) + 1]
+
+
 def _branch_clause(q: CatalogQuery, branch: Branch) -> tuple[str, list[object]]:
     if branch.group not in GROUPS:
         raise QueryError(f"branch group must be one of {', '.join(GROUPS)}")
+    if branch.group == "note":
+        if not q.shows_notes:
+            return "0", []
+        where, params = _note_clause(q)
+        folder_where, folder_params = _folder_clause(branch.folder)
+        return f"{where} AND {folder_where}", [*params, *folder_params]
     if branch.group == "unrecognized":
         if not q.shows_unrecognized:
             return "0", []
@@ -197,10 +238,22 @@ def tree(conn: sqlite3.Connection, q: CatalogQuery) -> dict[str, Any]:
         if part["unrecognized"]:
             part["unrecognizedWhy"] = _first_problem(conn, part["scope"], "c.status='unrecognized'")
     ordered = sorted(partitions.values(), key=lambda p: (p["scope"] is None, p["scope"] or ""))
+    folders: dict[str, int] = {}
+    if q.shows_notes:
+        n_where, n_params = _note_clause(q)
+        for (path,) in conn.execute(f"SELECT path FROM catalog WHERE {n_where}", n_params):
+            folder = note_folder(path)
+            folders[folder] = folders.get(folder, 0) + 1
     return {
         "partitions": ordered,
         "total": sum(p["count"] for p in ordered),
         "unrecognized": sum(p["unrecognized"] for p in ordered),
+        "notes": {
+            "count": sum(folders.values()),
+            "folders": [
+                {"folder": f, "count": folders[f]} for f in sorted(folders, key=lambda f: (f.casefold(), f))
+            ],
+        },
         "query": {"text": q.text, "tag": q.tag, "lifecycle": q.lifecycle, "validity": q.validity},
     }
 
@@ -290,7 +343,12 @@ def branch_of(conn: sqlite3.Connection, q: CatalogQuery, path: str) -> Branch | 
     if row is None:
         return None
     status, scope, kind, type_ = row
-    branch = Branch("unrecognized", scope) if status == "unrecognized" else Branch("type", scope, kind, type_)
+    if status == "note":
+        branch = Branch("note", None, folder=note_folder(path))
+    elif status == "unrecognized":
+        branch = Branch("unrecognized", scope)
+    else:
+        branch = Branch("type", scope, kind, type_)
     where, params = _branch_clause(q, branch)
     found = conn.execute(f"SELECT 1 FROM catalog WHERE path=? AND {where}", [path, *params]).fetchone()
     return branch if found else None
@@ -327,9 +385,12 @@ def branches_of(conn: sqlite3.Connection, q: CatalogQuery, paths: list[str]) -> 
     for start in range(0, len(paths), 500):
         chunk = paths[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for status, scope, kind, type_, valid in conn.execute(
-            f"SELECT status, scope, kind, type, valid FROM catalog WHERE path IN ({marks})", chunk
+        for path, status, scope, kind, type_, valid in conn.execute(
+            f"SELECT path, status, scope, kind, type, valid FROM catalog WHERE path IN ({marks})", chunk
         ):
+            if status == "note":
+                out[Branch("note", None, folder=note_folder(path))] = None
+                continue
             if status == "unrecognized":
                 out[Branch("unrecognized", scope)] = None
                 continue
@@ -340,12 +401,12 @@ def branches_of(conn: sqlite3.Connection, q: CatalogQuery, paths: list[str]) -> 
 
 
 def tags(conn: sqlite3.Connection) -> list[str]:
-    """Every tag some record carries, for the tag facet."""
+    """Every tag some record or note carries, for the tag facet."""
     return [
         t
         for (t,) in conn.execute(
             "SELECT DISTINCT j.value FROM catalog, json_each(catalog.tags) AS j"
-            " WHERE catalog.status='record' AND catalog.tags != '[]' AND j.type='text'"
+            " WHERE catalog.status IN ('record', 'note') AND catalog.tags != '[]' AND j.type='text'"
             " ORDER BY j.value COLLATE NOCASE"
         )
     ]

@@ -9,6 +9,12 @@ reports every piece of vault text is also shown on one line with its control
 characters escaped (`visible_text.one_line`: an ESC in a file name is `\x1b`,
 a newline `\n`), so a report printed to a terminal or opened in a viewer runs
 no terminal command and splits no row; the JSON report keeps the exact text.
+
+Notes (issue 25 §4) each have one info diagnostic, `plain-note`; a vault of
+thousands of notes would bury the real problems under them, so every format
+groups them: one row "N plain notes" in the tables (the HTML report lists
+their paths in that row's cell, one line of small text), and in JSON a `groups` entry with the
+count and the paths instead of one item each. The counts still include them.
 """
 
 from __future__ import annotations
@@ -26,6 +32,18 @@ from knowledge_desktop.engine.visible_text import json_text, one_line
 
 FORMATS = ("json", "csv", "md", "html")
 FIELDS = ("code", "severity", "path", "line", "recordId", "message")
+PLAIN_NOTE = "plain-note"
+ADOPT_HINT = "not records; `knowledge adopt` or File › Adopt Notes… makes them records"
+
+
+def split_notes(items: Sequence[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """The problems, and the `plain-note` diagnostics that are listed as one group."""
+    notes = [d for d in items if d.code == PLAIN_NOTE]
+    return ([d for d in items if d.code != PLAIN_NOTE] if notes else list(items)), notes
+
+
+def group_message(count: int) -> str:
+    return f"{count:,} plain note{'' if count == 1 else 's'} — {ADOPT_HINT}"
 
 
 def counts(items: Sequence[Diagnostic]) -> dict[str, Any]:
@@ -67,7 +85,18 @@ def as_json(
     generated_at: str = "",
     merge_candidates: Sequence[dict[str, Any]] | None = None,
 ) -> str:
-    payload: dict[str, Any] = {"items": [d.as_json() for d in items], "counts": counts(items)}
+    problems, notes = split_notes(items)
+    payload: dict[str, Any] = {"items": [d.as_json() for d in problems], "counts": counts(items)}
+    if notes:
+        payload["groups"] = [
+            {
+                "code": PLAIN_NOTE,
+                "severity": notes[0].severity.value,
+                "count": len(notes),
+                "message": group_message(len(notes)),
+                "paths": [d.path for d in notes],
+            }
+        ]
     if merge_candidates is not None:
         payload["mergeCandidates"] = list(merge_candidates)
     if vault:
@@ -81,9 +110,12 @@ def as_csv(items: Sequence[Diagnostic]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIELDS)
-    for d in items:
+    problems, notes = split_notes(items)
+    for d in problems:
         row = d.as_json()
         writer.writerow(["" if row[f] is None else _csv_safe(one_line(row[f])) for f in FIELDS])
+    if notes:
+        writer.writerow([PLAIN_NOTE, notes[0].severity.value, "", "", "", group_message(len(notes))])
     return out.getvalue()
 
 
@@ -126,11 +158,16 @@ def as_markdown(items: Sequence[Diagnostic], *, vault: str = "", generated_at: s
         "| Severity | Code | Path | Line | Record | Message |",
         "| --- | --- | --- | ---: | --- | --- |",
     ]
-    for d in items:
+    problems, notes = split_notes(items)
+    for d in problems:
         lines.append(
             f"| {d.severity.value} | `{d.code}` | {_md_cell(d.path)} | "
             f"{'' if d.line is None else d.line} | {_md_cell(d.record_id)} | "
             f"{_md_cell(d.message)} |"
+        )
+    if notes:
+        lines.append(
+            f"| {notes[0].severity.value} | `{PLAIN_NOTE}` |  |  |  | {_md_cell(group_message(len(notes)))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -147,6 +184,7 @@ th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;verti
 td{overflow-wrap:anywhere}
 th{background:#f3f4f6;position:sticky;top:0}td.num{text-align:right;white-space:nowrap}
 td.empty{color:#555;font-style:italic}
+div.paths{color:#555;font-size:.85em;margin-top:.25rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92em}
 @page{margin:1.5cm}
 @media print{body{margin:0;font-size:10pt;color:#000}th{position:static}
@@ -166,13 +204,20 @@ def as_html(items: Sequence[Diagnostic], *, vault: str = "", generated_at: str =
 
     c = counts(items)
     sev = c["bySeverity"]
+    problems, notes = split_notes(items)
     rows = "\n".join(
         f"<tr><td><span class='pill {d.severity.value}'>{e(d.severity.value)}</span></td>"
         f"<td><code>{e(d.code)}</code></td><td><code>{e(d.path)}</code></td>"
         f"<td class='num'>{'' if d.line is None else d.line}</td>"
         f"<td><code>{e(d.record_id or '')}</code></td><td>{e(d.message)}</td></tr>"
-        for d in items
+        for d in problems
     )
+    if notes:
+        paths = " · ".join(f"<code>{e(d.path)}</code>" for d in notes)
+        rows += (
+            f"\n<tr><td><span class='pill info'>info</span></td><td><code>{PLAIN_NOTE}</code></td>"
+            f"<td colspan='4'>{e(group_message(len(notes)))}<div class='paths'>{paths}</div></td></tr>"
+        )
     code_rows = "\n".join(
         f"<tr><td><code>{e(code)}</code></td><td class='num'>{n}</td>"
         f"<td>{e(CODES.get(code, (None, ''))[1])}</td></tr>"

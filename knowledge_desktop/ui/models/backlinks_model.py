@@ -27,10 +27,14 @@ def _what(entry: dict[str, Any]) -> str:
 
 
 def _inactive(entry: dict[str, Any]) -> bool:
+    if entry.get("kind") == "note":
+        return False  # a note is never "current" as a record is, and is not dimmed for it
     return entry.get("eligible") is False or entry.get("lifecycle") not in (None, "active")
 
 
 def _state_note(entry: dict[str, Any]) -> str:
+    if entry.get("kind") == "note":
+        return ""
     if entry.get("lifecycle") not in (None, "active"):
         return f"\n({entry['lifecycle']})"
     if entry.get("eligible") is False:

@@ -1,10 +1,11 @@
 """The rows of the catalog tree, and the keys that name its branches.
 
 A `CatalogItem` is one row: a partition, a kind, a type, a partition's
-Invalid or Unrecognized group, or a file (a record, or a file that is not
-one). Items that hold files ("branches") carry the engine `Branch` that
-lists them. Branch keys are plain tuples so the pane can compare the
-branches it has loaded with those a change or a counts tree names.
+Invalid or Unrecognized group, the Notes section and its folders (issue 25),
+or a file (a record, a note, or a file that is neither). Items that hold
+files ("branches") carry the engine `Branch` that lists them. Branch keys
+are plain tuples so the pane can compare the branches it has loaded with
+those a change or a counts tree names.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from knowledge_desktop.engine.query.catalog_tree import Branch
 
 KIND_ORDER = {"page": 0, "claim": 1, "relationship": 2}
-BRANCH_KINDS = ("type", "invalid", "unrecognized")
+BRANCH_KINDS = ("type", "invalid", "unrecognized", "note-folder")
 
 
 class CatalogItem:
@@ -68,6 +69,16 @@ def build_items(tree: dict[str, Any]) -> list[CatalogItem]:
                 group_node.branch = Branch(group, scope)
                 node.children.append(group_node)
         scopes.append(node)
+    notes = tree.get("notes") or {}
+    if notes.get("count"):
+        section = CatalogItem("notes", ("notes",))
+        section.count = notes["count"]
+        for entry in notes["folders"]:
+            folder = CatalogItem("note-folder", ("note", entry["folder"]), section)
+            folder.count = entry["count"]
+            folder.branch = Branch("note", None, folder=entry["folder"])
+            section.children.append(folder)
+        scopes.append(section)
     for node in scopes:
         _renumber_all(node)
     return scopes
@@ -80,6 +91,8 @@ def _renumber_all(node: CatalogItem) -> None:
 
 
 def branch_key(branch: Branch) -> tuple[Any, ...]:
+    if branch.group == "note":
+        return ("note", branch.folder or "")
     if branch.group == "type":
         return ("type", branch.scope, branch.kind, branch.type)
     return (branch.group, branch.scope)
@@ -96,4 +109,6 @@ def branch_totals(tree: dict[str, Any]) -> dict[tuple[Any, ...], int]:
         for group in ("invalid", "unrecognized"):
             if part[group]:
                 out[(group, scope)] = part[group]
+    for entry in (tree.get("notes") or {}).get("folders", []):
+        out[("note", entry["folder"])] = entry["count"]
     return out

@@ -33,7 +33,7 @@ Fetcher = Callable[[Branch, int, int, Callable[[dict[str, Any]], None], Callable
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 NODE_ROLE = Qt.ItemDataRole.UserRole + 2
-"""The node's kind: scope, kind, type, invalid, unrecognized or record."""
+"""The node's kind: scope, kind, type, invalid, unrecognized, notes, note-folder or record."""
 
 KIND_LABELS = {"page": "Pages", "claim": "Claims", "relationship": "Relationships"}
 NOT_ACTIVE = ("superseded", "withdrawn", "merged")
@@ -347,7 +347,14 @@ class CatalogModel(QAbstractItemModel):
             return "Invalid"
         if kind == "unrecognized":
             return "Unrecognized"
-        return str(node.item.get("label") or "")
+        if kind == "notes":
+            return "Notes"
+        if kind == "note-folder":
+            return node.key[1] or "Vault root"
+        label = str(node.item.get("label") or "")
+        if node.item.get("status") == "note" and not node.item.get("title"):
+            return label.removesuffix(".md")  # as Obsidian names a note: its file name
+        return label
 
     @staticmethod
     def _detail(node: CatalogItem) -> str:
@@ -371,6 +378,14 @@ class CatalogModel(QAbstractItemModel):
         if kind == "unrecognized":
             why = f"\nFirst problem: {node.why}" if node.why else ""
             return f"{node.count:,} files are not readable records (see Diagnostics).{why}"
+        if kind == "notes":
+            return (
+                f"{node.count:,} notes: Markdown files that are not records, listed by folder. "
+                "They are linked and searchable; File › Adopt Notes… makes them records."
+            )
+        if kind == "note-folder":
+            where = node.key[1] or "the vault root"
+            return f"{node.count:,} notes in {where}"
         if kind == "scope":
             scope = node.key[1]
             if scope is None:
@@ -383,6 +398,8 @@ class CatalogModel(QAbstractItemModel):
         lines.append(str(item["path"]))
         if item.get("status") == "unrecognized":
             lines.append("Not a readable record")
+        elif item.get("status") == "note":
+            lines.append("Note")
         else:
             facts = [
                 str(item.get("id") or "(no id)"),
@@ -399,7 +416,7 @@ class CatalogModel(QAbstractItemModel):
             lines.append(" · ".join(facts))
             if not item.get("valid", True):
                 lines.append("Invalid")
-        if item.get("problem"):
+        if item.get("problem") and item.get("status") != "note":
             lines.append(str(item["problem"]))
         return "\n".join(lines)
 
@@ -422,7 +439,7 @@ class CatalogModel(QAbstractItemModel):
 
     @staticmethod
     def _font(node: CatalogItem) -> QFont | None:
-        if node.kind in ("scope", "invalid", "unrecognized"):
+        if node.kind in ("scope", "invalid", "unrecognized", "notes"):
             font = QFont()
             font.setBold(True)
             return font
@@ -442,5 +459,7 @@ class CatalogModel(QAbstractItemModel):
             "scope": QStyle.StandardPixmap.SP_DirIcon,
             "invalid": QStyle.StandardPixmap.SP_MessageBoxCritical,
             "unrecognized": QStyle.StandardPixmap.SP_MessageBoxWarning,
+            "notes": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+            "note-folder": QStyle.StandardPixmap.SP_DirIcon,
         }.get(node.kind)
         return app.style().standardIcon(pixmap) if pixmap is not None else None

@@ -13,6 +13,12 @@ insertions, so the view keeps its selection, current row and scroll position
 (a model reset would throw all three away). Only when the change is
 scattered across very many separate runs does it fall back to a reset,
 because hundreds of separate row signals cost more than one repaint.
+
+Notes (issue 25 §4) each carry one info diagnostic, `plain-note`. They are not
+problems, and a vault of 6,571 notes would bury the real ones, so they are
+listed as one group row ("6,571 plain notes — Adopt…") after the other rows;
+expanding it (`toggle_group`) lists them under it. The group row stands in
+`_shown` as `GROUP`, so the incremental update treats it like any row.
 """
 
 from __future__ import annotations
@@ -48,6 +54,10 @@ SEVERITY_ICONS = {
 }
 # Past this many separate runs of inserted or removed rows, one reset is cheaper.
 MAX_RUNS = 64
+PLAIN_NOTE = "plain-note"
+GROUP = -2
+"""The position `_shown` holds for the row that groups the `plain-note` diagnostics."""
+GROUP_KEY: tuple[str, str, int, str] = ("", PLAIN_NOTE, -1, "group")
 
 DiagnosticKey = tuple[str, str, int, str]
 
@@ -98,15 +108,53 @@ class DiagnosticsModel(QAbstractTableModel):
         self._words: list[str] = []
         self._severities: set[Severity] = set(Severity)
         self._code: str = ""
+        self._expanded = False
+        self._group_count = 0
+        self._accepted_count = 0
         self._sort_column = SEVERITY
         self._sort_order = Qt.SortOrder.AscendingOrder
 
     # -- reading --------------------------------------------------------------------
     def diagnostic(self, row: int) -> Diagnostic:
-        return self._all[self._shown[row]]
+        """The diagnostic of a row; for the group row, one standing for the whole group."""
+        position = self._shown[row]
+        return self._group_diagnostic() if position == GROUP else self._all[position]
+
+    def is_group(self, row: int) -> bool:
+        return 0 <= row < len(self._shown) and self._shown[row] == GROUP
+
+    def key_at(self, row: int) -> DiagnosticKey:
+        """What names the row across reloads (`identity`, or `GROUP_KEY` for the group)."""
+        return GROUP_KEY if self.is_group(row) else identity(self.diagnostic(row))
+
+    @property
+    def group_count(self) -> int:
+        """How many `plain-note` diagnostics pass the filter (the group row's number)."""
+        return self._group_count
+
+    @property
+    def shown_count(self) -> int:
+        """How many diagnostics pass the filter, the grouped ones included."""
+        return self._accepted_count
+
+    @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    def toggle_group(self) -> None:
+        """Show the notes under the group row, or fold them back into it."""
+        self._expanded = not self._expanded
+        self._update(list(self._shown))
+
+    def group_text(self) -> str:
+        n = self._group_count
+        return f"{n:,} plain note{'' if n == 1 else 's'} — Adopt…"
+
+    def _group_diagnostic(self) -> Diagnostic:
+        return Diagnostic(PLAIN_NOTE, Severity.INFO, "", None, None, self.group_text())
 
     def shown(self) -> list[Diagnostic]:
-        return [self._all[i] for i in self._shown]
+        return [self.diagnostic(row) for row in range(len(self._shown))]
 
     def all_items(self) -> list[Diagnostic]:
         return list(self._all)
@@ -119,7 +167,7 @@ class DiagnosticsModel(QAbstractTableModel):
         """The row showing the diagnostic with this identity, or -1."""
         items = self._all
         for row, i in enumerate(self._shown):
-            if identity(items[i]) == key:
+            if (GROUP_KEY if i == GROUP else identity(items[i])) == key:
                 return row
         return -1
 
@@ -158,6 +206,9 @@ class DiagnosticsModel(QAbstractTableModel):
         places = prepared.places
         carried: list[int | None] = []
         for i in self._shown:
+            if i == GROUP:
+                carried.append(GROUP)
+                continue
             queue = places.get(self._all[i])
             carried.append(queue.popleft() if queue else None)
         self._all = new
@@ -202,8 +253,24 @@ class DiagnosticsModel(QAbstractTableModel):
             rows, key=self._keys.__getitem__, reverse=self._sort_order == Qt.SortOrder.DescendingOrder
         )
 
+    def _arranged(self, rows: list[int], *, group: bool) -> list[int]:
+        """Rows in display order: the problems, then the group row, then (expanded) the notes.
+        `rows` ascend; GROUP is placed only when `group`."""
+        plain = [i for i in rows if self._all[i].code == PLAIN_NOTE]
+        others = [i for i in rows if self._all[i].code != PLAIN_NOTE]
+        out = self._ordered(others)
+        if group:
+            out.append(GROUP)
+            if self._expanded:
+                out += self._ordered(plain)
+        return out
+
     def _update(self, current: list[int | None], *, reset: bool = False) -> None:
-        target = self._ordered(self._accepted())
+        accepted = self._accepted()
+        self._accepted_count = len(accepted)
+        self._group_count = sum(1 for i in accepted if self._all[i].code == PLAIN_NOTE)
+        shown = accepted if self._expanded else [i for i in accepted if self._all[i].code != PLAIN_NOTE]
+        target = self._arranged(shown, group=self._group_count > 0)
         if reset or not self._apply_incrementally(current, target):
             self.beginResetModel()
             self._shown = target
@@ -262,7 +329,7 @@ class DiagnosticsModel(QAbstractTableModel):
         self._sort_order = order
         self.layoutAboutToBeChanged.emit()
         before = self._shown
-        after = self._ordered(sorted(before))
+        after = self._arranged(sorted(i for i in before if i != GROUP), group=GROUP in before)
         new_row = {i: row for row, i in enumerate(after)}
         self._shown = after
         old_indexes = self.persistentIndexList()
@@ -284,6 +351,8 @@ class DiagnosticsModel(QAbstractTableModel):
         if not index.isValid() or not 0 <= index.row() < len(self._shown):
             return None
         position = self._shown[index.row()]
+        if position == GROUP:
+            return self._group_data(index.column(), role)
         if position < 0:
             return None  # a row on its way out during an update
         d = self._all[position]
@@ -301,6 +370,34 @@ class DiagnosticsModel(QAbstractTableModel):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.UserRole:
             return identity(d)
+        return None
+
+    def _group_data(self, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == SEVERITY:
+                return SEVERITY_LABELS[Severity.INFO]
+            if column == CODE:
+                return PLAIN_NOTE
+            if column == PATH:
+                return ("▾ " if self._expanded else "▸ ") + self.group_text()
+            if column == MESSAGE:
+                return "Markdown files that are not records: listed, linked and searchable as notes. " + (
+                    "Double-click to fold them." if self._expanded else "Double-click to list them."
+                )
+            return ""
+        if role == Qt.ItemDataRole.DecorationRole and column == SEVERITY:
+            icon = self._icons.get(Severity.INFO)
+            if icon is None:
+                icon = self._icons[Severity.INFO] = severity_icon(Severity.INFO)
+            return icon
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return literal(
+                f"{self._group_count:,} notes, each with one info diagnostic ({PLAIN_NOTE}).\n"
+                "Double-click or Enter lists or folds them; Adopt Notes… (right-click) "
+                "turns notes into records."
+            )
+        if role == Qt.ItemDataRole.UserRole:
+            return GROUP_KEY
         return None
 
     def headerData(

@@ -33,6 +33,7 @@ from knowledge_desktop.ui.models.backlinks_model import BacklinksModel
 from knowledge_desktop.ui.models.tree_model import ALT_KEY_ROLE, LINE_ROLE, MARK_ROLE, OPEN_KEY_ROLE
 from knowledge_desktop.ui.panes.backlinks_docs import DocumentationSection
 from knowledge_desktop.ui.panes.base import Pane
+from knowledge_desktop.ui.panes.note_backlinks import note_backlinks
 from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.tasks import Runner
 
@@ -218,7 +219,7 @@ class BacklinksPane(Pane):
             )
             return
         self.runner.submit(
-            lambda: vault.backlinks(path),
+            lambda: note_backlinks(vault, path, vault.backlinks(path)),
             lambda result: self._loaded(path, result),
             lambda message: self._failed(path, message),
             key="backlinks",
@@ -236,7 +237,7 @@ class BacklinksPane(Pane):
         title = result.get("title") or result.get("path") or path
         counts = result.get("counts", {})
         total = sum(counts.values()) if counts else 0
-        if not result.get("id"):
+        if not result.get("id") and not result.get("note"):
             self._show_message(f"{title} is not a record, so nothing can link to it by id.")
             return
         if total == 0:

@@ -112,6 +112,11 @@ class CatalogPane(Pane):
         """The tree when it shows, else the filter box (a message page takes no keys)."""
         return self.tree if self.stack.currentWidget() is self.tree else self.filters.filter
 
+    def show_tag(self, tag: str) -> None:
+        """List only what carries `tag` (a `#tag` clicked in the Record pane)."""
+        self.filters.choose_tag(tag)
+        self._query_changed()
+
     # -- settings ------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
         self.filters.save(settings)
@@ -219,7 +224,8 @@ class CatalogPane(Pane):
         total = tree["total"]
         invalid = sum(p["invalid"] for p in tree["partitions"])
         unrecognized = tree["unrecognized"]
-        if total == 0 and unrecognized == 0:
+        notes = (tree.get("notes") or {}).get("count", 0)
+        if total == 0 and unrecognized == 0 and notes == 0:
             if self.filtered:
                 self._show_empty(
                     "Nothing matches this filter. Clear the filter box or set the facets to All."
@@ -232,6 +238,8 @@ class CatalogPane(Pane):
         else:
             self.stack.setCurrentWidget(self.tree)
         parts = [f"{total:,} records"]
+        if notes:
+            parts.append(f"{notes:,} note{'' if notes == 1 else 's'}")
         if invalid:
             parts.append(f"{invalid:,} invalid")
         if unrecognized:

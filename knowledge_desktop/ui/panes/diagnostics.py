@@ -5,6 +5,11 @@ so thousands of rows cost nothing per row. Above it, severity toggles that
 show the totals, a code picker and a filter box narrow what is listed.
 Double-click or Enter asks the window to open the file at the line.
 
+Notes' `plain-note` info rows are one group row ("6,571 plain notes —
+Adopt…", see the model) that double-click or Enter unfolds; its Adopt Notes…
+action (right-click, or the Adopt… button shown while there are notes) asks
+the window for File › Adopt Notes… (`adopt_requested`).
+
 When files change the pane reloads the list on a worker and the model
 reports only the rows that came and went, so the problem the user was
 looking at stays selected and the table does not jump. If that problem was
@@ -52,16 +57,17 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.export import export_diagnostics
 from knowledge_desktop.ui.models.diagnostics_model import (
     CODE,
+    GROUP_KEY,
     LINE,
     MESSAGE,
     PATH,
+    PLAIN_NOTE,
     RECORD,
     SEVERITY,
     DiagnosticKey,
     DiagnosticsModel,
     Prepared,
     code_description,
-    identity,
     prepare,
     severity_icon,
 )
@@ -117,6 +123,8 @@ class _MiddleElide(QStyledItemDelegate):
 
 class DiagnosticsPane(Pane):
     title = "Diagnostics"
+    adopt_requested = Signal()
+    """The user asked to adopt the vault's notes (File › Adopt Notes…)."""
     reads = frozenset((DIAGNOSTICS, CATALOG))
     """CATALOG too: a title or alias edit can make or end a possible duplicate."""
 
@@ -162,6 +170,12 @@ class DiagnosticsPane(Pane):
         self.export_button.setToolTip("Save the diagnostics as HTML, JSON, CSV or Markdown")
         self.export_button.clicked.connect(lambda: self.export_dialog(self.window()))
         bar.addWidget(self.export_button)
+        self.adopt_button = QToolButton()
+        self.adopt_button.setText("Adopt…")
+        self.adopt_button.setToolTip("Turn the vault's plain notes into records (File › Adopt Notes…)")
+        self.adopt_button.clicked.connect(self.adopt_requested)
+        self.adopt_button.hide()
+        bar.addWidget(self.adopt_button)
 
         self.table = _ProblemTable()
         self.table.setModel(self.model)
@@ -193,8 +207,12 @@ class DiagnosticsPane(Pane):
         copy.triggered.connect(self.copy_selected)
         open_action = QAction("Open Record at Line", self.table)
         open_action.triggered.connect(lambda: self._open_index(self.table.currentIndex()))
+        adopt_action = QAction("Adopt Notes…", self.table)
+        adopt_action.setToolTip("Turn the vault's plain notes into records")
+        adopt_action.triggered.connect(self.adopt_requested)
         self.table.addAction(open_action)
         self.table.addAction(copy)
+        self.table.addAction(adopt_action)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
 
         self.empty_label = QLabel(EMPTY_NO_VAULT)
@@ -293,7 +311,7 @@ class DiagnosticsPane(Pane):
             n = totals[severity]
             button.setText(f"{n} {one if n == 1 else many}")
         total = sum(totals.values())
-        shown = self.model.rowCount()
+        shown = self.model.shown_count
         self.shown_label.setText("" if shown == total else f"{shown} of {total} shown")
         if self.vault is None:
             self._show_empty(EMPTY_NO_VAULT)
@@ -304,6 +322,9 @@ class DiagnosticsPane(Pane):
         else:
             self.stack.setCurrentWidget(self.table)
         self.export_button.setEnabled(self.vault is not None)
+        self.adopt_button.setVisible(
+            self.vault is not None and self.model.code_counts().get(PLAIN_NOTE, 0) > 0
+        )
 
     def _show_empty(self, text: str) -> None:
         self.empty_label.setText(text)
@@ -313,15 +334,10 @@ class DiagnosticsPane(Pane):
     def _remember(self) -> tuple[DiagnosticKey | None, int, DiagnosticKey | None, int]:
         """The selected problem (and its row), the problem at the top, and the scroll value."""
         current = self.table.currentIndex()
-        selected = self.model.diagnostic(current.row()) if self._is_selected(current) else None
+        selected = self.model.key_at(current.row()) if self._is_selected(current) else None
         top = self.table.indexAt(QPoint(0, 0))
-        anchor = self.model.diagnostic(top.row()) if top.isValid() else None
-        return (
-            identity(selected) if selected else None,
-            current.row() if selected else -1,
-            identity(anchor) if anchor else None,
-            self.table.verticalScrollBar().value(),
-        )
+        anchor = self.model.key_at(top.row()) if top.isValid() else None
+        return (selected, current.row() if selected else -1, anchor, self.table.verticalScrollBar().value())
 
     def _restore(
         self, state: tuple[DiagnosticKey | None, int, DiagnosticKey | None, int], *, next_problem: bool = True
@@ -335,8 +351,9 @@ class DiagnosticsPane(Pane):
         selected, old_row, anchor, scroll = state
         rows = self.model.rowCount()
         if selected is not None and rows:
-            now = self.selected_diagnostic()
-            if now is None or identity(now) != selected:
+            current = self.table.currentIndex()
+            now = self.model.key_at(current.row()) if self._is_selected(current) else None
+            if now != selected:
                 row = self.model.row_of(selected)
                 if row < 0 and next_problem:
                     row = min(old_row, rows - 1)
@@ -371,8 +388,19 @@ class DiagnosticsPane(Pane):
     def _open_index(self, index: QModelIndex) -> None:
         if not index.isValid():
             return
+        if self.model.is_group(index.row()):
+            self.toggle_group()
+            return
         d = self.model.diagnostic(index.row())
         self.open_requested.emit(d.path, d.line or 0)
+
+    def toggle_group(self) -> None:
+        """List the notes under the group row, or fold them back, keeping the group selected."""
+        self.model.toggle_group()
+        row = self.model.row_of(GROUP_KEY)
+        if row >= 0:
+            self.select_row(row)
+        self._update_counts()
 
     def _enter_table(self) -> None:
         if self.model.rowCount():

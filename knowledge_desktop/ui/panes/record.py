@@ -25,13 +25,13 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QPalette
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import QueryError
-from knowledge_desktop.engine.fs.inside import open_inside
+from knowledge_desktop.engine.fs.inside import open_inside, read_inside, real_path
 from knowledge_desktop.engine.links.extract import MAX_BRACKET_DEPTH, bracket_depth
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
@@ -46,7 +46,7 @@ from knowledge_desktop.ui.render import (
     render_gone_banner,
     render_header,
 )
-from knowledge_desktop.ui.render.markdown import generated_targets
+from knowledge_desktop.ui.render.markdown import Embedded, Hooks, generated_targets
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.widgets.record_browser import RecordBrowser
 from knowledge_desktop.ui.widgets.source_view import SourceView
@@ -65,6 +65,15 @@ _LONG_LINE = re.compile(f"[^\n]{{{LINE_LIMIT + 1},}}")
 _UNBROKEN = re.compile(f"\\S{{{LINE_LIMIT + 1}}}")
 EMPTY_TEXT = "Select a record in the catalog, or press Ctrl+K to search."
 RENDERED_TAB, SOURCE_TAB, HISTORY_TAB, FACTS_TAB = 0, 1, 2, 3
+IMAGE_LIMIT = 16 * 1024 * 1024
+"""Images larger than this (bytes) are not shown."""
+IMAGE_COUNT = 64
+"""At most this many images are read for one file (embeds included)."""
+IMAGE_WIDTH = 640
+"""Wider images are scaled down to this width."""
+EMBED_COUNT = 32
+"""At most this many embedded notes are read for one file."""
+IMAGE_SCHEME = "vault-image"
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,8 @@ class Loaded:
     document: str
     gone: bool = False
     moved_to: dict[str, Any] | None = None
+    images: dict[str, QImage] | None = None
+    """The decoded images the document shows, by the resource name in its `<img src>`."""
 
 
 def _cut_line(match: re.Match[str]) -> str:
@@ -168,6 +179,75 @@ def _generated_key(vault: Vault, kind: str, target: str, scope: Any, folder: str
     return str(record["path"]) if isinstance(record, dict) and record.get("path") else None
 
 
+class NoteHooks:
+    """Runs on the worker that renders a file: reads embedded notes (`Vault.show`) and the
+    images a body shows, each only when it is a regular file inside the vault (`read_inside`
+    refuses a path or a link leading out), decoded here into a QImage the document is
+    handed by name. Nothing else is ever loaded: the document refuses every other resource."""
+
+    def __init__(self, vault: Vault, path: str, scope: Any = None) -> None:
+        self.vault = vault
+        self.images: dict[str, QImage] = {}
+        self._named: dict[str, str | None] = {}
+        self._embeds = 0
+        self._scope = scope
+        self._folder = posixpath.dirname(path)
+        self.hooks = Hooks(
+            embed=self.embed,
+            image=self.image,
+            resolve=self.resolve,
+            folder=self._folder,
+            seen=frozenset({path}),
+        )
+
+    def resolve(self, target: str) -> str | None:
+        """An embed a record makes (the index keeps no row for it): looked up as a link."""
+        if self._embeds >= EMBED_COUNT:
+            return None
+        return _generated_key(self.vault, "wiki", target, self._scope, self._folder)
+
+    def embed(self, path: str) -> Embedded | None:
+        self._embeds += 1
+        if self._embeds > EMBED_COUNT:
+            return None
+        try:
+            view = self.vault.show(path)
+        except (QueryError, OSError):
+            return None
+        title = str(view.get("title") or posixpath.basename(path).removesuffix(".md"))
+        return Embedded(
+            path,
+            title,
+            str(view.get("body") or ""),
+            int(view.get("bodyLine") or 1),
+            view.get("references") or [],
+        )
+
+    def image(self, paths: Any) -> str | None:
+        for rel in paths:
+            if rel not in self._named:
+                self._named[rel] = self._read(rel)
+            if self._named[rel] is not None:
+                return self._named[rel]
+        return None
+
+    def _read(self, rel: str) -> str | None:
+        if len(self.images) >= IMAGE_COUNT:
+            return None
+        try:
+            data = read_inside(self.vault.root, rel, IMAGE_LIMIT)
+        except OSError:
+            return None
+        image = QImage.fromData(data)
+        if image.isNull():
+            return None
+        if image.width() > IMAGE_WIDTH:
+            image = image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+        name = f"{IMAGE_SCHEME}:{len(self.images)}"
+        self.images[name] = image
+        return name
+
+
 def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None) -> Loaded:
     """Runs on a worker: the record at `path`, or — when it is gone — the last one marked gone."""
     rows = vault.find(path)
@@ -197,6 +277,10 @@ def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None
         for d in view.get("diagnostics") or []
         if isinstance(d.get("line"), int)
     ]
+    reader = NoteHooks(vault, path, view.get("scope"))
+    document = render_document(
+        view, context, colors, notice=notice, render_body=renderable, hooks=reader.hooks
+    )
     return Loaded(
         path=path,
         view=view,
@@ -206,7 +290,8 @@ def load_record(vault: Vault, path: str, colors: Colors, previous: Loaded | None
         render_body=renderable,
         notice=notice,
         header=render_header(view, context, colors),
-        document=render_document(view, context, colors, notice=notice, render_body=renderable),
+        document=document,
+        images=reader.images,
     )
 
 
@@ -236,6 +321,8 @@ def _blend(base: QColor, over: QColor, amount: float) -> str:
 
 class RecordPane(Pane):
     title = "Record"
+    tag_requested = Signal(str)
+    """A `#tag` in the rendered text was clicked: show what carries it (name without `#`)."""
     # `reads` stays every projection: the pane shows a record's row, links, dates,
     # diagnostics and its body, which a text-only change edits; `apply_change` narrows
     # by path and id.
@@ -244,6 +331,7 @@ class RecordPane(Pane):
         super().__init__(runner, parent)
         self.loaded: Loaded | None = None
         self._pending_line = 0
+        self._pending_anchor: tuple[str, str] | None = None
         self._keep_scroll = False
 
         self.empty = QLabel(EMPTY_TEXT)
@@ -398,6 +486,9 @@ class RecordPane(Pane):
         position = bar.value() if keep else 0
         self.loaded = loaded
         self.header.setText(loaded.header)
+        document = self.browser.document()
+        for name, image in (loaded.images or {}).items():
+            document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
         self.browser.setHtml(loaded.document)
         bar.setValue(min(position, bar.maximum()))
         if not keep or self.source.toPlainText() != loaded.source:
@@ -422,6 +513,10 @@ class RecordPane(Pane):
             line, self._pending_line = self._pending_line, 0
             self.tabs.setCurrentIndex(SOURCE_TAB)
             self.source.goto_line(line)
+        elif self._pending_anchor is not None and self._pending_anchor[0] == loaded.path:
+            self.tabs.setCurrentIndex(RENDERED_TAB)
+            self.browser.scrollToAnchor(self._pending_anchor[1])
+        self._pending_anchor = None
 
     def _on_failed(self, message: str) -> None:
         self.loaded = None
@@ -449,8 +544,18 @@ class RecordPane(Pane):
     # -- links ------------------------------------------------------------------------------
     def _follow(self, url: str) -> None:
         anchor = parse_anchor(url)
-        if anchor.action == "record":
+        if anchor.action == "record" and anchor.fragment:
+            if self.loaded is not None and anchor.value == self.loaded.path:
+                self.browser.scrollToAnchor(anchor.fragment)  # a heading or block of this note
+            else:
+                self._pending_anchor = (anchor.value, anchor.fragment)
+                self.open_requested.emit(anchor.value, 0)
+        elif anchor.action == "record":
             self.open_requested.emit(anchor.value, anchor.line)
+        elif anchor.action == "tag":
+            self.tag_requested.emit(anchor.value)
+        elif anchor.action == "attachment":
+            self._open_attachment(anchor.value)
         elif anchor.action == "line":
             self.reveal_line(int(anchor.value))
         elif anchor.action == "fragment":
@@ -461,13 +566,31 @@ class RecordPane(Pane):
         else:
             self.status_message.emit(f"Not opened: {url} is not a link the app follows")
 
+    def _open_attachment(self, rel: str) -> None:
+        """A linked PDF or other file of the vault, opened by the desktop; never one outside it."""
+        if self.vault is None:
+            return
+        try:
+            real = real_path(self.vault.root, rel)
+        except OSError:
+            self.status_message.emit(f"Not opened: {rel} leads outside the vault")
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(real))
+        self.status_message.emit(f"Opened {rel} outside the app")
+
     def _hover(self, url: QUrl) -> None:
         """Say in the status bar where a hovered link leads, as a browser would."""
         if not url.toString():
             self.status_message.emit("")
         else:
             anchor = parse_anchor(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
-            where = {"record": "Open ", "line": "Show source line ", "external": "Open outside the app: "}
+            where = {
+                "record": "Open ",
+                "line": "Show source line ",
+                "tag": "Show what is tagged #",
+                "attachment": "Open in its application: ",
+                "external": "Open outside the app: ",
+            }
             self.status_message.emit(where.get(anchor.action, "") + anchor.value)
 
     # -- look ------------------------------------------------------------------------------

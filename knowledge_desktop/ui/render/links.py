@@ -2,8 +2,12 @@
 
 Rendered links carry one of three kinds of address:
 
-- `record:<key>` — open a record by id or vault-relative path (percent-encoded,
-  so a `#<n>` suffix can add the line to show);
+- `record:<key>` — open a record or note by id or vault-relative path
+  (percent-encoded, so a `#<n>` suffix can add the line to show, or a
+  `#h-…` / `#b-…` suffix the heading or block to scroll to);
+- `tag:<name>` — show the notes and records carrying a tag (`#nested/tag`);
+- `attachment:<path>` — open a vault file that is not Markdown (a PDF the
+  index resolved a link to) in the desktop's application for it;
 - `#<name>` — scroll to a section of the rendered record itself;
 - `line:<n>` — show this file's source at one-based line n;
 - `http:`, `https:`, `mailto:` — handed to the desktop to open outside the app.
@@ -24,11 +28,23 @@ from urllib.parse import quote, unquote
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
+_TAG_NAME = re.compile(r"[\w/-]+", re.UNICODE)
+_FRAGMENT = re.compile(r"[hb]-[\w-]+", re.UNICODE)
 
 
 def record_href(key: str) -> str:
     """The internal address that opens a record by id or vault-relative path."""
     return "record:" + quote(key, safe="/_-.~")
+
+
+def tag_href(name: str) -> str:
+    """The internal address that filters the catalog by a tag (written without `#`)."""
+    return "tag:" + quote(name, safe="/_-")
+
+
+def attachment_href(path: str) -> str:
+    """The internal address that opens a vault file that is not Markdown, outside the app."""
+    return "attachment:" + quote(path, safe="/_-.~")
 
 
 def line_href(line: int) -> str:
@@ -54,10 +70,12 @@ def external_href(url: str) -> str | None:
 class Anchor:
     """What a clicked address asks for."""
 
-    action: Literal["record", "line", "fragment", "external", "refused"]
+    action: Literal["record", "line", "fragment", "tag", "attachment", "external", "refused"]
     value: str
     line: int = 0
     """For `record`: the one-based line to show (from a `#<n>` suffix), 0 for none."""
+    fragment: str = ""
+    """For `record`: the heading or block anchor to scroll to (a `#h-…`/`#b-…` suffix)."""
 
 
 def parse_anchor(url: str) -> Anchor:
@@ -70,7 +88,20 @@ def parse_anchor(url: str) -> Anchor:
         key = unquote(quoted)
         if not key:
             return Anchor("refused", url)
+        fragment = unquote(suffix)
+        if _FRAGMENT.fullmatch(fragment):
+            return Anchor("record", key, 0, fragment)
         return Anchor("record", key, int(suffix) if suffix.isdigit() else 0)
+    if scheme == "attachment":
+        path = unquote(url.split(":", 1)[1])
+        return (
+            Anchor("attachment", path)
+            if path and not path.startswith(("/", "\\"))
+            else Anchor("refused", url)
+        )
+    if scheme == "tag":
+        name = unquote(url.split(":", 1)[1])
+        return Anchor("tag", name) if _TAG_NAME.fullmatch(name) else Anchor("refused", url)
     if scheme == "line":
         number = url.split(":", 1)[1]
         return Anchor("line", number) if number.isdigit() and int(number) > 0 else Anchor("refused", url)

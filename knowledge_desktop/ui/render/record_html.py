@@ -15,9 +15,19 @@ from typing import Any
 
 from knowledge_desktop.ui.render import sections
 from knowledge_desktop.ui.render.links import line_href, record_href
-from knowledge_desktop.ui.render.markdown import render_markdown
+from knowledge_desktop.ui.render.markdown import Hooks, render_markdown
+from knowledge_desktop.ui.render.note_text import split_properties
 from knowledge_desktop.ui.render.theme import Colors
-from knowledge_desktop.ui.render.values import LIFECYCLE_TONES, badge, esc, instant_html, muted
+from knowledge_desktop.ui.render.values import (
+    LIFECYCLE_TONES,
+    badge,
+    esc,
+    field_rows,
+    instant_html,
+    muted,
+    section,
+    value_html,
+)
 
 BANNER_DIAGNOSTICS = 3
 
@@ -33,6 +43,9 @@ a {{ color: {colors.link}; }}
 .link-ambiguous, .link-outside, .link-broken-merge, .link-not-indexed, .link-unindexed {{
   color: {colors.warning}; }}
 sup {{ font-size: small; }}
+a.tag {{ color: {colors.link}; background-color: {colors.alt_base}; text-decoration: none; }}
+.embed-missing {{ color: {colors.muted}; font-style: italic; }}
+table.embed {{ background-color: {colors.alt_base}; margin-top: 6px; margin-bottom: 6px; }}
 pre {{ background-color: {colors.alt_base}; font-family: monospace; white-space: pre-wrap; }}
 code {{ font-family: monospace; background-color: {colors.alt_base}; }}
 p.raw {{ font-family: monospace; color: {colors.muted}; }}
@@ -101,9 +114,8 @@ def lifecycle_banners(view: dict[str, Any], context: dict[str, Any], colors: Col
     return out
 
 
-def problem_banners(view: dict[str, Any], colors: Colors) -> str:
-    found = view.get("diagnostics") or []
-    ranked = sorted(found, key=lambda d: {"error": 0, "warning": 1}.get(str(d.get("severity")), 2))
+def _listed(ranked: list[dict[str, Any]]) -> str:
+    """The first few findings, each with a link to its line in the source."""
     listed = "".join(
         f"<br/>• {esc(d.get('message'))}"
         + (
@@ -116,8 +128,26 @@ def problem_banners(view: dict[str, Any], colors: Colors) -> str:
     more = len(ranked) - BANNER_DIAGNOSTICS
     if more > 0:
         listed += "<br/>" + muted(f'… and {more} more under <a href="#problems">Problems</a>')
+    return listed
+
+
+def problem_banners(view: dict[str, Any], colors: Colors) -> str:
+    found = view.get("diagnostics") or []
+    ranked = sorted(found, key=lambda d: {"error": 0, "warning": 1}.get(str(d.get("severity")), 2))
+    listed = _listed(ranked)
     out = ""
-    if view.get("status") != "record":
+    if view.get("status") == "note":
+        # A note is not a defect; an error in it (a frontmatter that is not YAML) is.
+        if any(d.get("severity") == "error" for d in found):
+            errors = [d for d in ranked if d.get("severity") == "error"]
+            out += _banner(
+                "error",
+                "Problem in this note.",
+                "It is listed, linked and searchable; what it says below may be incomplete."
+                + _listed(errors),
+                colors,
+            )
+    elif view.get("status") != "record":
         out += _banner(
             "error",
             "Not a record.",
@@ -168,15 +198,22 @@ def render_document(
     notice: str | None = None,
     render_body: bool = True,
     now: datetime | None = None,
+    hooks: Hooks | None = None,
 ) -> str:
     """The scrolling part of the Record pane. `banners` is trusted HTML put on top
-    (the gone banner); `notice` is plain text telling why the body is not rendered."""
+    (the gone banner); `notice` is plain text telling why the body is not rendered;
+    `hooks` lets the body show embeds and images inside the vault (`markdown.Hooks`)."""
     now = now or datetime.now(UTC)
     kind = view.get("kind")
+    note = view.get("status") == "note"
     parts = [banners, lifecycle_banners(view, context, colors), problem_banners(view, colors)]
     if notice:
         parts.append(_banner("warning", "Not rendered.", esc(notice), colors))
     body = view.get("body") or ""
+    properties: list[tuple[str, str]] = []
+    if note:
+        properties, body = split_properties(body)
+        parts.append(note_properties(view.get("frontmatter"), properties))
     if render_body and body.strip():
         parts.append(
             render_markdown(
@@ -184,6 +221,7 @@ def render_document(
                 int(view.get("bodyLine") or 1),
                 view.get("references") or [],
                 context.get("generatedLinks"),
+                hooks=hooks,
             )
         )
     elif render_body and kind == "page":
@@ -195,7 +233,7 @@ def render_document(
     parts.append(sections.evidence_section(view, context, colors))
     if kind == "page":
         parts.append(sections.fields_section(view, context))
-    if view.get("frontmatter"):
+    if view.get("frontmatter") and not note:
         parts.append(sections.record_section(view, context))
         parts.append(sections.other_fields_section(view))
     parts.append(sections.diagnostics_section(view, colors))
@@ -206,8 +244,22 @@ def render_document(
     )
 
 
+def note_properties(frontmatter: Any, logseq: list[tuple[str, str]]) -> str:
+    """A note's frontmatter (Obsidian's properties) and Logseq `key:: value` lines, as one
+    table above its text; a frontmatter that is not a mapping is shown as written."""
+    rows: list[tuple[str, str]] = []
+    if isinstance(frontmatter, dict):
+        rows += [(str(k), value_html(v)) for k, v in frontmatter.items()]
+    elif frontmatter not in (None, ""):
+        rows.append(("(frontmatter)", value_html(frontmatter)))
+    rows += [(k, esc(v)) for k, v in logseq]
+    return section("Properties", field_rows(rows), "properties")
+
+
 def kind_line(view: dict[str, Any], context: dict[str, Any]) -> str:
-    """'Page · Person', 'Claim · decision', 'Relationship · Leads', or 'Unrecognized file'."""
+    """'Page · Person', 'Claim · decision', 'Relationship · Leads', 'Note', or 'Unrecognized file'."""
+    if view.get("status") == "note":
+        return "Note"
     if view.get("status") != "record":
         return "Unrecognized file"
     kind = str(view.get("kind") or "record").capitalize()

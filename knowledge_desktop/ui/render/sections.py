@@ -325,9 +325,14 @@ def other_fields_section(view: dict[str, Any]) -> str:
 
 
 def diagnostics_section(view: dict[str, Any], colors: Colors) -> str:
-    found = view.get("diagnostics") or []
+    # A note's `plain-note` info is not a problem: it is said once, quietly, at the end.
+    every = view.get("diagnostics") or []
+    found = [d for d in every if d.get("code") != "plain-note"]
+    about = "".join(
+        f"<p class='muted'>{esc(d.get('message'))}</p>" for d in every if d.get("code") == "plain-note"
+    )
     if not found:
-        return ""
+        return about
     items = []
     for d in found:
         tone = SEVERITY_TONES.get(str(d.get("severity")), "info")
@@ -340,4 +345,4 @@ def diagnostics_section(view: dict[str, Any], colors: Colors) -> str:
             f"<p>{badge(str(d.get('severity')), tone, colors)} {where} "
             f"<code class='muted'>{esc(d.get('code'))}</code><br/>{esc(d.get('message'))}</p>"
         )
-    return section(f"Problems ({len(found)})", "".join(items), "problems")
+    return section(f"Problems ({len(found)})", "".join(items), "problems") + about

@@ -131,6 +131,16 @@ class CatalogFilters(QWidget):
             self._syncing = False
         self._wanted_tag = None
 
+    def choose_tag(self, tag: str) -> None:
+        """Filter by `tag` (a clicked `#tag`), offering it even before the vault's tag list
+        names it (an inline tag of a note the list has not caught up with)."""
+        found = self.tag.findData(tag)
+        if found < 0:
+            self.tag.addItem(f"#{tag}", tag)
+            found = self.tag.count() - 1
+        self.filters_button.setChecked(True)
+        self.tag.setCurrentIndex(found)  # fires `changed` when it is a new choice
+
     # -- settings ------------------------------------------------------------------------
     def save(self, settings: QSettings) -> None:
         settings.setValue("catalog/facets_shown", self.filters_button.isChecked())
