@@ -64,6 +64,8 @@ class Session:
         self.rng = random.Random(self.seed)
         self.serial = 0
         self.kills = 0
+        self.random_landed = 0
+        """Random kills that struck inside a write transaction (`fk.Run.landed`)."""
         kit.page("private/projects/pr.md", "pg_pr", "PR 42", type="project")
         for n in range(1, CLAIMS + 1):
             if operation == "merge":
@@ -128,6 +130,8 @@ class Session:
         else:
             assert outcome.killed or outcome.returncode == 0, outcome
         self.kills += outcome.killed
+        if point is None:
+            self.random_landed += outcome.landed
         self.check(request, before, ids)
 
     def span(self, operation: str) -> float:
@@ -189,3 +193,5 @@ def test_killed_lifecycle_writes_leave_each_record_wholly_old_or_wholly_new(
             break
         session.kill(operation, None)
     assert session.kills == len(points) + RANDOM_KILLS
+    landed = f"{session.random_landed} in a transaction"
+    print(f"{operation}: {len(points)} at named points, {RANDOM_KILLS} random ({landed})")

@@ -50,6 +50,8 @@ class Session:
         self.rng = random.Random(seed)
         self.serial = 0
         self.kills = 0
+        self.random_landed = 0
+        """Random kills that struck inside a write transaction (`fk.Run.landed`)."""
         kit.page(BASE, "pg_base", "Base", type="note", body="Base body.\n")
         kit.page("private/people/ada.md", "pg_ada", "Ada", type="person", body="See [[Base]].\n")
         kit.scan()
@@ -87,6 +89,8 @@ class Session:
         else:
             assert outcome.killed or outcome.returncode == 0, outcome
         self.kills += outcome.killed
+        if point is None:
+            self.random_landed += outcome.landed
         self.check(request, before)
 
     def span(self, operation: str) -> float:
@@ -143,6 +147,8 @@ def test_killed_writes_leave_each_record_wholly_old_or_wholly_new(
             break
         session.kill(operation, None)
     assert session.kills == len(POINTS) + RANDOM_KILLS
+    landed = f"{session.random_landed} in a transaction"
+    print(f"{operation}: {len(POINTS)} at named points, {RANDOM_KILLS} random ({landed})")
 
 
 @pytest.mark.soak
