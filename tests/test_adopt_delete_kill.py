@@ -99,9 +99,17 @@ def journaled(root: Path, after: int) -> tuple[str, dict[str, tuple[bytes | None
         conn.close()
 
 
-def check(root: Path, scratch: Path, before: dict[str, bytes], after: int, resume: bool) -> str:
+def check(
+    root: Path,
+    scratch: Path,
+    before: dict[str, bytes],
+    after: int,
+    resume: bool,
+    outside: dict[str, bytes] | None = None,
+) -> str:
     """Everything a kill must leave whole (`after`: the last journal seq before the killed
-    run); the killed request's final state ("none": never journaled)."""
+    run); the killed request's final state ("none": never journaled). `outside`: files
+    another program writes after the kill, before the recovery (which must keep them)."""
     request_id, written = journaled(root, after)
     now = files(root)
     if not request_id:  # killed before the intent committed: nothing written
@@ -111,6 +119,8 @@ def check(root: Path, scratch: Path, before: dict[str, bytes], after: int, resum
     assert {p: b for p, b in now.items() if p not in written} == {
         p: b for p, b in before.items() if p not in written
     }
+    for path, data in (outside or {}).items():
+        (root / path).write_bytes(data)
     if resume and request_id:  # `resume` opens the vault (carrying out what was pending), then answers
         assert main(["resume", str(root), request_id, "--json"]) in (0, 4)
     with Vault.open(root) as vault:
@@ -121,7 +131,7 @@ def check(root: Path, scratch: Path, before: dict[str, bytes], after: int, resum
         now = files(root)
         side = 1 if state == "published" else 0  # wholly new, or wholly put back
         for path, pair in written.items():
-            assert now.get(path) == pair[side], f"{path} after {state}"
+            assert now.get(path) == (outside or {}).get(path, pair[side]), f"{path} after {state}"
         assert [p for p in root.rglob(".*.tmp") if ".knowledge" not in p.parts] == []
         assert snapshot(vault) == fresh_snapshot(root, scratch)
     return state
@@ -145,6 +155,26 @@ def test_a_killed_adopt_leaves_every_note_wholly_plain_or_wholly_adopted(
         states.append(check(root, tmp_path, before, 0, resume=n % 2 == 0))
     # Before the intent committed: nothing; after: carried out (nothing changed since).
     assert dict(zip(ADOPT_POINTS, states, strict=True)) == {p: outcome(p) for p in ADOPT_POINTS}
+
+
+def test_a_killed_adopt_with_an_outside_edit_after_it_is_rolled_back_whole(
+    tmp_path: Path, killer: fk.Launcher
+) -> None:
+    """Killed half-way through its files; another program then edits a note the adopt had
+    not reached: `resume` puts back every note it had rewritten, keeps the outside edit,
+    and the journal says rolled-back."""
+    root = tmp_path / "vault"
+    obsidian_notes(root / "private", NOTES)
+    before = files(root)
+    assert fk.run_cli(killer, ["scan", str(root)]).returncode == 0
+    run = fk.run_cli(killer, ["adopt", str(root), "--json"], point=f"step:replaced:{NOTES // 2}")
+    assert run.killed, run.stderr[-2000:]
+    _request, written = journaled(root, 0)
+    untouched = sorted(p for p, (old, _new) in written.items() if (root / p).read_bytes() == old)
+    assert untouched, "the kill came after every replacement"
+    edit = {untouched[-1]: before[untouched[-1]] + b"\nEdited elsewhere meanwhile.\n"}
+    assert check(root, tmp_path, before, 0, resume=True, outside=edit) == "rolled-back"
+    assert files(root) == {**before, **edit}
 
 
 @pytest.fixture
