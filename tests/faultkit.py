@@ -1,8 +1,9 @@
 """Kill and fault harness: run the CLI or the window in a process of its own, SIGKILL it
 after a random delay or at a named point, then check what it left behind.
 
-Reusable by any test that must survive a crash (the write side will kill its
-operations the same way). The pieces:
+Used by every test that must survive a crash, read side and write side (the write
+side's harness, once `tests/writekill.py`, was a copy of the launcher with its own kill
+points; it is folded in here). The pieces:
 
 Launching — `Launcher` (a context manager)::
 
@@ -21,10 +22,14 @@ Launching — `Launcher` (a context manager)::
   kill is `SIGKILL` to the whole process group (the window's parse workers
   die with it), or with `kill(group=False)` to the command alone; `marked`
   then finds what it left running (`tests/test_orphans.py`). Named points
-  (`kill_at`): "begin:N", "commit:N" (the Nth write transaction's work is
-  done, COMMIT not yet sent) and "committed:N",
-  counted over `Store.write` in the killed process; `kill_at="count"` only
-  counts them (`run.transactions`), so a test can kill at every boundary.
+  (`kill_at`, see `install_kill_point`): "begin:N", "commit:N" (the Nth write
+  transaction's work is done, COMMIT not yet sent), "committed:N", and for the
+  write side "durable:N", "step:NAME" (the publish path's steps) and "fsync:N".
+  Every command notes as it goes how many transactions it began and how many are
+  open (`Tracker`), so after a kill `run.landed` says whether it struck inside
+  one and `run.transactions` how many it ran (`kill_at="count"` kills nowhere), so
+  a test can kill at every boundary. `run_cli` runs `knowledge ARGS` in the calling
+  test's user folders (the write kill tests; `Launcher(preload=CLI_PRELOAD)`).
 
 Checking — `dump(db)` reads a state database as the next open would (WAL
 recovery included) into a `Dump`: `PRAGMA integrity_check`, FTS5's own
@@ -67,6 +72,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 PRELOAD = ("knowledge_desktop.cli", "knowledge_desktop.ui.app", "knowledge_desktop.ui.main_window")
 """What the fork server imports before it forks anything."""
+CLI_PRELOAD = ("knowledge_desktop.cli",)
+"""…when it only runs the CLI (no Qt to import)."""
 
 # -- commands -------------------------------------------------------------------------------
 
@@ -84,6 +91,35 @@ def window(vault: Path, *, event_log: Path | None = None, watch: bool = True) ->
     if not watch:
         out.append("--no-watch")
     return out
+
+
+def run_cli(
+    launcher: Launcher, argv: list[str], *, point: str | None = None, after: float | None = None
+) -> Run:
+    """`knowledge ARGV`, killed at `point` or `after` seconds, in the user folders this
+    process has now (a test's own, `tests/conftest.py`), so that the test's own opens of
+    the vault and the command's remember it in the same place."""
+    return launcher.run(cli(*argv), kill_at=point, kill_after=after, env=user_env())
+
+
+def user_env() -> dict[str, str]:
+    """The user folders (XDG_*) this process has now: a test's own (`tests/conftest.py`)."""
+    return {k: v for k, v in os.environ.items() if k.startswith("XDG_")}
+
+
+def delete_document(vault: Path, extension: str, ref: str) -> list[str]:
+    """A command that deletes a document through the knowledge API (`documents.delete`, in a
+    session of the installed `extension`), which has no CLI of its own."""
+    return ["tests.faultkit", "delete-document", str(vault), extension, ref]
+
+
+def _delete_document(root: str, extension: str, ref: str) -> None:
+    from knowledge_desktop.engine.api import documents
+    from knowledge_desktop.engine.vault import Vault
+    from knowledge_desktop.engine.vault_api import open_session
+
+    with Vault.open(Path(root)) as vault:
+        documents.delete(open_session(vault, extension), ref)
 
 
 def app_env(home: Path) -> dict[str, str]:
@@ -117,8 +153,15 @@ class Run:
     stderr: str = ""
     delay: float | None = None
     point: str | None = None
-    transactions: int | None = None
-    """Write transactions the command ran, when started with `kill_at="count"`."""
+    transactions: int = 0
+    """Write transactions the command began (`Tracker`)."""
+    open_transactions: int = 0
+    """Write transactions open when it ended (`Tracker`): not 0 only after a kill."""
+
+    @property
+    def landed(self) -> bool:
+        """Killed inside a write transaction: after BEGIN, before COMMIT was sent."""
+        return self.killed and self.open_transactions > 0
 
 
 class Running:
@@ -144,10 +187,38 @@ class Running:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(self.pid, signal.SIGKILL)
 
+    def arm(self) -> None:
+        """Start counting a "+N" kill point from here (see `install_kill_point`)."""
+        (self._out / "armed").touch()
+
+    def alive(self) -> bool:
+        """Still running (not exited, not a zombie waiting to be reaped)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        except OSError:
+            return False
+
+    def kill_inside(self, timeout: float) -> None:
+        """SIGKILL at the first moment within `timeout` s that a write transaction is seen
+        open (polled every half millisecond), else at its end: a random delay then this
+        aims a kill at the transactions, which take a small part of a run. A transaction
+        may close between the look and the kill: `Run.landed` says. (A command that ended
+        meanwhile is not killed: the signal finds a process already gone.)"""
+        deadline = time.monotonic() + timeout
+        while self.alive() and time.monotonic() < deadline and self.progress()[1] == 0:
+            time.sleep(0.0005)
+        self.kill()
+
+    def progress(self) -> tuple[int, int]:
+        """(transactions begun, transactions open) so far, as the command noted them."""
+        return Tracker.read(self._out / "transactions")
+
     def wait(self, timeout: float = 60.0) -> Run:
         status = self.launcher._wait(self.pid, timeout)
         ended = self.killed_at if self.killed_at is not None else time.monotonic()
         signalled = os.WIFSIGNALED(status)
+        transactions, open_transactions = Tracker.read(self._out / "transactions")
         run = Run(
             self.argv,
             killed=signalled and os.WTERMSIG(status) == signal.SIGKILL,
@@ -157,7 +228,8 @@ class Running:
             stderr=_read(self._out / "stderr"),
             delay=self.delay,
             point=self.point,
-            transactions=int(_read(self._out / "transactions") or 0) if self.point == "count" else None,
+            transactions=transactions,
+            open_transactions=open_transactions,
         )
         # Whatever the command started (parse workers) goes with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -231,13 +303,16 @@ class Launcher:
         kill_at: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float = 60.0,
+        inside: float = 0.0,
     ) -> Run:
-        """Run `argv`; SIGKILL it `kill_after` seconds after its start (or at `kill_at`)."""
+        """Run `argv`; SIGKILL it `kill_after` seconds after its start (or at `kill_at`);
+        with `inside`, at the first open transaction within `inside` s from then on
+        (`Running.kill_inside`)."""
         running = self.start(argv, env=env, kill_at=kill_at)
         running.delay = kill_after
         if kill_after is not None:
             time.sleep(max(0.0, running.started + kill_after - time.monotonic()))
-            running.kill()
+            running.kill_inside(inside)
         return running.wait(timeout)
 
     def _wait(self, pid: int, timeout: float) -> int:
@@ -339,7 +414,6 @@ def _reap(pid: int, timeout: float) -> int:
 def _child(spec: dict[str, Any]) -> None:
     """Run one command in this process (forked or fresh) and exit with its status."""
     code = 1
-    counted: list[int] | None = None
     out = Path(spec["out"])
     try:
         with contextlib.suppress(PermissionError):
@@ -351,7 +425,7 @@ def _child(spec: dict[str, Any]) -> None:
             os.dup2(handle, fd)
         os.environ.update(spec["env"])
         os.chdir(spec["cwd"])
-        counted = install_kill_point(spec["point"]) if spec.get("point") else None
+        install_kill_point(spec.get("point"), Tracker(out / "transactions"))
         module, *args = spec["argv"]
         sys.argv = [module, *args]
         sys.modules.pop(module, None)  # preloaded for its imports; runpy runs it afresh
@@ -365,43 +439,131 @@ def _child(spec: dict[str, Any]) -> None:
 
         traceback.print_exc()
     finally:
-        if counted is not None:
-            (out / "transactions").write_text(str(counted[0]))
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
 
 
-def install_kill_point(point: str) -> list[int]:
-    """SIGKILL this process at a named point: "begin:N", "commit:N" or "committed:N" —
-    the Nth write transaction (`Store.write`) right after BEGIN, after its work but
-    before COMMIT, or right after COMMIT. "count" kills nowhere and only counts (the
-    run's `transactions`). Returns the counter."""
+KILL_PHASES = ("begin", "commit", "committed", "durable", "step", "fsync", "count")
+
+
+def install_kill_point(point: str | None, tracker: Tracker | None = None) -> list[int]:
+    """SIGKILL this process at a named point:
+
+    - "begin:N", "commit:N", "committed:N" — the Nth write transaction (`Store.write`)
+      right after BEGIN, after its work but before COMMIT, or right after COMMIT;
+    - "durable:N" — the Nth durable transaction (`Store.write(durable=True)`: the write
+      side's journal and publication), after its work and before COMMIT;
+    - "step:NAME" — at the publish path's step seam (`write.publish.STEP`): "journaled",
+      "replaced:K" (the Kth file of the plan replaced), "reconciled", "published";
+    - "fsync:N" — at the Nth `os.fsync` (1: the temp file of the first replacement is
+      written, not yet renamed over its record);
+    - "count" or None — nowhere (`tracker` still counts).
+
+    "begin:+N", "commit:+N", "committed:+N" count from `Running.arm()` instead of the
+    start: the Nth transaction begun after it (a window's opening runs a number of
+    transactions that varies with timing; a test arms it as it starts the work to kill).
+
+    `tracker` (see `Tracker`) notes every BEGIN and every end, so that what a kill
+    interrupted can be read after it. Returns the transaction counter."""
     from knowledge_desktop.engine.store.db import Store
 
-    phase, _, nth = point.partition(":")
-    if phase not in ("begin", "commit", "committed", "count"):
+    phase, _, nth = (point or "count").partition(":")
+    if phase not in KILL_PHASES:
         raise ValueError(f"unknown kill point {point!r}")
-    target = int(nth or "1")
+
+    def die() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if phase == "step":
+        from knowledge_desktop.engine.write import publish
+
+        publish.STEP = lambda step: die() if step == nth else None
+    armed = nth.startswith("+")  # counted from the first transaction after `Running.arm`
+    target = int(nth) if phase not in ("step", "count") else 0
+    base: list[int | None] = [None if armed else 0]
+    arm_file = tracker.path.with_name("armed") if tracker is not None else None
+    if phase == "fsync":
+        real_fsync, synced = os.fsync, [0]
+
+        def fsync(fd: int) -> None:
+            synced[0] += 1
+            if synced[0] == target:
+                die()
+            real_fsync(fd)
+
+        os.fsync = fsync
     original = Store.write
-    seen = [0]
+    seen, durables = [0], [0]
 
     @contextlib.contextmanager
-    def write(self: Store, bulk: bool = False, durable: bool = False) -> Iterator[Any]:
-        with original(self, bulk=bulk, durable=durable) as tx:
+    def write(self: Store, bulk: bool = False, *, durable: bool = False) -> Iterator[Any]:
+        with original(self, bulk, durable=durable) as tx:
             seen[0] += 1
-            mine = seen[0]
-            if mine == target and phase == "begin":
-                os.kill(os.getpid(), signal.SIGKILL)
-            yield tx
-            if mine == target and phase == "commit":
-                os.kill(os.getpid(), signal.SIGKILL)
+            if base[0] is None and arm_file is not None and arm_file.exists():
+                base[0] = seen[0] - 1
+            mine = seen[0] - base[0] if base[0] is not None else 0
+            if durable:
+                durables[0] += 1
+            durable_nth = durables[0] if durable else 0
+            if tracker is not None:
+                tracker.enter(seen[0])
+            try:
+                if mine == target and phase == "begin":
+                    die()
+                yield tx
+                if (mine == target and phase == "commit") or (durable_nth == target and phase == "durable"):
+                    die()
+            finally:
+                if tracker is not None:
+                    tracker.leave()  # before COMMIT: a kill from now on finds the work done
         if mine == target and phase == "committed":
-            os.kill(os.getpid(), signal.SIGKILL)
+            die()
 
     Store.write = write  # type: ignore[method-assign,assignment]
     return seen
+
+
+class Tracker:
+    """What the killed process was doing when the kill came, written as it goes to a file
+    that outlives the process (the page cache keeps a `pwrite` whatever kills its writer):
+    how many write transactions it began and how many were open. A kill that finds one
+    open *landed* inside a transaction — the kill the consistency checks are about; one
+    between transactions (starting up, parsing, idle) tests less.
+
+    The mark is cleared just before COMMIT is sent, so a kill during COMMIT itself counts
+    as outside: an undercount, never an overcount."""
+
+    WIDTH = 24
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._lock = threading.Lock()
+        self.count = self.open = 0
+        self._note()
+
+    def enter(self, count: int) -> None:
+        with self._lock:
+            self.count, self.open = max(self.count, count), self.open + 1
+            self._note()
+
+    def leave(self) -> None:
+        with self._lock:
+            self.open -= 1
+            self._note()
+
+    def _note(self) -> None:
+        os.pwrite(self._fd, f"{self.count} {self.open}".ljust(self.WIDTH).encode(), 0)
+
+    @staticmethod
+    def read(path: Path) -> tuple[int, int]:
+        """(transactions begun, transactions open) as the process last noted them."""
+        count, _, open_ = _read(path).strip().partition(" ")
+        return (int(count or 0), int(open_ or 0))
 
 
 # -- state: what a database holds, as the next open reads it ----------------------------------
@@ -816,3 +978,5 @@ if __name__ == "__main__":
         _serve(sys.argv[2:])
     elif sys.argv[1] == "child":
         _child(json.loads(sys.argv[2]))
+    elif sys.argv[1] == "delete-document":
+        _delete_document(*sys.argv[2:5])

@@ -17,8 +17,8 @@ import pytest
 
 from knowledge_desktop.cli import main
 from knowledge_desktop.engine.vault import Vault
+from tests import faultkit as fk
 from tests.vaultkit import VaultKit, fresh_snapshot, frontmatter, snapshot
-from tests.writekill import Killer
 
 GUARDED_POINTS = (
     "durable:1",
@@ -49,19 +49,23 @@ FIXED = {
 
 
 @pytest.fixture(scope="module")
-def killer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Killer]:
-    with Killer(tmp_path_factory.mktemp("lifecycle-kills")) as server:
+def killer() -> Iterator[fk.Launcher]:
+    with fk.Launcher(preload=fk.CLI_PRELOAD) as server:
         yield server
 
 
 class Session:
     """One vault with many claims and page pairs, one fresh target per killed command."""
 
-    def __init__(self, kit: VaultKit, scratch: Path, killer: Killer, operation: str) -> None:
+    def __init__(self, kit: VaultKit, scratch: Path, killer: fk.Launcher, operation: str) -> None:
         self.root, self.scratch, self.killer = kit.root, scratch, killer
-        self.rng = random.Random(zlib.crc32(operation.encode()))
+        self.seed = zlib.crc32(operation.encode())
+        print(f"random kills drawn from seed {self.seed}")  # shown with a failure
+        self.rng = random.Random(self.seed)
         self.serial = 0
         self.kills = 0
+        self.random_landed = 0
+        """Random kills that struck inside a write transaction (`fk.Run.landed`)."""
         kit.page("private/projects/pr.md", "pg_pr", "PR 42", type="project")
         for n in range(1, CLAIMS + 1):
             if operation == "merge":
@@ -120,12 +124,14 @@ class Session:
     def kill(self, operation: str, point: str | None) -> None:
         after = None if point else self.rng.uniform(0.0, self.span(operation))
         argv, before, request, ids = self.command(operation)
-        outcome = self.killer.run(argv, point=point, after=after)
+        outcome = fk.run_cli(self.killer, argv, point=point, after=after)
         if point is not None:
             assert outcome.killed, (point, outcome)
         else:
             assert outcome.killed or outcome.returncode == 0, outcome
         self.kills += outcome.killed
+        if point is None:
+            self.random_landed += outcome.landed
         self.check(request, before, ids)
 
     def span(self, operation: str) -> float:
@@ -135,7 +141,7 @@ class Session:
         if operation not in self._spans:
             argv, before, request, ids = self.command(operation)
             started = time.monotonic()
-            assert self.killer.run(argv).returncode == 0
+            assert fk.run_cli(self.killer, argv).returncode == 0
             self._spans[operation] = time.monotonic() - started
             self.check(request, before, ids)
         return self._spans[operation]
@@ -174,7 +180,7 @@ class Session:
 
 @pytest.mark.parametrize("operation", ["withdraw", "correct", "supersede", "merge"])
 def test_killed_lifecycle_writes_leave_each_record_wholly_old_or_wholly_new(
-    operation: str, kit: VaultKit, tmp_path: Path, killer: Killer
+    operation: str, kit: VaultKit, tmp_path: Path, killer: fk.Launcher
 ) -> None:
     """Eight named points of the publish path and three random moments per operation
     (44 kills in all; 80 with the page writes' kill test)."""
@@ -187,3 +193,5 @@ def test_killed_lifecycle_writes_leave_each_record_wholly_old_or_wholly_new(
             break
         session.kill(operation, None)
     assert session.kills == len(points) + RANDOM_KILLS
+    landed = f"{session.random_landed} in a transaction"
+    print(f"{operation}: {len(points)} at named points, {RANDOM_KILLS} random ({landed})")

@@ -4,6 +4,7 @@ retrieval-and-dates, keeping state.sqlite; ARCHITECTURE.md, vault layout)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -352,19 +353,55 @@ def test_a_read_only_vault_indexed_before_opens_without_a_false_loss(
         assert vault.vault_diagnostics() == []
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits")
+OPEN_READ_ONLY = """
+import json, os, sys
+from pathlib import Path
+from knowledge_desktop.engine.vault import Vault
+
+root = Path(sys.argv[1])
+with Vault.open(root) as vault:
+    vault.reconcile()
+    print(json.dumps({
+        "mayWrite": os.access(root, os.W_OK),
+        "readOnly": vault.read_only,
+        "stateDir": str(vault.state_dir),
+        "records": vault.counts()["records"],
+    }))
+"""
+"""Open a vault, reconcile, and say what the open made of it (run in a child process)."""
+DROP_ROOTS_OVERRIDE = ["--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all"]
+"""`setpriv` options that take from a root child the capabilities that let root write
+through permission bits (the interpreter lives under /root, out of another user's reach,
+so the child keeps uid 0 but not its power over modes)."""
+
+
 def test_a_folder_without_write_permission_opens_read_only(kit: VaultKit, user_folders: Path) -> None:
-    """The same with real permissions, where they bind. Skipped as root (CI runs as root):
-    root writes through any mode bits, so there is nothing to observe; the test above
-    simulates the refusal and runs everywhere."""
+    """The same with real permissions: every folder 0555. The open runs in a child; as root
+    (here and in CI), one started by `setpriv` without the capabilities that bypass mode
+    bits, so that they bind there too (the child's own `access` check proves it)."""
     fk.make_vault(kit.root, 20, seed=2, body_max=300)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("root, and no setpriv (util-linux) to drop its override of mode bits")
+        prefix = [setpriv, *DROP_ROOTS_OVERRIDE]
     for folder, _, _ in os.walk(kit.root):
         os.chmod(folder, 0o555)
     try:
-        with Vault.open(kit.root) as vault:
-            vault.reconcile()
-            assert vault.read_only
-            assert str(vault.state_dir).startswith(str(user_folders))
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", OPEN_READ_ONLY, str(kit.root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     finally:
         for folder, _, _ in os.walk(kit.root):
             os.chmod(folder, 0o755)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout)
+    assert answer["mayWrite"] is False
+    assert answer["readOnly"] is True
+    assert answer["stateDir"].startswith(str(user_folders))
+    assert answer["records"] > 0

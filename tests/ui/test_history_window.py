@@ -2,9 +2,9 @@
 changes (one flush for a burst), File › Checkpoint Outside Edits, and File › Open As Of…
 with its banner, read-only panes, Compare with Now and Back to Now.
 
+The burst test runs on the real engine and watcher. The others stand in for
 `observed_due`, `flush_observed`, `observed_enabled`, `diff` and the module
-`knowledge_desktop.engine.asof` are being built in parallel with this window; these
-tests stand in for them (monkeypatch) and check only what the window does with them.
+`knowledge_desktop.engine.asof` (monkeypatch) and check only what the window does with them.
 The stand-in `open_as_of` opens a copy of the vault read-only, as the real one answers."""
 
 from __future__ import annotations
@@ -69,22 +69,56 @@ def outside_edit(window: MainWindow, kit: VaultKit, observed: Observed, n: int) 
     window.apply_change(vault.reconcile({rel}, source="watcher"))
 
 
+BURST = 6
+
+
+def operations(window: MainWindow) -> list[str | None]:
+    assert window.vault is not None
+    return [c["operation"] for c in window.vault.history.checkpoints()["commits"]]
+
+
+def noted(window: MainWindow) -> int:
+    """Paths the engine noted for the next observed checkpoint."""
+    assert window.vault is not None
+    return int(window.vault.history.checkpoints()["observed"]["paths"])
+
+
+def quiet(window: MainWindow) -> bool:
+    """Nothing that could still make a checkpoint: the watcher delivered every event, the
+    window applied every change and asked for none, nothing is noted, no timer, no flush."""
+    vault, watcher = window.vault, window.watcher
+    assert vault is not None
+    assert watcher is not None
+    return (
+        watcher.wait_idle(timeout=0.0, quiet_s=0.0)
+        and window.settled
+        and not (window.observed.timer.isActive() or window.observed.asking or window.observed.flushing)
+        and vault.history.observed_due() is None
+    )
+
+
 def test_a_burst_of_outside_edits_is_flushed_once(
-    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
 ) -> None:
+    """On the real engine and watcher: one outside edit is checkpointed at once; a burst of
+    files written by another program within the next few seconds (observed checkpoints are
+    at most one every `MIN_INTERVAL`) becomes exactly one more checkpoint holding them all,
+    though each file reached the window in a watcher batch (a ChangeSet) of its own."""
     kit.page(ADA, "pg_ada", "Ada Lovelace", type="person")
-    observed = Observed(monkeypatch)
-    window = open_window(kit.root, watch=False)
-    for n in range(6):
-        outside_edit(window, kit, observed, n)
-        qtbot.wait(10)
-    qtbot.waitUntil(lambda: observed.flushes == 1, timeout=5_000)
-    qtbot.wait(700)  # twice the delay: no second checkpoint for the same burst
-    wait_idle(qtbot, window)
-    assert observed.flushes == 1
-    assert not window.observed.timer.isActive()
-    outside_edit(window, kit, observed, 9)  # a later edit gets a checkpoint of its own
-    qtbot.waitUntil(lambda: observed.flushes == 2, timeout=5_000)
+    window = open_window(kit.root, watch=True)
+    qtbot.waitUntil(lambda: operations(window) == ["baseline"], timeout=20_000)
+    kit.page(ADA, "pg_ada", "Ada Lovelace", type="person", body="Edited in another editor.\n")
+    qtbot.waitUntil(lambda: operations(window) == ["observed", "baseline"], timeout=30_000)
+    for n in range(BURST):
+        kit.page(f"private/people/p{n}.md", f"pg_p{n}", f"Person {n}", type="person")
+        qtbot.waitUntil(lambda n=n: noted(window) > n or len(operations(window)) > 2, timeout=30_000)
+    qtbot.waitUntil(lambda: len(operations(window)) >= 3 and quiet(window), timeout=30_000)
+    assert operations(window) == ["observed", "observed", "baseline"]
+    vault = window.vault
+    assert vault is not None
+    newest = vault.history.checkpoints()["commits"][0]["commit"]
+    for n in range(BURST):
+        assert [v["commit"] for v in vault.history.versions(f"pg_p{n}")] == [newest]
 
 
 def test_checkpoint_outside_edits_toggles_the_setting(
@@ -98,8 +132,9 @@ def test_checkpoint_outside_edits_toggles_the_setting(
     action.trigger()
     qtbot.waitUntil(lambda: not observed.enabled, timeout=5_000)
     outside_edit(window, kit, observed, 1)
-    qtbot.wait(500)
-    wait_idle(qtbot, window)
+    wait_idle(qtbot, window)  # the window asked when to checkpoint, and was answered
+    assert not window.observed.asking
+    assert not window.observed.timer.isActive()
     assert observed.flushes == 0
 
 

@@ -6,7 +6,6 @@ and opens its file, each within seconds, and no exception reaches the crash dial
 from __future__ import annotations
 
 import html
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from knowledge_desktop.ui import opening
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import LINE_LIMIT, read_source
 from tests import hostile_cases as hc
+from tests.cost import assert_near_linear
 from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[[Path], MainWindow]
@@ -41,19 +41,18 @@ def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_cras
         # Every hostile file and every file beside them, but one link of each long chain.
         shown_files = sorted(p for p in paths if "/chain/" not in p or p in hostile)
         pane = window.record
-        slowest = (0.0, "")
         for path in shown_files:
-            started = time.perf_counter()
             window.open_record(path)
+            # A bound that fails rather than hangs; what each shape costs is measured by
+            # size (twice the input, about twice the cost) in tests/engine/test_hostile.py
+            # and below, not by the clock of a shared machine.
             wait_idle(qtbot, window, timeout=30_000)
-            slowest = max(slowest, (time.perf_counter() - started, path))
             assert window.current_path == path
             assert pane.loaded is not None, pane.empty.text()
             assert pane.loaded.path == path
             for finding in pane.loaded.view["diagnostics"]:
                 if finding["code"] != "link-missing":
                     assert html.escape(finding["message"]) in pane.loaded.document
-        assert slowest[0] < 10, slowest
         shown = window.diagnostics
         model = shown.model
         if model.group_count and not model.expanded:
@@ -75,23 +74,29 @@ def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_cras
 
 
 @pytest.mark.parametrize(
-    ("body", "note"),
+    ("body", "size", "note"),
     [
-        ("[" * 50_000 + "]" * 50_000 + "\n", "nest too deeply"),
-        ("x" * 400_000 + "\n", "without a space"),
+        (lambda n: "[" * n + "]" * n + "\n", 50_000, "nest too deeply"),
+        (lambda n: "x" * n + "\n", 400_000, "without a space"),
     ],
     ids=["nested-brackets", "an-unbroken-400-kb-word"],
 )
 def test_bodies_that_would_take_the_renderer_minutes_are_shown_as_source_only(
-    kit: VaultKit, body: str, note: str
+    kit: VaultKit, body: Callable[[int], str], size: int, note: str
 ) -> None:
     """Record pane: Markdown nested 50,000 brackets deep, or a 400 KB word, would take the
-    renderer or Qt's layout minutes; the pane says why and shows the source instead."""
-    kit.write("private/notes/x.md", hc.page("pg_x", "X", body))
+    renderer or Qt's layout minutes; the pane says why and shows the source instead, at a
+    cost that doubles with the body (not the renderer's)."""
+    kit.write("private/notes/x.md", hc.page("pg_x", "X", "x\n"))
     vault = kit.scan()
-    started = time.perf_counter()
-    _source, notice, renderable = read_source(vault, "private/notes/x.md")
-    assert time.perf_counter() - started < 2
+
+    def shown(n: int) -> tuple[str, str | None, bool]:
+        kit.write("private/notes/x.md", hc.page("pg_x", "X", body(n)))
+        vault.reconcile(["private/notes/x.md"])
+        return read_source(vault, "private/notes/x.md")
+
+    assert_near_linear(shown, size)
+    _source, notice, renderable = shown(size)
     assert not renderable
     assert notice is not None
     assert note in notice

@@ -203,8 +203,9 @@ def test_a_commit_in_a_linked_worktree_is_seen_through_its_git_file(qtbot: QtBot
     assert linked_git_folders(side)
     watcher = RepositoryWatcher()
     try:
+        # Ready on return: watchdog's inotify emitter adds its watches in `start()`
+        # (`on_thread_start` runs before the thread does), so no wait is needed.
         watcher.watch(side)
-        qtbot.wait(200)  # the observer's watches are in place
         with qtbot.waitSignal(watcher.changed, timeout=10_000) as blocker:
             kit = RepoKit(side)
             kit._repo = pygit2.Repository(str(side))

@@ -42,6 +42,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,7 @@ logger = logging.getLogger(__name__)
 
 WatchMode = Literal["watching", "polling", "stopped"]
 
+FlushReason = Literal["quiet", "max-wait"]
 DEFAULT_DEBOUNCE_S = 0.1
 DEFAULT_MAX_BATCH_WAIT_S = 0.5
 DEFAULT_POLL_INTERVAL_S = 2.0
@@ -188,6 +190,7 @@ class VaultWatcher:
         """Replaced observers and when to stop them (see EVENT_LAG_S)."""
         self._spy: OverflowSpy | None = None
         self._thread: threading.Thread | None = None
+        self._flush_reasons: deque[FlushReason] = deque(maxlen=64)
 
     # -- public ----------------------------------------------------------------
     @property
@@ -242,6 +245,19 @@ class VaultWatcher:
         with self._cond:
             if self._state.mode != "stopped":
                 self._state = WatchState("stopped")
+
+    def flush_reasons(self) -> list[FlushReason]:
+        """Why each recent batch was handed out, oldest first: "quiet" (no event for
+        `debounce_s`) or "max-wait" (`max_batch_wait_s` after its first event, during a
+        steady stream). Tests read it instead of timing the batches."""
+        with self._cond:
+            return list(self._flush_reasons)
+
+    def pending(self) -> set[str]:
+        """The paths heard of and not yet handed out (a copy): a readiness signal for
+        tests that need events queued before they let a blocked callback go on."""
+        with self._cond:
+            return set(self._pending)
 
     def wait_idle(self, timeout: float = 10.0, quiet_s: float | None = None) -> bool:
         """Block until no event arrived for `quiet_s` (default EVENT_LAG_S), nothing
@@ -461,6 +477,8 @@ class VaultWatcher:
                         self._first_event_at + self.max_batch_wait_s,
                     )
                     if now >= flush_at:
+                        quiet = self._last_event_at + self.debounce_s
+                        self._flush_reasons.append("quiet" if quiet <= flush_at else "max-wait")
                         batch, self._pending = self._pending, set()
                         self._first_event_at = None
                         self._busy = True

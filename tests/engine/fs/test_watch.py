@@ -396,14 +396,16 @@ def test_a_thousand_file_burst_arrives_in_few_batches(vault_dir: Path, start: St
 
 
 def test_a_steady_stream_is_flushed_at_least_every_max_wait(vault_dir: Path, start: Start) -> None:
-    watcher, recorder = start(debounce_s=0.2, max_batch_wait_s=0.3)
-    began = time.monotonic()
-    i = 0
-    while time.monotonic() - began < 1.2:  # an event every 20 ms: never a 200 ms gap
+    """An event every 20 ms, never a 300 ms gap (unless the machine stalls, which ends a
+    batch as "quiet"): the watcher records a batch flushed by max-wait while the stream
+    runs. Broken max-wait, the stream ends after 400 writes without one and the test fails."""
+    watcher, recorder = start(debounce_s=0.3, max_batch_wait_s=0.6)
+    for i in range(400):  # at least 8 s of stream
         (vault_dir / f"private/notes/s{i}.md").write_text("s\n")
-        i += 1
-        time.sleep(0.02)
-    assert len(recorder.batches) >= 2  # delivered while the stream was still running
+        recorder.wait_until(lambda: "max-wait" in watcher.flush_reasons(), timeout=0.02)
+        if "max-wait" in watcher.flush_reasons():
+            break
+    assert "max-wait" in watcher.flush_reasons(), watcher.flush_reasons()
     settle(watcher)
 
 
@@ -436,12 +438,15 @@ def test_events_during_a_callback_are_coalesced_into_the_next_batch(vault_dir: P
     try:
         (vault_dir / "private/notes/first.md").write_text("1\n")
         assert recorder.wait_until(lambda: len(seen) == 1)
-        for i in range(20):
-            (vault_dir / f"private/notes/later{i}.md").write_text("2\n")
-        # Proving that nothing is delivered takes a wait: 0.3 s is longer than
-        # max_batch_wait_s, after which a watcher not blocked in the callback would
-        # have delivered these.
-        time.sleep(0.3)
+        later = {f"private/notes/later{i}.md" for i in range(20)}
+        for name in later:
+            (vault_dir / name).write_text("2\n")
+        # Every event is queued (the readiness signal) and, the watcher being in the
+        # callback, none delivered: the next batch must take them all at once.
+        deadline = time.monotonic() + 10
+        while not watcher.pending() >= later:
+            assert time.monotonic() < deadline, f"queued: {sorted(watcher.pending())}"
+            time.sleep(0.01)
         assert len(seen) == 1
         gate.set()
         assert recorder.wait_until(lambda: len(seen) == 2)

@@ -87,8 +87,22 @@ def test_a_shared_source_page_or_a_merged_entity_counts_as_shared(pr: VaultKit) 
     pr.claim("private/claims/via-source.md", "cl_vs", "CI says", evidence=[{"source": "pg_log"}])
     pr.claim("private/claims/log-final.md", "cl_lf", "CI final", evidence=[{"source": "pg_log"}])
     vault = pr.scan()
-    plan_supersede(write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_vm"), "merged")
-    plan_supersede(write_context(vault), read_fence(vault, "cl_lf"), fences(vault, "cl_vs"), "final")
+    via_merge = plan_supersede(
+        write_context(vault), read_fence(vault, "cl_merged"), fences(vault, "cl_vm"), "merged"
+    )
+    via_source = plan_supersede(
+        write_context(vault), read_fence(vault, "cl_lf"), fences(vault, "cl_vs"), "final"
+    )
+    for plan, path, earlier, by in (
+        (via_merge, "private/claims/via-merge.md", "cl_vm", "cl_merged"),
+        (via_source, "private/claims/via-source.md", "cl_vs", "cl_lf"),
+    ):
+        assert [(w.path, w.record_id, w.revision) for w in plan.writes] == [(path, earlier, 2)]
+        written = plan.writes[0].data
+        assert written is not None
+        data = frontmatter_of(written)
+        assert (data["lifecycle"], data["superseded_by"]) == ("superseded", by)
+        assert plan.guards == [GuardChange("private", earlier, "superseded", by)]
 
 
 def test_claims_about_different_subjects_are_refused(pr: VaultKit) -> None:
