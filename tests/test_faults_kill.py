@@ -302,15 +302,16 @@ def window_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
 DEFAULT = {
     "cli-cold": Plan(300, 500, kills=10, least=4),
     "cli-burst": Plan(300, 500, kills=10, least=4),
-    "window-cold": Plan(300, 500, kills=8, points=4, least=5),
-    "window-burst": Plan(300, 500, kills=8, points=4, least=5),
+    "window-cold": Plan(300, 500, kills=8, points=4, least=4),
+    "window-burst": Plan(300, 500, kills=8, points=4, least=4),
 }
 """Per driver: kills at random delays (half of them aimed, see `aim`), at named points of
 the window, and how many of all its kills must land inside a transaction; the CLI drivers
 add one kill at every transaction boundary (8 for a cold scan, 6 for a burst), two of them
 inside one. Measured twice on the 2-core machine under load (seed 20261204): 9–10 of 18,
-9 of 16, 6–9 of 12 and 7–9 of 12 landed; the minimums are what the named points
-guarantee plus a margin of the aimed kills."""
+9 of 16, 6–9 of 12 and 7–9 of 12 landed. A window's minimum is what its named points
+guarantee (the aimed kills' share swings with the machine's load, and a margin over it
+came within one of it in two runs); a CLI driver's adds a margin of its aimed kills."""
 SOAK = {
     "cli-cold": Plan(2000, 1500, kills=146, least=40),
     "cli-burst": Plan(2000, 1500, kills=146, least=40),
