@@ -36,7 +36,7 @@ from knowledge_desktop.engine.errors import (
     VaultRefused,
 )
 from knowledge_desktop.engine.fs.refused import refusal
-from knowledge_desktop.engine.fs.walk import is_hidden, walk
+from knowledge_desktop.engine.fs.walk import is_ignored_folder, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
@@ -84,15 +84,18 @@ def _looks_like_vault(root: Path) -> bool:
         return True
     try:
         partitions = [
-            p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and not is_hidden(p.name)
+            p
+            for p in root.iterdir()
+            if p.is_dir() and not p.is_symlink() and not is_ignored_folder("", p.name)
         ]
     except OSError:
         return False
     for partition in partitions:
         if (partition / "ontology.yaml").is_file():
             return True
-        for _dirpath, dirnames, filenames in os.walk(partition):
-            dirnames[:] = [d for d in dirnames if not is_hidden(d)]
+        for dirpath, dirnames, filenames in os.walk(partition):
+            parent = os.path.basename(dirpath)
+            dirnames[:] = [d for d in dirnames if not is_ignored_folder(parent, d)]
             if any(f.lower().endswith(".md") for f in filenames):
                 return True
     return False
