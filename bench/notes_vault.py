@@ -19,7 +19,7 @@ as people keep an Obsidian vault (with a Logseq corner):
   Obsidian form — `[[Name]]`, `[[Name|shown]]`, `[[Folder/Name]]`,
   `[[Name#Heading]]`, `[[Name#^block]]`, `![[Name]]`, `![[Name#Heading]]`,
   `![[image.png]]`, `![alt](../attachments/x.png)`, `[text](Some%20Note.md)`,
-  `[[paper.pdf]]`, a frontmatter alias — ~1% of them to names that exist
+  `[[paper.pdf]]`, `[[Name|its alias]]` — ~1% of them to names that exist
   nowhere;
 * a few attachments (`attachments/`, tiny PNG and PDF files), and what
   Obsidian keeps beside the notes (`.obsidian/app.json`, `.trash/`), which
@@ -213,7 +213,7 @@ class NotesGenerator:
         for note in self.notes:
             note.headings = [f"{rng.choice(WORDS).title()} {k}" for k in range(rng.randint(1, 3))]
             note.blocks = [f"b{rng.randrange(36**4):x}" for _ in range(rng.randint(0, 2))]
-            if not note.daily and rng.random() < 0.2:
+            if not note.daily and not note.logseq and rng.random() < 0.2:
                 note.aliases = [f"{note.name.split()[0]} {rng.choice(WORDS)}"]
         count = max(3, self.n // 200)
         self.attachments = [
@@ -265,7 +265,7 @@ class NotesGenerator:
         if form == 10:
             return f"[[{next((a for a in self.attachments if a.endswith('.pdf')), self.attachments[0])}]]"
         if form == 11 and target.aliases:
-            return f"[[{target.aliases[0]}]]"
+            return f"[[{target.name}|{target.aliases[0]}]]"  # how Obsidian writes a link by alias
         return f"[[{target.name.lower()}]]"  # names ignore case
 
     def render(self, note: Note) -> str:
@@ -273,7 +273,7 @@ class NotesGenerator:
         head: list[str] = []
         if note.logseq and not note.daily:
             head = [f"type:: {rng.choice(WORDS)}", f"tags:: {rng.choice(TAGS)}", ""]
-        elif rng.random() < FRONTMATTER_SHARE:
+        elif note.aliases or rng.random() < FRONTMATTER_SHARE:  # an alias is frontmatter's
             fm = []
             if note.aliases:
                 fm.append(

@@ -340,7 +340,7 @@ def _plan_partition(
         }
         if "type" not in fm and page_type is not None:
             changes["type"] = page_type
-        for key, values, own in (("aliases", aliases, own_aliases), ("tags", tags, fm.get("tags"))):
+        for key, values, own in (("aliases", aliases, fm.get("aliases")), ("tags", tags, fm.get("tags"))):
             if values and values != own:
                 changes[key] = values
             elif not values and key in fm:
