@@ -1,6 +1,7 @@
 """Deterministic generator of realistic Knowledge vaults, for benchmarks.
 
     python bench/generate_vault.py OUT_DIR --records N [--seed 1] [--force]
+    python bench/generate_vault.py OUT_DIR --notes N [--seed 1] [--force]   # bench/notes_vault.py
 
 Writes one partition, `private/` (scope `private`), of N knowledge-record-v1
 files filed by the default ontology's directories:
@@ -1373,16 +1374,24 @@ def read_marker(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir")
-    parser.add_argument("--records", "-n", type=int, required=True)
+    count = parser.add_mutually_exclusive_group(required=True)
+    count.add_argument("--records", "-n", type=int, help="knowledge-record-v1 records in private/")
+    count.add_argument("--notes", type=int, help="Obsidian-style plain notes (bench/notes_vault.py)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--force", action="store_true", help="replace OUT_DIR if this generator made it before"
     )
     args = parser.parse_args(argv)
-    if args.records < 1:
-        parser.error("--records must be at least 1")
+    if (args.records if args.notes is None else args.notes) < 1:
+        parser.error("--records / --notes must be at least 1")
     try:
-        summary = generate(args.out_dir, args.records, args.seed, force=args.force)
+        if args.notes is not None:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from notes_vault import generate_notes
+
+            summary = generate_notes(args.out_dir, args.notes, args.seed, force=args.force)
+        else:
+            summary = generate(args.out_dir, args.records, args.seed, force=args.force)
     except FileExistsError as exc:
         print(f"generate_vault: {exc}", file=sys.stderr)
         return 2

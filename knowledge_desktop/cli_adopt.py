@@ -69,15 +69,16 @@ def register(command: Command, helpers: WriteHelpers) -> None:
             args, adoption.undo(vault.write, args.journal_id, **helpers.request_options(args))
         )
 
-    p = command("adopt", "Turn the plain Markdown notes of a partition into page records.", cmd_adopt)
-    p.add_argument("--partition", help="the partition folder (default: the only one)")
+    p = command("adopt", "Turn the plain Markdown notes of the vault into page records.", cmd_adopt)
+    p.add_argument("--partition", help="only this partition folder (default: every partition)")
     p.add_argument(
         "--type",
         dest="types",
         action="append",
         type=_type_pair,
         metavar="FOLDER=TYPE",
-        help="the page type of notes under FOLDER (default: the ontology's directories, else note)",
+        help="the page type of notes under FOLDER, partition- or vault-relative"
+        " (default: the ontology's directories, else note)",
     )
     p.add_argument("--dry-run", action="store_true", help="list what would change; write nothing")
     p.add_argument(
@@ -92,7 +93,8 @@ def register(command: Command, helpers: WriteHelpers) -> None:
 
 
 def _dry_human(result: dict[str, Any]) -> str:
-    lines = [f"would adopt {len(result['files'])} note(s) in {_safe(result['partition'])}:"]
+    where = result["partition"] if result["partition"] is not None else "the whole vault"
+    lines = [f"would adopt {len(result['files'])} note(s) in {_safe(where)}:"]
     for f in result["files"]:
         aliases = ", ".join(map(_safe, f["aliasesAdded"]))
         added = f" (+aliases {aliases})" if f["aliasesAdded"] else ""
@@ -102,6 +104,13 @@ def _dry_human(result: dict[str, Any]) -> str:
     if result["skipped"]:
         lines.append(f"skipped {len(result['skipped'])}:")
         lines += [f"  {_safe(s['path'])}: {_safe(s['reason'])}" for s in result["skipped"]]
+    if result["crossPartitionLinks"]:
+        count = len(result["crossPartitionLinks"])
+        lines.append(f"links into another partition (left unresolved once adopted): {count}")
+        lines += [
+            f"  {_safe(c['path'])}: [[{_safe(c['target'])}]] -> {_safe(c['resolvesTo'])}"
+            for c in result["crossPartitionLinks"]
+        ]
     return "\n".join(lines)
 
 

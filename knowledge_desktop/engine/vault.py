@@ -15,7 +15,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,7 +36,7 @@ from knowledge_desktop.engine.errors import (
     VaultRefused,
 )
 from knowledge_desktop.engine.fs.refused import refusal
-from knowledge_desktop.engine.fs.walk import is_hidden, walk
+from knowledge_desktop.engine.fs.walk import is_ignored_folder, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import grep as grep_module
@@ -87,15 +87,18 @@ def _looks_like_vault(root: Path) -> bool:
         return True
     try:
         partitions = [
-            p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and not is_hidden(p.name)
+            p
+            for p in root.iterdir()
+            if p.is_dir() and not p.is_symlink() and not is_ignored_folder("", p.name)
         ]
     except OSError:
         return False
     for partition in partitions:
         if (partition / "ontology.yaml").is_file():
             return True
-        for _dirpath, dirnames, filenames in os.walk(partition):
-            dirnames[:] = [d for d in dirnames if not is_hidden(d)]
+        for dirpath, dirnames, filenames in os.walk(partition):
+            parent = os.path.basename(dirpath)
+            dirnames[:] = [d for d in dirnames if not is_ignored_folder(parent, d)]
             if any(f.lower().endswith(".md") for f in filenames):
                 return True
     return False
@@ -123,8 +126,12 @@ class Vault:
         self._retired_stores: list[Store] = []
         """Stores a repair replaced, whose readers are closed with the vault."""
         self.on_publish: Callable[[ChangeSet], None] | None = None
-        """Called with the ChangeSet of each publish's reconcile, so a host (the window)
-        updates its panes from a write as from the watcher (which then finds nothing new)."""
+        """Called with the ChangeSet of each publish's reconcile, once the write is over, so a
+        host (the window) updates its panes from a write as from the watcher (which then finds
+        nothing new)."""
+        self._unannounced: list[ChangeSet] | None = None
+        """While a write is under way, its ChangeSets, for `on_publish` when it is over
+        (`_announcing`); None outside a write."""
         self.recovered: list[dict[str, Any]] = []
         """What `open` finished or rolled back of writes a dead process left pending."""
         """Set by a host that runs `index_keywords` on a worker after opening (the
@@ -418,7 +425,7 @@ class Vault:
     # -- the write side (engine/write; docs/writing.md) -------------------------------
     def write(self, request: Request, planner: Planner) -> dict[str, Any]:
         """Plan and publish one request through the one publish path; its receipt."""
-        with self._lock:
+        with self._lock, self._announcing():
             self._writes_started += 1
             return self.publisher.run(request, planner)
 
@@ -429,12 +436,36 @@ class Vault:
 
     def _reconcile_published(self, paths: list[str]) -> ChangeSet:
         change = self.reconcile(paths, "publish")
-        if self.on_publish is not None and not change.empty:
-            self.on_publish(change)
+        if change.empty:
+            return change
+        if self._unannounced is not None:
+            self._unannounced.append(change)
+        elif self.on_publish is not None:
+            self.on_publish(change)  # (recovery on open: no write under way)
         return change
 
+    @contextlib.contextmanager
+    def _announcing(self) -> Iterator[None]:
+        """Hand `on_publish` the ChangeSets of a write once the write is over — published,
+        rolled back or failed — never from inside it. The publish reconciles before it marks
+        its journal entry published, and a host that read the vault on that ChangeSet (the
+        window's panes, on workers) read the entry still pending: the diagnostics pane showed
+        the write as interrupted and the Activity dock as pending, and kept showing it, as
+        nothing changed after (issue 29, §1)."""
+        if self._unannounced is not None:  # a write inside a write: the outer one announces
+            yield
+            return
+        self._unannounced = []
+        try:
+            yield
+        finally:
+            changes, self._unannounced = self._unannounced, None
+            if self.on_publish is not None:
+                for change in changes:
+                    self.on_publish(change)
+
     def resume(self, request_id: str, *, reviewed: bool = False) -> dict[str, Any]:
-        with self._lock:
+        with self._lock, self._announcing():
             self._writes_started += 1
             return self.publisher.resume(request_id, reviewed=reviewed)
 

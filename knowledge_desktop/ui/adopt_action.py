@@ -3,7 +3,9 @@
 The action opens `AdoptDialog`, which runs the dry run on a worker (through
 `Vault.preview`, so nothing is written) and lists what would change: each
 note's new title, type and the aliases it gains, the files skipped and why,
-the names that reach two notes. Adopt publishes the run on a worker, fenced
+the names that reach two notes, the links that would point into another
+partition. It starts on the whole vault (every partition, as `knowledge adopt`
+without `--partition`); the Partition choice narrows it to one. Adopt publishes the run on a worker, fenced
 by the dry run's hashes (the CLI's `--expect`): a file changed since refuses
 the whole run and the dialog says which, nothing written. The files' new
 frontmatter reaches the panes as the publish's ChangeSet (`Vault.on_publish`,
@@ -42,14 +44,16 @@ if TYPE_CHECKING:
     from knowledge_desktop.ui.main_window import MainWindow
 
 DryRun = tuple[list[str], "dict[str, Any] | WriteRejected"]
+WHOLE_VAULT = "Whole vault"
+"""The Partition choice that adopts every partition in one run (`partition` None)."""
 
 
 def dry_run(vault: Vault, partition: str | None) -> DryRun:
-    """Runs on a worker: the vault's partitions and what adopting `partition` (default: the
-    first) would do, or why it cannot."""
+    """Runs on a worker: the vault's partitions and what adopting `partition` (None: the
+    whole vault) would do, or why it cannot."""
     scopes = sorted(vault.reconciler.ontologies())
     try:
-        return scopes, adoption.previewed(vault.preview, partition or (scopes[0] if scopes else None))
+        return scopes, adoption.previewed(vault.preview, partition)
     except WriteRejected as rejected:
         return scopes, rejected
 
@@ -122,8 +126,9 @@ class AdoptDialog(QDialog):
         layout.addWidget(self.buttons)
 
     def run_dry(self) -> None:
-        """The dry run of the partition chosen, on a worker."""
-        vault, chosen = self.vault, self.partition.currentText() or None
+        """The dry run of the partition chosen (or the whole vault), on a worker."""
+        text = self.partition.currentText()
+        vault, chosen = self.vault, (text if text and text != WHOLE_VAULT else None)
         self._busy(True)
         self.dry = None
         self.message.setText("")
@@ -132,10 +137,11 @@ class AdoptDialog(QDialog):
     def _show(self, answer: DryRun) -> None:
         scopes, result = answer
         self._busy(False)
-        if [self.partition.itemText(i) for i in range(self.partition.count())] != scopes:
+        choices = [WHOLE_VAULT, *scopes]
+        if [self.partition.itemText(i) for i in range(self.partition.count())] != choices:
             self.partition.blockSignals(True)
             self.partition.clear()
-            self.partition.addItems(scopes)
+            self.partition.addItems(choices)
             self.partition.blockSignals(False)
         self.partition.setEnabled(len(scopes) > 1)
         self.files.clear()
@@ -145,16 +151,19 @@ class AdoptDialog(QDialog):
             self.message.setText(refusal_text(result))
         else:
             self.dry = result
-            self.partition.setCurrentText(result["partition"])
+            self.partition.blockSignals(True)
+            self.partition.setCurrentText(result["partition"] or WHOLE_VAULT)
+            self.partition.blockSignals(False)
             self._list(result)
         self.adopt_button.setEnabled(self.dry is not None and bool(self.dry["files"]))
         self.planned.emit()
 
     def _list(self, dry: dict[str, Any]) -> None:
         files, skipped, ambiguous = dry["files"], dry["skipped"], dry["ambiguousNames"]
+        where = dry["partition"] or f"the whole vault ({len(dry['partitions'])} partition(s))"
         self.heading.setText(
-            f"{len(files)} note(s) in {dry['partition']} would become page records "
-            f"(frontmatter added, bodies untouched); {len(skipped)} skipped."
+            f"{len(files)} note(s) in {where} would become page records in place "
+            f"(frontmatter added, bodies and paths untouched); {len(skipped)} skipped."
         )
         for f in files:
             row = [f["path"], f["title"], f["type"] or "", ", ".join(f["aliasesAdded"])]
@@ -164,6 +173,11 @@ class AdoptDialog(QDialog):
         lines = [f"Skipped {s['path']}: {s['reason']}" for s in skipped]
         if ambiguous:
             lines.append(f"Names that reach two notes (no alias made): {', '.join(map(str, ambiguous))}")
+        lines += [
+            f"Link into another partition, unresolved once adopted: {c['path']} [[{c['target']}]]"
+            f" -> {c['resolvesTo']}"
+            for c in dry.get("crossPartitionLinks", [])
+        ]
         self.notes.setPlainText("\n".join(lines) or "Nothing skipped.")
 
     def adopt(self) -> None:
@@ -198,7 +212,7 @@ class AdoptAction:
         self.dialog: AdoptDialog | None = None
         """The dialog open now (tests drive it)."""
         self.action = QAction("Adopt &Notes…", window)
-        self.action.setStatusTip("Turn the plain Markdown notes of a partition into page records")
+        self.action.setStatusTip("Turn the plain Markdown notes of the vault into page records")
         self.action.triggered.connect(self.start)
         file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
         assert isinstance(file_menu, QMenu)

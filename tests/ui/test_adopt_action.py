@@ -122,3 +122,31 @@ def test_a_note_changed_since_the_dry_run_refuses_the_whole_run(
     assert "changed-since-dry-run" in dialog.message.text()
     assert dialog.isVisible()
     assert checksums(kit.root) == before
+
+
+def test_the_dialog_starts_on_the_whole_vault_and_adopts_every_partition_in_one_run(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """File › Adopt Notes… is `knowledge adopt` without `--partition` (issue 25, §5): it lists
+    the notes of every partition, names the root note it leaves, adopts them all as one journal
+    entry, and choosing a partition narrows the list."""
+    kit.write("Home.md", "# Home\n")
+    kit.write("private/people/Ada.md", "Ada. [[Plan]]\n")
+    kit.write("private/Plan.md", "The plan.\n")
+    kit.write("work/Log.md", "The log.\n")
+    window = open_window(kit.root, watch=False)
+    dialog = dry_run_shown(qtbot, window)
+    assert dialog.partition.currentText() == "Whole vault"
+    assert listed_paths(dialog) == {"private/people/Ada.md", "private/Plan.md", "work/Log.md"}
+    assert "Skipped Home.md" in dialog.notes.toPlainText()
+    dialog.partition.setCurrentText("work")
+    qtbot.waitUntil(lambda: not dialog.busy and listed_paths(dialog) == {"work/Log.md"})
+    dialog.partition.setCurrentText("Whole vault")
+    qtbot.waitUntil(lambda: not dialog.busy and len(listed_paths(dialog)) == 3)
+    with qtbot.waitSignal(dialog.finished_adopt, timeout=30_000) as blocker:
+        dialog.adopt_button.click()
+    receipt = blocker.args[0]
+    assert isinstance(receipt, dict), receipt
+    assert sorted(item["path"] for item in receipt["items"]) == sorted(listed_paths(dialog))
+    assert frontmatter_of((kit.root / "work/Log.md").read_bytes())["scope"] == "work"
+    assert (kit.root / "Home.md").read_text() == "# Home\n"

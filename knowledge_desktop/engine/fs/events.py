@@ -27,7 +27,7 @@ from watchdog.events import (
     FileSystemMovedEvent,
 )
 
-from knowledge_desktop.engine.fs.walk import classify_path, is_hidden
+from knowledge_desktop.engine.fs.walk import classify_path, is_ignored_path
 
 DEFAULT_COLLAPSE_THRESHOLD = 500
 """More changed paths than this directly in one folder are sent as the folder.
@@ -81,8 +81,7 @@ def is_watched_file(rel: str) -> bool:
 
 def is_watched_folder(rel: str) -> bool:
     """A folder whose appearance, removal or rename the reconciler must hear of."""
-    parts = rel.split("/")
-    return all(p and not is_hidden(p) for p in parts) and not is_temporary(parts[-1])
+    return not is_ignored_path(rel) and not is_temporary(rel.rpartition("/")[2])
 
 
 def vault_relative(prefix: str, raw: bytes | str) -> str | None:

@@ -47,6 +47,27 @@ def exclusive(path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)
 
 
+def is_held(path: Path) -> bool:
+    """Whether a writer holds the lock on `path` now — one in this process too, since a
+    `flock` belongs to the open file, and this opens the file again. Tested by taking the
+    lock without waiting and letting it go at once (a writer that meets it in that instant
+    polls again, `POLL_S` later). False without `fcntl` and when the file does not exist (no
+    one ever wrote)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        if not _try(fd):
+            return True
+        _release(fd)
+        return False
+    finally:
+        os.close(fd)
+
+
 def _try(fd: int) -> bool:
     if fcntl is None:
         return True

@@ -6,7 +6,10 @@ folder is a partition whose name is the scope; hidden entries (`.knowledge`,
 candidate records and `ontology.yaml` / `ontologies/*.yaml` are ontology
 manifests. Markdown at the vault root is outside every partition: listed and
 diagnosed. Links to outside the vault are never followed; linked folders
-inside it are skipped so nothing is read twice.
+inside it are skipped so nothing is read twice. Other tools' own folders
+(`IGNORED_FOLDERS`: Obsidian's settings and trash, Git, npm's packages,
+Logseq's backups, Foam's settings) are never read either, and what they hold
+does not count toward the bound on other entries (issue 25, §7).
 
 What the walk cannot read it still lists, with the reason as the entry's
 `problem`, so that a person learns of it through a diagnostic rather than
@@ -62,15 +65,36 @@ class FileEntry(NamedTuple):
         return (self.size, self.mtime_ns, self.inode)
 
 
+IGNORED_FOLDERS = frozenset({".obsidian", ".trash", ".git", ".foam", "node_modules"})
+"""Folders other tools keep beside the notes, ignored at any depth: their Markdown is a
+copy, a package's README or a setting, never a note of the vault. (The hidden ones are
+ignored as hidden already; they are named for the reader and for `is_ignored_folder`.)"""
+IGNORED_BELOW = frozenset({("logseq", "bak")})
+"""(parent, name) pairs of folders ignored only under that parent: Logseq keeps a backup
+copy of every page it rewrote in `logseq/bak/`, which would make each a duplicate."""
+
+
 def is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+def is_ignored_folder(parent: str, name: str) -> bool:
+    """Whether the folder `name`, inside a folder named `parent` ("" at the root), is never
+    read: hidden, or another tool's own (`IGNORED_FOLDERS`, `IGNORED_BELOW`)."""
+    return is_hidden(name) or name in IGNORED_FOLDERS or (parent, name) in IGNORED_BELOW
+
+
+def is_ignored_path(path: str) -> bool:
+    """Whether a vault-relative path lies in (or is) a folder the engine never reads."""
+    parts = path.split("/")
+    return any(not part or is_ignored_folder(parts[i - 1] if i else "", part) for i, part in enumerate(parts))
+
+
 def classify_path(path: str) -> tuple[str | None, EntryKind] | None:
     """Scope and kind of a vault-relative path, or None when the engine ignores it."""
-    parts = path.split("/")
-    if any(is_hidden(p) or not p for p in parts):
+    if is_ignored_path(path):
         return None
+    parts = path.split("/")
     name = parts[-1]
     if len(parts) == 1:
         return (None, "markdown") if name.lower().endswith(".md") else None
@@ -97,7 +121,7 @@ def walk(root: Path) -> list[FileEntry]:
     root_real = os.path.realpath(root)
     out: list[FileEntry] = []
     stack: list[tuple[str, str, str | None, int]] = [(str(root), "", None, 0)]
-    seen = 0  # entries listed (a hidden one counts once, unwalked): for the bound on other entries
+    seen = 0  # entries listed (an ignored folder counts once, unwalked): for the bound on other entries
     while stack:
         folder, rel, scope, depth = stack.pop()
         try:
@@ -111,9 +135,12 @@ def walk(root: Path) -> list[FileEntry]:
                     out.append(folder_entry(folder, rel.rstrip("/"), exc))
             continue  # a folder moved or deleted since its parent was listed holds nothing
         in_library = depth == 2 and rel.endswith("/ontologies/")
+        parent = rel[:-1].rpartition("/")[2]
         for entry in entries:
             name = entry.name
-            if name[:1] == ".":
+            if name[:1] == "." or (
+                (name in IGNORED_FOLDERS or (parent, name) in IGNORED_BELOW) and _is_dir(entry)
+            ):
                 continue
             child_rel = rel + name
             try:
@@ -150,6 +177,13 @@ def walk(root: Path) -> list[FileEntry]:
     if other > OTHER_ENTRIES_ALLOWED and other > OTHER_PER_MARKDOWN * len(out):
         raise _too_many_others(root, other, len(out), stopped=False)
     return out
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _too_many_others(root: Path, other: int, markdown: int, *, stopped: bool) -> VaultRefused:
@@ -268,7 +302,7 @@ def stat_one(root: Path, rel: str) -> FileEntry | None:
 def _bad_name_at(root: Path, rel: str) -> FileEntry | None:
     """As the walk does: the first name that is not UTF-8 stands for all below it."""
     parts = rel.split("/")
-    if any(is_hidden(part) or not part for part in parts):
+    if is_ignored_path(rel):
         return None
     bad = next(i for i, part in enumerate(parts) if not is_utf8(part))
     named = "/".join(parts[: bad + 1])

@@ -24,7 +24,7 @@ Write = Callable[[Request, Planner], dict[str, Any]]
 def dry_run(
     ctx: WriteContext, partition: str | None = None, *, type_map: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """What `adopt` would do, writing nothing."""
+    """What `adopt` would do, writing nothing. `partition` None: the whole vault."""
     return _dry(plan_adopt(ctx, partition, type_map=type_map))
 
 
@@ -44,9 +44,11 @@ def _dry(plan: Plan) -> dict[str, Any]:
     return {
         "dryRun": True,
         "partition": extra["partition"],
+        "partitions": extra["partitions"],
         "files": extra["adopted"],
         "skipped": extra["skipped"],
         "ambiguousNames": extra["ambiguousNames"],
+        "crossPartitionLinks": extra["crossPartitionLinks"],
     }
 
 
@@ -77,7 +79,9 @@ def adopt(
         if not plan.writes:
             raise WriteRejected(
                 "nothing-to-adopt",
-                "no plain note in the partition can be adopted",
+                "no plain note in the partition can be adopted"
+                if partition is not None
+                else "no plain note in the vault's partitions can be adopted",
                 {"partition": plan.extra["partition"], "skipped": plan.extra["skipped"]},
             )
         return plan

@@ -40,7 +40,7 @@ from typing import Any, NoReturn
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import KnownError, QueryError
 from knowledge_desktop.engine.fs.atomic import fsync_folder
-from knowledge_desktop.engine.fs.lock import LockBusy, exclusive
+from knowledge_desktop.engine.fs.lock import LockBusy, exclusive, is_held
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.reconcile import Reconciler
@@ -105,6 +105,9 @@ class Publisher:
         self.disk = Disk(root, state_dir)
         self._last_flush = float("-inf")  # time.monotonic() after the last publication's flush
         self._waiting = 0  # publications whose checkpoint waits for the next flush
+        self._holding = 0
+        """Writes of this process holding the write lock now (`interrupted`; where `flock`
+        does not exist it is the only sign of one)."""
 
     # -- the operations' entry ----------------------------------------------------
     def run(self, request: Request, planner: Planner) -> dict[str, Any]:
@@ -227,14 +230,28 @@ class Publisher:
         return [(e, [f.path for f in journal.files(conn, e.seq)]) for e in journal.unreviewed_conflicts(conn)]
 
     def interrupted(self) -> list[Entry]:
-        return journal.pending(self.store.reader())
+        """Pending entries that nobody is carrying out. A publish holds the write lock from its
+        first check to its receipt, and its entry is pending all along, so while anyone holds
+        the lock (this process or another) a pending entry is a write in progress, not an
+        interrupted one (fs/lock.py). Without this, whatever read between a publish's reconcile
+        and its receipt — the window's panes, refreshed by that very reconcile's ChangeSet —
+        reported the write as interrupted, and kept saying so, since nothing changed after
+        (issue 29, §1)."""
+        pending = journal.pending(self.store.reader())
+        if pending and (self._holding or is_held(self.state_dir / LOCK_NAME)):
+            return []
+        return pending
 
     # -- steps ------------------------------------------------------------------------
     @contextmanager
     def _locked(self, wait: float) -> Iterator[None]:
         try:
             with exclusive(self.state_dir / LOCK_NAME, wait):
-                yield
+                self._holding += 1
+                try:
+                    yield
+                finally:
+                    self._holding -= 1
         except LockBusy:
             raise WriteRejected(
                 "vault-busy", "another process is writing to this vault; try again in a moment", {}

@@ -62,7 +62,7 @@ def test_a_vault_that_fills_up_later_is_refused_by_its_next_scan(
     kit.page("private/a.md", "pg_a", "A")
     assert main(["scan", str(kit.root)]) == 0
     capsys.readouterr()
-    others(kit.root / "private" / "node_modules", 100, ".js")
+    others(kit.root / "private" / "build", 100, ".js")
     assert main(["scan", str(kit.root)]) == 2
     out, err = capsys.readouterr()
     assert out == ""

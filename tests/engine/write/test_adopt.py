@@ -258,3 +258,17 @@ def test_a_vault_with_nothing_to_adopt_is_refused(tmp_path: Path) -> None:
     with pytest.raises(WriteRejected) as caught:
         adoption.adopt(vault.write)
     assert caught.value.code == "nothing-to-adopt"
+
+
+def test_aliases_written_as_one_string_become_a_list(tmp_path: Path) -> None:
+    """Obsidian takes `aliases: Ada` (one string) as well as a list; a record needs a list, so
+    the note's string is rewritten as one (it was kept, and the note skipped as an invalid
+    record — found by bench/generate_vault.py --notes)."""
+    kit = VaultKit(tmp_path / "v")
+    kit.write("private/people/ada.md", "---\naliases: Countess\ntags: person\n---\nAda.\n")
+    vault = kit.scan()
+    receipt = adoption.adopt(vault.write)
+    assert receipt["skipped"] == []
+    ada = frontmatter_of((kit.root / "private/people/ada.md").read_bytes())
+    assert (ada["aliases"], ada["tags"]) == (["Countess"], ["person"])
+    assert not [d for d in vault.diagnostics() if d.severity == dg.Severity.ERROR]

@@ -259,7 +259,8 @@ def test_a_request_of_a_run_is_journaled_with_its_run(vault: Vault, kit: VaultKi
 
 def test_recovery_waits_for_a_live_writer(vault: Vault, kit: VaultKit, crash_at: list[str]) -> None:
     """An entry whose writer still holds the vault's write lock is not 'recovered' by another
-    open; it is reported as interrupted instead."""
+    open, nor reported as interrupted while the lock is held (a write in progress, issue 29
+    §1); once nobody holds the lock it is reported as interrupted."""
     from knowledge_desktop.engine.fs.lock import exclusive
 
     crash_at.append("journaled")
@@ -270,9 +271,10 @@ def test_recovery_waits_for_a_live_writer(vault: Vault, kit: VaultKit, crash_at:
         other = Vault.open(kit.root)
         try:
             assert other.recovered == []
-            assert [d.code for d in other.vault_diagnostics()] == ["write-interrupted"]
+            assert [d.code for d in other.vault_diagnostics()] == []
         finally:
             other.close()
+    assert [d.code for d in vault.vault_diagnostics()] == ["write-interrupted"]
     assert (kit.root / A).read_text().endswith("Alpha body.\n")
 
 
@@ -343,3 +345,19 @@ def test_a_host_hears_each_publish_as_a_changeset(vault: Vault, kit: VaultKit) -
     vault.write(make_request("save", {}), rewrite(kit.root, {A: "Heard.\n"}))
     assert heard == [("publish", [A], ["pg_a"])]
     assert vault.reconcile([A], "watcher").empty
+
+
+def test_a_host_hears_of_a_write_once_its_entry_is_published(vault: Vault, kit: VaultKit) -> None:
+    """`on_publish` gets the write's ChangeSet after the journal marks the entry published, so
+    a host that reads the vault on it (the window's panes) never sees the write pending, which
+    the window showed as `write-interrupted` (issue 29, §1)."""
+    heard: list[tuple[list[str], list[str], list[str]]] = []
+
+    def on_publish(change: object) -> None:
+        states = [item["state"] for item in vault.journal()["items"]]
+        interrupted = [d.code for d in vault.vault_diagnostics()]
+        heard.append((sorted(getattr(change, "paths", [])), states, interrupted))
+
+    vault.on_publish = on_publish
+    vault.write(make_request("save", {}), rewrite(kit.root, {A: "New.\n"}))
+    assert heard == [([A], ["published"], [])]

@@ -1,14 +1,14 @@
 """Adopting plain notes: a folder of Obsidian, Foam or zk Markdown becomes page records in place.
 
-Beyond the spec (issue 14, §4; contract: docs/writing.md, "Adopting notes").
-Every `.md` file of a partition that is not yet a record — no frontmatter, or
-frontmatter without `format: knowledge-record-v1` — gets the envelope a page
-needs, spliced into its frontmatter (`records/roundtrip.py`) so that every
-other key keeps its bytes; the body is never touched. The title is the
-frontmatter's `title`, else the first `# heading`, else the file name; the
-aliases and tags are the note's own (`aliases`/`alias`, `tags`/`tag`, inline
-`#tags`); the type comes from the folder (`type_map`, else the ontology's
-directories), else `note`.
+Beyond the spec (issue 14, §4; issue 25, §5; contract: docs/writing.md, "Adopting notes").
+Every `.md` file of a partition (or of every partition: the whole vault) that
+is not yet a record — no frontmatter, or frontmatter without `format:
+knowledge-record-v1` — gets the envelope a page needs, spliced into its
+frontmatter (`records/roundtrip.py`) so that every other key keeps its bytes;
+the body is never touched. The title is the frontmatter's `title`, else the
+first `# heading`, else the file name; the aliases and tags are the note's
+own (`aliases`/`alias`, `tags`/`tag`, inline `#tags`); the type comes from
+the folder (`type_map`, else the ontology's directories), else `note`.
 
 Links keep their targets: every wikilink of the partition is resolved as
 Obsidian would (`write/notes.py`), and a note that a link reaches by a name
@@ -33,6 +33,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge_desktop.engine.fs.walk import is_ignored_folder
 from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.emit import Style, emit_entry
@@ -69,13 +70,14 @@ def _skip(path: str, code: str, reason: str) -> dict[str, str]:
 
 
 def survey(root: str, scope: str) -> tuple[list[Note], list[dict[str, str]]]:
-    """Every `.md` file of the partition, read (hidden folders left out), and those that
-    cannot be read as a note, with the reason."""
+    """Every `.md` file of the partition, read (hidden folders and other tools' folders left
+    out, as the walk leaves them), and those that cannot be read as a note, with the reason."""
     found: list[Note] = []
     skipped: list[dict[str, str]] = []
     base = os.path.join(root, scope)
     for folder, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        parent = os.path.basename(folder)
+        dirs[:] = sorted(d for d in dirs if not is_ignored_folder(parent, d))
         for name in sorted(files):
             if name.startswith(".") or not name.lower().endswith(".md"):
                 continue
@@ -147,17 +149,118 @@ def plan_adopt(
     type_map: dict[str, str] | None = None,
     expect: dict[str, dict[str, Any]] | None = None,
 ) -> Plan:
-    """The plan that adopts every plain note of the partition (see the module docstring).
-    `expect`: path -> {"sha256", "id"} from a dry run."""
-    scope = _partition(ctx, scope)
-    ontology = ctx.ontology(scope, fence=False)
-    found, skipped = survey(str(ctx.root), scope)
+    """The plan that adopts every plain note of the partition `scope`, or of every partition
+    when it is None — the whole vault in one run, one journal entry, one undo (see the module
+    docstring; notes at the vault root: `root_notes`). `expect`: path -> {"sha256", "id"}
+    from a dry run."""
+    scopes = [_partition(ctx, scope)] if scope is not None else ctx.scopes()
+    surveyed: list[tuple[str, list[Note]]] = []
+    skipped: list[dict[str, str]] = []
+    for name in scopes:
+        found, unread = survey(str(ctx.root), name)
+        surveyed.append((name, found))
+        skipped += unread
+    if scope is None:
+        skipped += root_notes(str(ctx.root))
+    if expect is not None:
+        _check_expected([n for _name, found in surveyed for n in found if not n.is_record], expect)
+    writes: list[FileWrite] = []
+    adopted: list[dict[str, Any]] = []
+    ambiguous: list[str] = []
+    for name, found in surveyed:
+        try:
+            ontology = ctx.ontology(name, fence=False)
+        except WriteRejected as rejected:
+            if scope is not None:
+                raise
+            skipped += [_skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record]
+            continue
+        planned = _plan_partition(ctx, name, ontology, found, type_map, expect)
+        writes += planned.writes
+        adopted += planned.adopted
+        skipped += planned.skipped
+        ambiguous += planned.ambiguous
+    extra = {
+        "partition": scope,
+        "partitions": scopes,
+        "adopted": adopted,
+        "skipped": skipped,
+        "ambiguousNames": ambiguous,
+        "crossPartitionLinks": cross_partition_links(str(ctx.root), surveyed, {a["path"] for a in adopted}),
+    }
+    return Plan(OPERATION, None, None, writes, extra=extra)
+
+
+def cross_partition_links(
+    root: str, surveyed: list[tuple[str, list[Note]]], adopted: set[str]
+) -> list[dict[str, str]]:
+    """The links of the notes adopted that Obsidian resolves (over the whole vault) to a note
+    in another partition or at the root: a record's links reach its own partition's records
+    only (docs/decisions.md, "Records"), so the dry run names each one the run would leave
+    unresolved, rather than let the first scan after it say so."""
+    index = notes.ObsidianIndex()
+    for _scope, found in surveyed:
+        for note in found:
+            index.add(note.path, note.aliases)
+    for skipped in root_notes(root):
+        index.add(skipped["path"])
+    out: list[dict[str, str]] = []
+    for scope, found in surveyed:
+        for note in found:
+            if note.path not in adopted:
+                continue
+            for link in note.links:
+                target = index.resolve(link.target, note.path)
+                if target is not None and not target.startswith(scope + "/"):
+                    out.append({"path": note.path, "target": link.target, "resolvesTo": target})
+    return out
+
+
+def root_notes(root: str) -> list[dict[str, str]]:
+    """The Markdown files at the vault root, each skipped with the reason: a record needs a
+    partition (docs/writing.md, "Adopting notes": a whole vault), and one written at the root
+    would be outside every partition; moving it into one would break its path links."""
+    try:
+        names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+    return [
+        _skip(
+            name,
+            "root-note",
+            "a note at the vault root belongs to no partition, and a record must; it stays a note"
+            " (move it into a folder to adopt it)",
+        )
+        for name in names
+        if name.lower().endswith(".md") and not name.startswith(".")
+    ]
+
+
+@dataclass(slots=True)
+class _Planned:
+    writes: list[FileWrite] = field(default_factory=list)
+    adopted: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
+
+
+def _plan_partition(
+    ctx: WriteContext,
+    scope: str,
+    ontology: Any,
+    found: list[Note],
+    type_map: dict[str, str] | None,
+    expect: dict[str, dict[str, Any]] | None,
+) -> _Planned:
+    """One partition's part of the plan: its links are resolved among its own notes, since
+    a record's links and ids are its partition's (docs/decisions.md, "Records")."""
+    out = _Planned()
+    skipped = out.skipped
     index = notes.ObsidianIndex()
     for note in found:
         index.add(note.rel, note.aliases)
     candidates = [n for n in found if not n.is_record]
     if expect is not None:
-        _check_expected(ctx, scope, candidates, expect)
         listed = [n for n in candidates if n.path in expect]
         for n in candidates:
             if n.path not in expect:
@@ -183,8 +286,7 @@ def plan_adopt(
     ambiguous = sorted(name for name, targets in by_name.items() if len(targets) > 1)
     unreachable = set(ambiguous)
     graph = ctx.reconciler.graph()
-    writes: list[FileWrite] = []
-    adopted: list[dict[str, Any]] = []
+    writes, adopted = out.writes, out.adopted
     types = {d.name for d in ontology.page_types()}
     for note in candidates:
         fm = note.fm or {}
@@ -220,9 +322,7 @@ def plan_adopt(
         tags = notes.unique(
             [*notes.split_tags([t for group in own_tags for t in group or []]), *notes.inline_tags(note.body)]
         )
-        page_type = (
-            fm.get("type") if isinstance(fm.get("type"), str) else _type_of(note.rel, type_map, ontology)
-        )
+        page_type = fm.get("type") if isinstance(fm.get("type"), str) else _type_of(note, type_map, ontology)
         if page_type is not None and page_type not in types:
             page_type = "note" if "note" in types else None
         shown = expect.get(note.path, {}) if expect is not None else {}
@@ -240,7 +340,7 @@ def plan_adopt(
         }
         if "type" not in fm and page_type is not None:
             changes["type"] = page_type
-        for key, values, own in (("aliases", aliases, own_aliases), ("tags", tags, fm.get("tags"))):
+        for key, values, own in (("aliases", aliases, fm.get("aliases")), ("tags", tags, fm.get("tags"))):
             if values and values != own:
                 changes[key] = values
             elif not values and key in fm:
@@ -257,6 +357,7 @@ def plan_adopt(
         adopted.append(
             {
                 "path": note.path,
+                "partition": scope,
                 "sha256": sha256_hex(note.data),
                 "id": record_id,
                 "title": title,
@@ -266,28 +367,18 @@ def plan_adopt(
                 "tags": tags,
             }
         )
-    extra = {"partition": scope, "adopted": adopted, "skipped": skipped, "ambiguousNames": ambiguous}
-    return Plan(OPERATION, None, None, writes, extra=extra)
+    out.ambiguous = ambiguous
+    return out
 
 
-def _partition(ctx: WriteContext, scope: str | None) -> str:
+def _partition(ctx: WriteContext, scope: str) -> str:
     scopes = ctx.scopes()
-    if scope is None:
-        if len(scopes) == 1:
-            return scopes[0]
-        raise WriteRejected(
-            "scope-required",
-            "this vault has several partitions; name one with --partition",
-            {"scopes": scopes},
-        )
     if scope not in scopes:
         raise WriteRejected("unknown-scope", f"no partition named {scope!r}", {"scopes": scopes})
     return scope
 
 
-def _check_expected(
-    ctx: WriteContext, scope: str, candidates: list[Note], expect: dict[str, dict[str, Any]]
-) -> None:
+def _check_expected(candidates: list[Note], expect: dict[str, dict[str, Any]]) -> None:
     now = {n.path: sha256_hex(n.data) for n in candidates}
     changed = [
         {"path": path, "expected": shown.get("sha256"), "hash": now.get(path)}
@@ -328,10 +419,13 @@ def _path_reaches(target: str, rel: str) -> bool:
     return candidate + ".md" == rel
 
 
-def _type_of(rel: str, type_map: dict[str, str] | None, ontology: Any) -> str | None:
-    folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+def _type_of(note: Note, type_map: dict[str, str] | None, ontology: Any) -> str | None:
+    """`type_map`'s folders are partition-relative (`people=person`) or, naming the partition
+    first, vault-relative (`private/people=person`, for a whole-vault run); the longest wins."""
+    rel = note.rel
+    folders = [f.rsplit("/", 1)[0] + "/" if "/" in f else "" for f in (rel, note.path)]
     for prefix, name in sorted((type_map or {}).items(), key=lambda kv: -len(kv[0])):
-        if folder.startswith(prefix.strip("/") + "/"):
+        if any(folder.startswith(prefix.strip("/") + "/") for folder in folders):
             return name
     classified = ontology.classify(rel)
     return str(classified) if classified else "note"
