@@ -96,11 +96,14 @@ class Derived:
             yield (kind, key_scope(kind, scope), value)
 
     def resolved_links(self, node: RecordNode) -> list[ResolvedLink]:
-        """Each of the node's links with how it resolved."""
+        """Each of the node's links with how it resolved. A file derivation does not resolve
+        links for (a record at the vault root, in no partition) has none: its links are
+        parsed, but lead nowhere a partition's rules could say."""
         results = self.link_results
+        resolved = len(results) // 3
         return [
             ResolvedLink(raw, results[3 * i] or "", results[3 * i + 1], results[3 * i + 2])
-            for i, raw in enumerate(node.links)
+            for i, raw in enumerate(node.links[:resolved])
         ]
 
     def base_ok(self, lifecycle: str) -> bool:
