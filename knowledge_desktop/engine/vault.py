@@ -37,6 +37,7 @@ from knowledge_desktop.engine.errors import (
 )
 from knowledge_desktop.engine.fs.refused import refusal
 from knowledge_desktop.engine.fs.walk import is_hidden, walk
+from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
@@ -458,8 +459,6 @@ class Vault:
         return inventory.counts(self.store.reader(), self.vault_diagnostics())
 
     def ontology(self, scope: str | None = None) -> list[dict[str, Any]]:
-        from knowledge_desktop.engine.ontology.view import ontology_view  # pydantic: only here
-
         ontologies = self.reconciler.ontologies()
         return [ontology_view(name, ontologies[name]) for name in sorted(ontologies) if scope in (None, name)]
 
@@ -642,6 +641,7 @@ class Vault:
         link suggestions); a name the search cannot take is skipped.
         """
         from knowledge_desktop.engine.query import backlinks as backlinks_module
+        from knowledge_desktop.engine.query.grep_query import GrepQuery
 
         rows = self.find(id_or_path)
         if not rows:
