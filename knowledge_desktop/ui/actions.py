@@ -21,7 +21,7 @@ from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
 from knowledge_desktop.ui.view_changes import ViewChanges
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics", "Repository")
 """The docked panes in the order of their Alt+1…Alt+6 focus shortcuts."""
@@ -30,7 +30,7 @@ PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics", "Rep
 class WindowActions:
     """The window's QActions, its menu bar and its navigation toolbar."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         key = QKeySequence.StandardKey
         # Not the platform's Open (Ctrl+O): that one belongs to the quick switcher, as in code editors.

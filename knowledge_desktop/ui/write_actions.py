@@ -31,7 +31,7 @@ from knowledge_desktop.ui.write_forms import CorrectionForm, RecordPicker
 from knowledge_desktop.ui.write_ops import Operation, Subject, correction_draft, describe_receipt
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 Applies = Callable[[Subject], bool]
 
@@ -39,7 +39,7 @@ Applies = Callable[[Subject], bool]
 class WriteActions:
     """The write QActions, their menus, and the dialog each opens."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         self.dialog: PublishDialog | None = None
         """The confirmation dialog open now (tests drive it)."""
