@@ -59,7 +59,7 @@ from knowledge_desktop.engine.store.projections import keyword as keyword_projec
 from knowledge_desktop.engine.store.projections import links as links_projection
 from knowledge_desktop.engine.store.projections import note_text as note_text_projection
 from knowledge_desktop.engine.store.projections import ontology as ontology_projection
-from knowledge_desktop.engine.store.projections import semantic as semantic_projection
+from knowledge_desktop.engine.store.projections import semantic_queue as semantic_projection
 from knowledge_desktop.engine.store.projections import temporal as temporal_projection
 from knowledge_desktop.engine.store.projections.base import Projection, Update
 from knowledge_desktop.engine.workers import WorkerPool

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from knowledge_desktop.engine import diagnostics as dg
 from knowledge_desktop.engine import heap
@@ -39,7 +39,6 @@ from knowledge_desktop.engine.fs.refused import refusal
 from knowledge_desktop.engine.fs.walk import is_ignored_folder, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
-from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.query import grep_notes as grep_notes_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
@@ -47,7 +46,6 @@ from knowledge_desktop.engine.query import lookup_notes as lookup_notes_module
 from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
-from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import faults
@@ -69,6 +67,9 @@ from knowledge_desktop.engine.write.operations import create, pages
 from knowledge_desktop.engine.write.plan import Fence, Plan, Request
 from knowledge_desktop.engine.write.publish import Planner, Publisher
 from knowledge_desktop.engine.write.requests import make_request
+
+if TYPE_CHECKING:
+    from knowledge_desktop.engine.query.grep_query import GrepQuery
 
 _T = TypeVar("_T")
 
@@ -523,6 +524,8 @@ class Vault:
         scopes = [scope] if scope else self.scopes()
         if scope and scope not in self.scopes():
             raise QueryError(f"no partition named {scope!r}")
+        from knowledge_desktop.engine.query import grep as grep_module  # numpy: only for search
+
         lag, pending = self._text_for_search(scopes)
         conn = self.store.reader()
         result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
@@ -822,6 +825,7 @@ class Vault:
         link suggestions); a name the search cannot take is skipped.
         """
         from knowledge_desktop.engine.query import backlinks as backlinks_module
+        from knowledge_desktop.engine.query.grep_query import GrepQuery
 
         rows = self.find(id_or_path)
         if not rows:

@@ -17,11 +17,11 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QStyle
 
 from knowledge_desktop.ui.dialogs import show_about
-from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
-from knowledge_desktop.ui.view_changes import ViewChanges
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
+    from knowledge_desktop.ui.view_changes import ViewChanges
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics", "Repository")
 """The docked panes in the order of their Alt+1…Alt+6 focus shortcuts."""
@@ -30,7 +30,7 @@ PANE_TITLES = ("Catalog", "Search", "Backlinks", "Timeline", "Diagnostics", "Rep
 class WindowActions:
     """The window's QActions, its menu bar and its navigation toolbar."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         key = QKeySequence.StandardKey
         # Not the platform's Open (Ctrl+O): that one belongs to the quick switcher, as in code editors.
@@ -229,6 +229,9 @@ class WindowActions:
                 "This vault is read-only here: its extensions' permissions cannot be changed", 8000
             )
             return
+        # imported when first opened: the knowledge API is not needed for the first paint
+        from knowledge_desktop.ui.knowledge_settings import KnowledgeSettings
+
         self.knowledge_dialog = KnowledgeSettings(
             vault, self.window.runner, self.window, self._open_view_changes, self.window.open_record
         )
@@ -244,6 +247,8 @@ class WindowActions:
         if self.changes_dialog is not None:
             self.changes_dialog.raise_()
             return
+        from knowledge_desktop.ui.view_changes import ViewChanges  # when first opened
+
         dialog = ViewChanges(vault, self.window.runner, self.window)
         self.window.change_applied.connect(dialog.apply_change)
 

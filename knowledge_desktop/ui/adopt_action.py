@@ -41,7 +41,7 @@ from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.write_ops import describe_receipt
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 DryRun = tuple[list[str], "dict[str, Any] | WriteRejected"]
 WHOLE_VAULT = "Whole vault"
@@ -206,7 +206,7 @@ class AdoptDialog(QDialog):
 class AdoptAction:
     """File › Adopt Notes…, enabled for a writable vault."""
 
-    def __init__(self, window: MainWindow, on_published: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, window: WindowParts, on_published: Callable[[dict[str, Any]], None]) -> None:
         self.window = window
         self.on_published = on_published
         self.dialog: AdoptDialog | None = None

@@ -44,7 +44,7 @@ from knowledge_desktop.ui.render.word_diff import render_word_diff
 from knowledge_desktop.ui.tasks import Runner
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 CHOICES = 200
 
@@ -124,7 +124,7 @@ class AsOfDialog(QDialog):
 class AsOfView(QObject):
     """File › Open As Of…, the banner, Back to Now and Compare with Now."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.window = window
         self.live: Vault | None = None

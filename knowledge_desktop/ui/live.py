@@ -28,7 +28,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.process import background_thread
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import RelayPart, WindowParts
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class LiveRelay(QObject):
     progress = Signal(str, int, int)  # stage, done, total — from the worker opening a vault
 
 
-def start_watching(vault: Vault, relay: LiveRelay, **options: object) -> VaultWatcher:
+def start_watching(vault: Vault, relay: RelayPart, **options: object) -> VaultWatcher:
     """Start a watcher whose batches reconcile `vault` and report through `relay`.
 
     Called on a worker before the first full scan, so nothing written during
@@ -87,7 +87,7 @@ def describe_state(state: WatchState) -> tuple[str, str]:
     return "", ""
 
 
-def vault_gone(window: MainWindow, vault: Vault, message: str) -> None:
+def vault_gone(window: WindowParts, vault: Vault, message: str) -> None:
     """The open vault's folder (or its state folder) went away: stop watching it, keep the
     panes as they were, and say so where it stays visible (the status bar, the live label)."""
     if vault is not window.vault:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, QUrl
 from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
@@ -29,7 +29,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
-    QMainWindow,
     QTabWidget,
     QWidget,
 )
@@ -46,7 +45,7 @@ from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, vault_gone
 from knowledge_desktop.ui.observed import ObservedCheckpoints
-from knowledge_desktop.ui.opening import Opened, VaultOpener, dropped_folder
+from knowledge_desktop.ui.opening import VaultOpener, dropped_folder
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.catalog import CatalogPane
@@ -58,6 +57,7 @@ from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.widgets.focus import first_focusable
+from knowledge_desktop.ui.window_parts import Opened, WindowParts
 from knowledge_desktop.ui.write_actions import WriteActions
 
 HEAP_QUIET_MS = 10_000
@@ -65,11 +65,9 @@ CHANGE_PANES_MS = 500
 """Shortest time between two ChangeSet deliveries to the panes other than the record."""
 
 
-class MainWindow(QMainWindow):
-    loaded = Signal()
-    load_failed = Signal(str)
-    current_changed = Signal(str)
-    change_applied = Signal(object)
+class MainWindow(WindowParts):
+    """The window. Its signals, and what its helpers use of it, are declared by
+    `WindowParts` (ui/window_parts.py), which the helpers take instead of this class."""
 
     def __init__(
         self,
@@ -97,7 +95,7 @@ class MainWindow(QMainWindow):
         self.event_log = EventLog(event_log) if event_log is not None else None
         self.watcher: VaultWatcher | None = None
         self._retired: list[Vault] = []
-        self.relay = LiveRelay(self)
+        self.relay: LiveRelay = LiveRelay(self)
         self.relay.changed.connect(self._on_live_change)
         self.relay.state_changed.connect(self._on_watch_state)
         self.relay.failed.connect(self.show_error)
@@ -161,11 +159,11 @@ class MainWindow(QMainWindow):
         self.summary.setToolTip("Records, notes, unrecognized files and diagnostics by severity")
         self.watch_state = QLabel("")
         self.watch_state.setTextFormat(Qt.TextFormat.PlainText)
-        self.opener = VaultOpener(self)
+        self.opener: VaultOpener = VaultOpener(self)
         self.statusBar().addPermanentWidget(self.watch_state)
         self.statusBar().addPermanentWidget(self.summary)
-        self.commands = WindowActions(self)
-        self.writes = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
+        self.commands: WindowActions = WindowActions(self)
+        self.writes: WriteActions = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
         # The Diagnostics pane's "N plain notes — Adopt…" row opens File › Adopt Notes….
         self.diagnostics.adopt_requested.connect(self.writes.adopt.action.trigger)
         self.past = AsOfView(self)  # File › Open As Of…, its banner, Compare with Now: ui/as_of.py

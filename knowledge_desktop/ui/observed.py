@@ -26,13 +26,13 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.vault import Vault
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 
 class ObservedCheckpoints(QObject):
     """One pending timer at a time; one flush at a time."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.window = window
         self.timer = QTimer(self)

@@ -13,21 +13,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButton
 
 from knowledge_desktop.engine.changes import ChangeSet
-from knowledge_desktop.engine.fs.watch import VaultWatcher
 from knowledge_desktop.engine.vault import TEXT_CHUNK, Vault
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.live import start_watching
 from knowledge_desktop.ui.render.values import literal
+from knowledge_desktop.ui.window_parts import Opened
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 MAX_RECENT = 10
 """Folders File > Open Recent lists."""
@@ -37,16 +37,11 @@ OFFLOAD_FROM = 100
 TEXT_PROGRESS_FROM = 2000
 """Records from which the search text build shows its progress (fewer take a moment)."""
 
-Opened = tuple[Vault, VaultWatcher | None, ChangeSet | None, dict[str, Any] | None]
-"""What opening a vault hands the window: the vault, its watcher, the first scan's
-ChangeSet and counts (both None when the vault was indexed before: the window shows
-the index at once and checks the folder for changes afterwards)."""
-
 
 class VaultOpener(QObject):
     """Opens vaults for one window, showing progress and a Cancel button in its status bar."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         super().__init__(window)
         self.window = window
         self._cancel = threading.Event()

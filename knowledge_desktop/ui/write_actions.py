@@ -26,12 +26,12 @@ from knowledge_desktop.engine.write import lifecycle
 from knowledge_desktop.ui.adopt_action import AdoptAction
 from knowledge_desktop.ui.panes.activity import ActivityPane
 from knowledge_desktop.ui.panes.diagnostics import DUPLICATES
-from knowledge_desktop.ui.publish_dialog import PublishDialog
 from knowledge_desktop.ui.write_forms import CorrectionForm, RecordPicker
 from knowledge_desktop.ui.write_ops import Operation, Subject, correction_draft, describe_receipt
 
 if TYPE_CHECKING:
-    from knowledge_desktop.ui.main_window import MainWindow
+    from knowledge_desktop.ui.publish_dialog import PublishDialog
+    from knowledge_desktop.ui.window_parts import WindowParts
 
 Applies = Callable[[Subject], bool]
 
@@ -39,7 +39,7 @@ Applies = Callable[[Subject], bool]
 class WriteActions:
     """The write QActions, their menus, and the dialog each opens."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         self.dialog: PublishDialog | None = None
         """The confirmation dialog open now (tests drive it)."""
@@ -261,6 +261,8 @@ class WriteActions:
         vault = self.window.vault
         if vault is None:
             return
+        from knowledge_desktop.ui.publish_dialog import PublishDialog  # when first opened
+
         self.dialog = PublishDialog(vault, self.window.runner, op, self.window)
         self.dialog.finished_publish.connect(self._published)
         self.dialog.open()

@@ -20,8 +20,6 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from knowledge_desktop.engine.api import user_facts
-from knowledge_desktop.engine.api.facts import USER
 from knowledge_desktop.engine.changes import CATALOG, ChangeSet
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.tasks import Runner
@@ -44,7 +42,10 @@ class FactGroup:
 
 
 def load_facts(vault: Vault, scope: str, record_id: str) -> list[FactGroup]:
-    """Runs on a worker: the page's current facts by predicate."""
+    """Runs on a worker: the page's current facts by predicate. (The knowledge API is
+    imported here, with the first page shown, not before the window's first paint.)"""
+    from knowledge_desktop.engine.api import user_facts
+
     vocabulary = user_facts.vocabulary_of(vault.root, scope)
     groups: dict[str, FactGroup] = {}
     for row in user_facts.current(vault.store, scope, record_id):
@@ -57,6 +58,8 @@ def load_facts(vault: Vault, scope: str, record_id: str) -> list[FactGroup]:
 
 
 def said_by(origin: str | None) -> str:
+    from knowledge_desktop.engine.api.facts import USER
+
     return "you" if origin == USER else (origin or "unknown")
 
 

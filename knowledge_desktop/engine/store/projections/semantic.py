@@ -16,7 +16,9 @@ the table and queues every indexed record again. The tables are projections:
 dropped and rebuilt with the others, written in the caller's transaction, so a
 kill leaves either the old rows and queue or the new ones.
 
-Why float16 and a brute-force scan: docs/decisions.md ("Search by meaning").
+Why float16 and a brute-force scan: docs/decisions.md ("Search by meaning"). The queue
+reconcile writes lives in `semantic_queue.py`, which needs no numpy, so indexing a vault
+loads neither numpy nor the model.
 """
 
 from __future__ import annotations
@@ -29,12 +31,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledge_desktop.engine.changes import TEXT
-from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.semantic.chunks import chunk_lines
 from knowledge_desktop.engine.semantic.model import Embedder, normalise
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Update
 from knowledge_desktop.engine.store.schema import keyword_tables
 
 STORED = np.float16
@@ -44,19 +43,6 @@ TITLE_WEIGHT = 0.5
 page looks alike."""
 SNIPPET_CHARS = 240
 EMBED_BATCH = 512
-
-flag: Flag = TEXT
-
-
-def index(tx: Tx, update: Update) -> bool:
-    """Queue changed and removed files for the next `sync` (never embeds here)."""
-    queued = {(scope, path) for scope, path, kind in update.content if scope and kind == "markdown"}
-    queued |= {(p.split("/", 1)[0], p) for p in update.gone if "/" in p}
-    tx.executemany(
-        "INSERT OR IGNORE INTO semantic_pending_v1(scope, path) VALUES (?, ?)",
-        sorted(queued),
-    )
-    return False  # nothing a pane shows moved yet: the vectors change at `sync`
 
 
 def model_of(conn: Tx | sqlite3.Connection) -> str | None:
@@ -205,3 +191,4 @@ def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.flo
         blobs.append(vector)
     matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
     return matrix, paths, np.asarray(rowids, dtype=np.int64)
+

@@ -35,13 +35,31 @@ import sys
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms
 from knowledge_desktop.engine.store.schema import keyword_tables
+
+
+class _Numpy:
+    """numpy, imported when an index block is first written rather than when this module is
+    (every command imports it through the keyword projection; a read does not need numpy,
+    which is a tenth of a second of start-up: issue 26). The first use puts the module itself
+    in this module's globals, so later uses cost nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        import numpy
+
+        globals()["np"] = numpy
+        return getattr(numpy, name)
+
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = _Numpy()
 
 BLOCK = 256
 """Rowids per block: a common term's row stays under a 4 KiB page, so an edit rewrites

@@ -4,7 +4,7 @@ client over stdin/stdout, as the installed extension NAME (issue 16 §3; docs/mc
 The client starts this command itself (see docs/mcp.md for Claude Desktop, VS Code, Claude
 Code and Cursor). Stdout carries the protocol only; an extension that is not installed, or a
 vault that cannot be opened, is a one-line error on stderr and exit 2 before anything is
-served (`cli.py` reports it).
+served (`dispatch.py` reports it).
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ import json
 import sys
 from typing import Any
 
-from knowledge_desktop import cli_args
-from knowledge_desktop.cli_lifecycle import Command, WriteHelpers
+from knowledge_desktop.cli import argtypes
+from knowledge_desktop.cli.contract import Command, WriteHelpers
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.vault import Vault
@@ -88,7 +88,7 @@ def register(command: Command, helpers: WriteHelpers) -> None:
     )
     helpers.write_options(p)
     p = command("undo", "Undo an adopt run: put its files back as they were.", cmd_undo)
-    p.add_argument("journal_id", metavar="JOURNAL_ID", type=cli_args.journal_id)
+    p.add_argument("journal_id", metavar="JOURNAL_ID", type=argtypes.journal_id)
     helpers.write_options(p)
 
 

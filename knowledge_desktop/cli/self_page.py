@@ -15,7 +15,7 @@ writes nothing (`"changed": false`). The partition is `--partition`, else the
 page's own (`--set`), else `private` or the vault's only one.
 Exit 0; 2 for a usage error or an id the vault does not have; 4 when the page
 is not an active person page (`not-a-person`, `not-active`) or a fence refused
-the write (`cli.py` prints `{"error": ...}` with `--json`).
+the write (`dispatch.py` prints `{"error": ...}` with `--json`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ Command = Callable[[str, str, Callable[[Vault, argparse.Namespace], int]], argpa
 
 
 def register(command: Command) -> None:
-    """Add `self` to the `knowledge` subcommands (through cli.py's vault-opening helper)."""
+    """Add `self` to the `knowledge` subcommands (through dispatch.py's vault-opening helper)."""
     p = command("self", 'Show or choose the person page that is "you" to extensions.', cmd_self)
     which = p.add_mutually_exclusive_group()
     which.add_argument("--set", metavar="ID", help="make this person page you (the alias moves to it)")

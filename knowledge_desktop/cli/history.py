@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from knowledge_desktop import cli_args
-from knowledge_desktop.cli_lifecycle import Command
+from knowledge_desktop.cli import argtypes
+from knowledge_desktop.cli.contract import Command
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.visible_text import json_text
@@ -74,7 +74,7 @@ def register(command: Command) -> None:
     )
     p = command("history", "A record's checkpointed versions, newest first.", cmd_history)
     p.add_argument("id", metavar="ID")
-    p.add_argument("--limit", type=cli_args.limit(1000), default=50)
+    p.add_argument("--limit", type=argtypes.limit(1000), default=50)
 
 
 def _print_json(value: Any) -> None:

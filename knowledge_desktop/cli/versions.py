@@ -14,15 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from knowledge_desktop import cli_args
-from knowledge_desktop.cli_lifecycle import Command
+from knowledge_desktop.cli import argtypes
+from knowledge_desktop.cli.contract import Command
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.visible_text import block, json_text
 from knowledge_desktop.engine.visible_text import one_line as _safe
 
 
 def show_at(vault: Vault, args: argparse.Namespace) -> int:
-    """`show ID --at A` (cli.py's `cmd_show` hands over when --at is given)."""
+    """`show ID --at A` (read.py's `cmd_show` hands over when --at is given)."""
     record = vault.history.show_at(args.target, args.at)
     if args.json:
         print(json_text(record))
@@ -55,7 +55,7 @@ def register(command: Command) -> None:
         "--from",
         dest="from_",
         metavar="A",
-        type=cli_args.when,
+        type=argtypes.when,
         help="commit, date or 'now' (default: previous version)",
     )
-    p.add_argument("--to", metavar="B", type=cli_args.when, help="commit, date or 'now' (default: now)")
+    p.add_argument("--to", metavar="B", type=argtypes.when, help="commit, date or 'now' (default: now)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from knowledge_desktop import cli_args
+from knowledge_desktop.cli import argtypes as cli_args
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.visible_text import json_text, one_line

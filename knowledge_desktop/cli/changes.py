@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from knowledge_desktop import cli_args
-from knowledge_desktop.cli_lifecycle import Command
+from knowledge_desktop.cli import argtypes
+from knowledge_desktop.cli.contract import Command
 from knowledge_desktop.engine.api.changes import list_changes, revert
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.vault import Vault
@@ -66,7 +66,7 @@ def register(command: Command) -> None:
     p.add_argument("--run", metavar="R", help="only the changes of run R")
     p.add_argument("--status", choices=STATUSES, help="only changes of this status")
     p.add_argument(
-        "--since", metavar="ISO", type=cli_args.when, help="only changes made at or after this date or time"
+        "--since", metavar="ISO", type=argtypes.when, help="only changes made at or after this date or time"
     )
     p = command("revert", "Undo a run's changes (newest first) or one change, as the person.", cmd_revert)
     p.add_argument("--run", metavar="R", help="the run to undo")

@@ -3,7 +3,7 @@
 An argument past what SQLite or `datetime` can hold (`--offset 99999999999999999999`,
 `--at 9999-12-31`, whose end of day is in year 10000) used to reach them and come back
 as a traceback. Each type here refuses such a value while argparse reads the command
-line, so it is a usage error: one line, exit 2 (`cli._Parser.error`), before the vault
+line, so it is a usage error: one line, exit 2 (`dispatch._Parser.error`), before the vault
 is even opened. The ranges the engine checks itself (a search's limit of 1–50, say) are
 repeated here only where the command states them, so both say the same thing.
 """

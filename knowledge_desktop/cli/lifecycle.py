@@ -9,39 +9,23 @@ operations from a terminal (spec: corrections-and-merges; contract: docs/writing
     knowledge unmerge VAULT FENCE --reason TEXT [...] --json
     knowledge annotate VAULT FENCE --entity ID... [...] --json
 
-A fence is `ID:REVISION:HASH`. Exit codes are the write commands' (`cli.py`):
+A fence is `ID:REVISION:HASH`. Exit codes are the write commands' (`write.py`):
 0 published or the same receipt again, 4 rejected by a fence or a rule (the
 error object on stdout with `--json`; nothing written), 5 failed part-way,
-2 usage. `cli.py` registers these commands and lends the helpers its own
-write commands use, so both print receipts and errors alike.
+2 usage. `write.py` lends the helpers its own write commands use, so both
+print receipts and errors alike.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.cli.contract import Command, WriteHelpers
 from knowledge_desktop.engine.write import lifecycle
 
-Handler = Callable[[Vault, argparse.Namespace], int]
-Command = Callable[[str, str, Handler], argparse.ArgumentParser]
-
-
-@dataclass(frozen=True, slots=True)
-class WriteHelpers:
-    """What `cli.py` lends: argument types and options, and how a receipt is printed."""
-
-    fence: Callable[[str], str]
-    """argparse type of a fence argument (a malformed one is a usage error)."""
-    write_options: Callable[..., None]
-    """Adds --request-id, --actor, --vault-id (and --ontology-fingerprint with assertion=True)."""
-    request_options: Callable[[argparse.Namespace], dict[str, Any]]
-    receipt: Callable[[argparse.Namespace, dict[str, Any]], int]
-    read: Callable[[str], str]
-    """The text of a file argument (`-`: stdin)."""
+if TYPE_CHECKING:
+    from knowledge_desktop.engine.vault import Vault
 
 
 def register(command: Command, helpers: WriteHelpers) -> None:

@@ -17,7 +17,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from knowledge_desktop import cli_args
+from knowledge_desktop.cli import argtypes as cli_args
 from knowledge_desktop.engine.records.notes import stem
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.visible_text import json_text, one_line

@@ -17,7 +17,7 @@ one run of the person (`runId`; `knowledge revert VAULT --run R` undoes it).
 Exit 0; 2 for a usage error, an invalid manifest (every error is printed: on
 stderr, and with `--json` as `{"error": {"code": "invalid-manifest", "message",
 "errors"}}` on stdout), an unknown extension or permission, or a read-only vault;
-6 when the vault's state cannot be used (`cli.py`). The vault is opened without a
+6 when the vault's state cannot be used (`dispatch.py`). The vault is opened without a
 scan (none of these read records), except for uninstall, which finds documents
 through the catalog.
 """
@@ -149,7 +149,7 @@ def _default_partition(root: Path) -> str:
         return "private"
     if len(folders) == 1:
         return folders[0]
-    listed = ", ".join(folders) or "none"  # escaped where printed (cli.py)
+    listed = ", ".join(folders) or "none"  # escaped where printed (dispatch.py)
     raise QueryError(f"choose the partition with --partition (the vault has: {listed})")
 
 
