@@ -191,4 +191,3 @@ def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.flo
         blobs.append(vector)
     matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
     return matrix, paths, np.asarray(rowids, dtype=np.int64)
-
