@@ -4,8 +4,9 @@
                            [--edits-per-second 10] [--renames-every 2] [--window] [--json]
 
 A generated vault (`bench/generate_vault.py`, in a temporary folder unless `--vault`) gets a
-self page and the extension `load-agent`, allowed to read people, to read and write the
-user's `x.load.*` facts and to read and write the `keep` collection. Then, at once:
+self page and one extension per client (`load-agent-N`: each within one extension's daily
+write quota), allowed to read people, to read and write the user's `x.load.*` facts and to
+read and write the `keep` collection. Then, at once:
 
 * `--clients` official MCP clients each start their own `knowledge mcp` server (a separate
   process, as separate agents do) and make `--calls` calls in turn: `knowledge_grep`,
@@ -18,7 +19,8 @@ user's `x.load.*` facts and to read and write the `keep` collection. Then, at on
   `--renames-every` seconds;
 * with `--window`, the window (`knowledge-desktop VAULT`, offscreen) is open on the vault.
 
-It reports p50/p95/p99 per tool, errors per tool (and how many said `database is locked`),
+It reports p50/p95/p99 per tool, errors per tool (and how many said the database was locked,
+in SQLite's words or the engine's), why any call walked the vault instead of answering live,
 and then checks, in this process, that every acknowledged write is in the vault — each fact
 value and document key exactly once (0 lost, 0 duplicated) — both as the vault is and after
 a rebuild of its projections from the Markdown, and that the journal is consistent: no entry
@@ -65,6 +67,8 @@ from knowledge_desktop.engine.vault import Vault  # noqa: E402
 from knowledge_desktop.engine.vault_self import set_self  # noqa: E402
 
 EXTENSION = "load-agent"
+"""Client n acts as extension `load-agent-n` (docs/mcp.md: each client its own extension),
+so each stays within the daily write quota of one extension."""
 PERMISSIONS = (
     "entities.read:person",
     "facts.read:self:x.load.*",
@@ -75,7 +79,8 @@ PERMISSIONS = (
 PREDICATE = "x.load.noted"
 TOOLS = ("grep", "lookup", "record", "facts.put", "documents.upsert", "changes.list")
 BUSY_RETRIES = 20
-LOCKED = "database is locked"
+LOCKED = ("database is locked", "is locked by")
+"""SQLite's busy answer, raw and as the engine words it (`store/faults.py`, `StateLocked`)."""
 BUSY = ("vault-busy", "another process is writing")
 """How a write refused because another process holds the vault's write lock reads."""
 
@@ -101,8 +106,12 @@ def call_for(kind: str, who: str, i: int, person: tuple[str, str], word: str) ->
     return "knowledge_changes_list", {}
 
 
-def prepare(root: Path) -> dict[str, Any]:
-    """Self page, extension and grants; the people and words the clients ask about."""
+def extension_of(number: int) -> str:
+    return f"{EXTENSION}-{number}"
+
+
+def prepare(root: Path, clients: int) -> dict[str, Any]:
+    """Self page, one extension per client and their grants; the people the clients ask about."""
     with Vault.open(root) as vault:
         vault.reconcile()
         conn = vault.store.reader()
@@ -113,15 +122,17 @@ def prepare(root: Path) -> dict[str, Any]:
         if not conn.execute("SELECT 1 FROM catalog WHERE aliases LIKE '%knowledge:self%'").fetchone():
             set_self(vault, None, people[0][0])
         extensions = Extensions(vault.store, vault.root)
-        if EXTENSION not in [e.name for e in extensions.list()]:
-            manifest = {
-                "name": EXTENSION,
-                "description": "load test agent",
-                "knowledge": {"permissions": list(PERMISSIONS), "reason": "load test"},
-            }
-            extensions.install(validate_manifest(manifest), "private")
-        for permission in PERMISSIONS:
-            extensions.grant(EXTENSION, permission)
+        installed = [e.name for e in extensions.list()]
+        for name in [extension_of(n) for n in range(clients)]:
+            if name not in installed:
+                manifest = {
+                    "name": name,
+                    "description": "load test agent",
+                    "knowledge": {"permissions": list(PERMISSIONS), "reason": "load test"},
+                }
+                extensions.install(validate_manifest(manifest), "private")
+            for permission in PERMISSIONS:
+                extensions.grant(name, permission)
         edited = [
             str(p.relative_to(root))
             for folder in ("notes", "concepts")
@@ -202,7 +213,7 @@ async def client(
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "knowledge_desktop.cli", "mcp", str(root), "--extension", EXTENSION],
+        args=["-m", "knowledge_desktop.cli", "mcp", str(root), "--extension", extension_of(number)],
         env=env,
         cwd=str(REPO),
     )
@@ -231,6 +242,8 @@ async def client(
                 out["latency"][kind].append(took)
                 freshness = (result.meta or {}).get("freshness") or {}
                 out["freshness"][freshness.get("mode", "none")] += 1
+                if freshness.get("reason"):
+                    out["walkReasons"][freshness["reason"]] += 1
                 if result.is_error:
                     out["errors"][kind].append(message[:300])
                     continue
@@ -256,7 +269,7 @@ def verify(root: Path, facts: list[str], documents: list[str]) -> dict[str, Any]
             "documentsDuplicated": sum(1 for k in documents if keys[k] > 1),
         }
 
-    with open_extension(root, EXTENSION) as ext:
+    with open_extension(root, extension_of(0)) as ext:
         now = check(ext)
         ext.vault.rebuild()
         rebuilt = check(ext)
@@ -290,11 +303,12 @@ def run(
     renames_every: float = 2.0,
     window: bool = False,
 ) -> dict[str, Any]:
-    plan = prepare(root)
+    plan = prepare(root, clients)
     out: dict[str, Any] = {
         "latency": collections.defaultdict(list),
         "errors": collections.defaultdict(list),
         "freshness": collections.Counter(),
+        "walkReasons": collections.Counter(),
         "facts": [],
         "documents": [],
         "busyRetries": 0,
@@ -332,7 +346,7 @@ def run(
     acknowledged_facts = [v for v, status in out["facts"] if status == "applied"]
     acknowledged_documents = [k for k, status in out["documents"] if status in ("created", "updated")]
     errors = {k: len(v) for k, v in out["errors"].items()}
-    locked = sum(1 for v in out["errors"].values() for m in v if LOCKED in m)
+    locked = sum(1 for v in out["errors"].values() for m in v if any(w in m for w in LOCKED))
     return {
         "clients": clients,
         "callsPerClient": calls,
@@ -344,6 +358,7 @@ def run(
         "databaseLocked": locked,
         "busyRetries": out["busyRetries"],
         "freshness": dict(out["freshness"]),
+        "walkReasons": dict(out["walkReasons"]),
         "writeStatuses": dict(collections.Counter(s for _, s in out["facts"] + out["documents"])),
         "window": out.get("windowRanThroughout"),
         "verify": verify(root, acknowledged_facts, acknowledged_documents),
