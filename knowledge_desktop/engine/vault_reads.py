@@ -150,7 +150,9 @@ def _visible_facts(
         page = vault.grep(replace(wanted, within=facts, limit=RAW_PAGE, offset=raw_offset), session.scope)
         if page["index"]["state"] == "unavailable":
             return None
-        out += [h["path"] for h in page["hits"] if h.get("via") is None and seen.visible(h["path"])]
+        if any(h.get("via") is not None for h in page["hits"]):
+            return None  # reached through superseded wording: the judged paging handles it
+        out += [h["path"] for h in page["hits"] if seen.visible(h["path"])]
         raw_offset += RAW_PAGE
         if page["total"] is None or raw_offset >= page["total"]:
             return out

@@ -12,7 +12,7 @@ from knowledge_desktop.engine import vault_reads
 from knowledge_desktop.engine.query import grep as grep_module
 from knowledge_desktop.engine.vault_api import open_session
 from tests.engine.api.test_visibility import agent_vault
-from tests.vaultkit import VaultKit
+from tests.vaultkit import CHANGE, VaultKit
 
 HIDDEN = 120
 """Notes holding the word, none of them visible to the agent: more than two raw pages."""
@@ -39,3 +39,27 @@ def test_hidden_matches_are_never_made_into_hits(kit: VaultKit, monkeypatch: pyt
     # each search builds the fact claims that match (three, judged one by one) and its page
     assert not [p for p in built if p.startswith("private/notes/")]
     assert len(built) <= 2 * 3 + 2 + 1
+
+
+def test_a_visible_fact_found_through_its_superseded_wording(kit: VaultKit) -> None:
+    """The SQL does not see the earlier record a replacement is reached through: such a
+    search is judged hit by hit, and finds the current fact when the earlier one is visible."""
+    vault = agent_vault(kit)
+    fact = {"predicate": "pref.food.rated", "value": "soup"}
+    kit.claim(
+        "private/claims/old.md",
+        "cl_old",
+        "Likes marrow soup",
+        entities=["pg_me"],
+        fact=fact,
+        lifecycle="superseded",
+        superseded_by="cl_new",
+        lifecycle_change=CHANGE,
+    )
+    kit.claim(
+        "private/claims/new.md", "cl_new", "Likes soup", entities=["pg_me"], fact=fact, supersedes="cl_old"
+    )
+    vault.reconcile()
+    page = vault_reads.grep(vault, open_session(vault, "agent"), "marrow")
+    assert [(h.record.id, h.via_id) for h in page.hits] == [("cl_new", "cl_old")]
+    assert page.total == 1
