@@ -208,6 +208,7 @@ async def client(
     calls: int,
     plan: dict[str, Any],
     out: dict[str, Any],
+    logs: Path,
 ) -> None:
     """One agent: its own server process, `calls` mixed calls, every answer recorded."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -217,9 +218,26 @@ async def client(
         env=env,
         cwd=str(REPO),
     )
+    log = logs / f"server-{number}.log"
+    try:
+        await _client(number, root, calls, plan, out, params, log)
+    except Exception as exc:  # a server that died: reported, the other clients go on
+        said = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
+        out["clientFailures"].append(f"client {number}: {exc!r}; its server said: {' | '.join(said)}")
+
+
+async def _client(
+    number: int,
+    root: Path,
+    calls: int,
+    plan: dict[str, Any],
+    out: dict[str, Any],
+    params: StdioServerParameters,
+    log: Path,
+) -> None:
     people = plan["people"]
     words = ["meeting", "project", people[number % len(people)][1].split()[-1]]
-    with open(os.devnull, "w") as errlog:
+    with log.open("w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
@@ -312,7 +330,9 @@ def run(
         "facts": [],
         "documents": [],
         "busyRetries": 0,
+        "clientFailures": [],
     }
+    logs = Path(tempfile.mkdtemp(prefix="knowledge-agents-logs-"))
     viewer: subprocess.Popen[bytes] | None = None
     if window:
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
@@ -331,7 +351,7 @@ def run(
         async def all_clients() -> None:
             async with anyio.create_task_group() as tg:
                 for number in range(clients):
-                    tg.start_soon(client, number, root, calls, plan, out)
+                    tg.start_soon(client, number, root, calls, plan, out, logs)
 
         anyio.run(all_clients)
     finally:
@@ -357,6 +377,8 @@ def run(
         "errorSamples": {k: v[:3] for k, v in out["errors"].items()},
         "databaseLocked": locked,
         "busyRetries": out["busyRetries"],
+        "clientFailures": out["clientFailures"],
+        "serverLogs": str(logs),
         "freshness": dict(out["freshness"]),
         "walkReasons": dict(out["walkReasons"]),
         "writeStatuses": dict(collections.Counter(s for _, s in out["facts"] + out["documents"])),

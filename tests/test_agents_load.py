@@ -25,6 +25,7 @@ def test_two_agents_and_an_editor_lose_and_duplicate_nothing(tmp_path: Path) -> 
     root = tmp_path / "vault"
     generate_vault.generate(root, 200, 1)
     report = agents.run(root, clients=2, calls=50, edits_per_second=10, renames_every=1.0)
+    assert report["clientFailures"] == []
     assert report["errors"] == {}, report["errorSamples"]
     assert report["databaseLocked"] == 0
     assert report["editor"]["edits"] > 0

@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledge_desktop.engine.errors import StateMissing, VaultGone
+from knowledge_desktop.engine.errors import StateLocked, StateMissing, VaultGone
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.vault import Vault
 
@@ -66,7 +66,9 @@ class LiveVault:
 
     def start(self) -> None:
         """Start watching, then reconcile the whole vault once: a change made meanwhile is
-        queued by the watcher, so nothing between the two is missed."""
+        queued by the watcher, so nothing between the two is missed. When another process
+        holds the state's write lock longer than SQLite waits (several servers and the window
+        starting at once on a busy machine), starting goes on and the first call walks."""
         state_dir = self.vault.state_dir
         inside = not self.vault.state_outside and state_dir.parent == self.vault.root
         self.watcher = VaultWatcher(
@@ -79,7 +81,10 @@ class LiveVault:
             **self._options,
         )
         self.watcher.start()
-        self.vault.repairing(self.vault.reconcile)
+        try:
+            self.vault.repairing(self.vault.reconcile)
+        except StateLocked as exc:
+            self._unsettled = f"the first look at the vault waited for another program ({exc})"
 
     def _apply(self, paths: set[str] | None) -> None:
         self.vault.repairing(lambda: self.vault.reconcile(paths, source="watcher"))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_desktop.api.extension import open_extension
+from knowledge_desktop.engine.errors import StateLocked
 from knowledge_desktop.engine.fs.watch import SYNC_PREFIX, VaultWatcher
 from knowledge_desktop.engine.live_vault import Freshness, LiveVault
 from tests.engine.api.test_visibility import agent_vault
@@ -109,3 +110,28 @@ def test_the_python_api_object_reads_through_the_live_path(kit: VaultKit) -> Non
         kit.page("private/people/fay.md", "pg_fay", "Fay Lantern", type="person")
         assert "pg_fay" in [h.record.id for h in ext.grep("lantern").hits]
         assert ext.freshness == Freshness("walked", "polling was requested")
+
+
+def test_a_locked_state_at_start_leaves_the_first_call_to_walk(
+    kit: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several servers and the window starting at once: one waits past SQLite's timeout for
+    the write lock. It starts anyway, and its first call looks at every file."""
+    kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
+    vault = kit.scan()
+    reconcile = vault.reconcile
+    calls: list[object] = []
+
+    def locked_once(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) == 1:
+            raise StateLocked("state.sqlite is locked by another program")
+        return reconcile(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vault, "reconcile", locked_once)
+    with LiveVault(vault) as live:
+        kit.page("private/people/gus.md", "pg_gus", "Gus", type="person")
+        seen = live.fresh()
+        assert seen.mode == "walked"
+        assert "another program" in seen.reason
+        assert [r["path"] for r in vault.find("pg_gus")] == ["private/people/gus.md"]
