@@ -36,17 +36,27 @@ from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.mcp_wire import ScreenedStdin, refusal_channel
 
 SERVER_NAME = "knowledge"
+FRESHNESS_KEY = "freshness"
 
 
-def _text_result(payload: Any, *, error: bool = False) -> types.CallToolResult:
+def _text_result(
+    payload: Any, *, error: bool = False, meta: dict[str, Any] | None = None
+) -> types.CallToolResult:
     if error:
         content = [types.TextContent(type="text", text=str(payload))]
-        return types.CallToolResult(content=content, is_error=True)
+        return types.CallToolResult(content=content, is_error=True, meta=meta)
     text = json.dumps(payload, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=payload if isinstance(payload, dict) else None,
+        meta=meta,
     )
+
+
+def _meta(ext: Extension) -> dict[str, Any] | None:
+    """The result's `_meta`: how the call was brought up to date with the vault's files
+    (`freshness`, docs/mcp.md), when it read the vault at all."""
+    return None if ext.freshness is None else {FRESHNESS_KEY: ext.freshness.as_json()}
 
 
 def call(ext: Extension, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
@@ -55,13 +65,15 @@ def call(ext: Extension, name: str, arguments: dict[str, Any] | None) -> types.C
     tool = BY_NAME.get(name)
     if tool is None:
         return _text_result(f"no tool named {name!r}", error=True)
+    ext.freshness = None
     try:
         # damage met in state.sqlite is repaired and the call answered, as a CLI command is
-        return _text_result(ext.vault.repairing(lambda: tool.call(ext, arguments)))
+        payload = ext.vault.repairing(lambda: tool.call(ext, arguments))
+        return _text_result(payload, meta=_meta(ext))
     except KnownError as exc:
-        return _text_result(str(exc), error=True)
+        return _text_result(str(exc), error=True, meta=_meta(ext))
     except Exception as exc:  # a bug answers this call as an error; the server goes on serving
-        return _text_result(f"internal error in {name}: {exc!r}", error=True)
+        return _text_result(f"internal error in {name}: {exc!r}", error=True, meta=_meta(ext))
 
 
 def build_server(ext: Extension) -> Server[Any]:
@@ -97,8 +109,10 @@ def build_server(ext: Extension) -> Server[Any]:
 
 def serve(vault_path: str | os.PathLike[str], name: str, run_id: str | None = None) -> None:
     """Open the vault as extension `name` and serve MCP on stdin/stdout until the client
-    closes them. `UnknownExtension` before anything is served when `name` is not installed."""
-    with open_extension(vault_path, name, run_id) as ext:
+    closes them. `UnknownExtension` before anything is served when `name` is not installed.
+    The vault is kept live by the watcher while the server runs (`engine/live_vault.py`):
+    each call reconciles what changed since the last, not the whole folder."""
+    with open_extension(vault_path, name, run_id, live=True) as ext:
         server = build_server(ext)
 
         async def run() -> None:

@@ -44,18 +44,26 @@ from knowledge_desktop.engine.api.read_results import (
 )
 from knowledge_desktop.engine.api.search import SearchResult
 from knowledge_desktop.engine.api.session import Session
+from knowledge_desktop.engine.live_vault import WALKED, Freshness, LiveVault
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.vault_api import open_session
 
 
 class Extension:
     """One installed extension's view of a vault; see the module docstring. Reads look at the
-    files as they are at the call (the vault is reconciled first)."""
+    files as they are at the call: the vault is reconciled first, from what the watcher saw
+    when `live` keeps it live (`engine/live_vault.py`), else by walking its files."""
 
-    def __init__(self, vault: Vault, session: Session, *, owns_vault: bool = False) -> None:
+    def __init__(
+        self, vault: Vault, session: Session, *, owns_vault: bool = False, live: LiveVault | None = None
+    ) -> None:
         self.vault = vault
         self.session = session
         self._owns_vault = owns_vault
+        self.live = live
+        self.freshness: Freshness | None = None
+        """How the last call was brought up to date with the files (`Freshness`); None
+        until a call reads the vault."""
         self._runs: dict[str, Session] = {}
         self.profile = Profile(self.call_session)
         self.facts = Facts(self.call_session)
@@ -79,7 +87,9 @@ class Extension:
         return self.session.run_id
 
     def close(self) -> None:
-        """Close the vault when this object opened it."""
+        """Stop keeping the vault live, and close it when this object opened it."""
+        if self.live is not None:
+            self.live.close()
         if self._owns_vault:
             self.vault.close()
 
@@ -93,7 +103,11 @@ class Extension:
 
     def _fresh(self) -> Vault:
         """The vault, reconciled with its folder (a long-lived extension sees later edits)."""
-        self.vault.reconcile()
+        if self.live is not None:
+            self.freshness = self.live.fresh()
+        else:
+            self.vault.reconcile()
+            self.freshness = WALKED
         if self.session.store is not self.vault.store:
             # The vault repaired a damaged state.sqlite (`Vault.repairing`): sessions bound
             # to the file set aside follow to the new one, keeping their runs' ids.
@@ -221,14 +235,31 @@ class Extension:
         return vault_reads.chronicle_day(self._fresh(), self.session, day, tz=tz, week=week, kind=kind)
 
 
-def open_extension(vault_path: str | os.PathLike[str], name: str, run_id: str | None = None) -> Extension:
+def open_extension(
+    vault_path: str | os.PathLike[str],
+    name: str,
+    run_id: str | None = None,
+    *,
+    live: bool = False,
+    **watcher_options: Any,
+) -> Extension:
     """The installed extension `name` on the vault at `vault_path`, in run `run_id` (a new run
     when None). Use it as a context manager: leaving it closes the vault. `UnknownExtension`
-    when no such extension is installed (the vault is closed again)."""
+    when no such extension is installed (the vault is closed again).
+
+    With `live`, a watcher keeps the vault live while the object is open, so a call
+    reconciles only what changed since the last one instead of walking every file: for a
+    long-lived reader (the MCP server does this). `watcher_options` go to `VaultWatcher`."""
     vault = Vault.open(vault_path)
+    keeper: LiveVault | None = None
     try:
         session = open_session(vault, name, run_id)
+        if live:
+            keeper = LiveVault(vault, **watcher_options)
+            keeper.start()
     except BaseException:
+        if keeper is not None:
+            keeper.close()
         vault.close()
         raise
-    return Extension(vault, session, owns_vault=True)
+    return Extension(vault, session, owns_vault=True, live=keeper)

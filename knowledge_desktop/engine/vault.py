@@ -512,11 +512,13 @@ class Vault:
             s for (s,) in self.store.reader().execute("SELECT scope FROM keyword_state_v1 ORDER BY scope")
         ]
 
-    def grep(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
+    def grep(self, q: GrepQuery, scope: str | None = None, *, replaced: bool = False) -> dict[str, Any]:
         """Keyword search. The text of changed records is indexed first (spec:
         retrieval-and-dates, index behaviour) unless the window is building a
         large queue in the background: then the answer comes from what is
-        indexed and says so (`index.state` "partial", `index.pending`)."""
+        indexed and says so (`index.state` "partial", `index.pending`). With
+        `replaced`, the answer also says how many of its total are current records
+        reached through superseded wording (`replaced`; an extension's search needs it)."""
         if q.kind == grep_notes_module.NOTE:
             return self.grep_notes(q, scope)
         if q.types is not None:
@@ -536,6 +538,8 @@ class Vault:
             pending = 0
             result = grep_module.grep(conn, q, scopes, lambda s: grep_module.scope_state(conn, s))
         result["index"]["lag"] = lag
+        if not replaced:
+            result.pop("replaced", None)
         if pending:
             result["index"]["state"] = "partial"
             result["index"]["pending"] = pending

@@ -11,6 +11,7 @@ nothing. Grants are read afresh on every call (`Session.allowed`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -90,10 +91,13 @@ def grep(
 ) -> SearchPage:
     """Keyword search over the records the extension can see in its partition.
 
-    The vault's ranking is paged through (as far as its offset limit reaches) and the
-    invisible hits are dropped before `offset` and `limit` are applied, so ranks, counts and
-    pages are those of the visible hits alone. A hit reached through superseded wording is
-    kept only when the earlier record that matched is visible too."""
+    What the extension may see is part of the search's SQL (`Visibility.sql`), so ranks,
+    counts and pages are those of the visible hits alone and a common word costs what it
+    costs unfiltered: the visible facts among the matches are found first (`_visible_facts`),
+    then one page is asked for. A hit reached through superseded wording is kept only when
+    the earlier record that matched is visible too; when such a hit (or anything else the
+    SQL let through) is not visible, the search falls back to paging through the filtered
+    ranking and judging each hit (`_paged`)."""
     wanted = GrepQuery(
         query,
         mode=mode,
@@ -109,6 +113,72 @@ def grep(
     )
     validate(wanted)
     seen = visibility(vault, session)
+    whole, facts = seen.sql()
+    if lifecycle == "active":
+        shown_paths = _visible_facts(vault, session, seen, wanted, facts)
+        if shown_paths is not None:
+            sql, values = whole
+            if shown_paths:
+                sql = f"{sql} OR r.path IN (SELECT value FROM json_each(?))"
+                values = (*values, json.dumps(shown_paths))
+            found = _one_page(vault, session, seen, replace(wanted, within=(sql, values)))
+            if found is not None:
+                return found
+    either = whole if facts is None else (f"({whole[0]}) OR ({facts[0]})", (*whole[1], *facts[1]))
+    return _paged(vault, session, seen, replace(wanted, within=either))
+
+
+def _visible(seen: Visibility, hit: dict[str, Any]) -> bool:
+    via = hit.get("via")
+    return seen.visible(hit["path"]) and (via is None or seen.visible(via.get("path")))
+
+
+def _visible_facts(
+    vault: Vault,
+    session: Session,
+    seen: Visibility,
+    wanted: GrepQuery,
+    facts: tuple[str, tuple[object, ...]] | None,
+) -> list[str] | None:
+    """The paths of the fact claims matching `wanted` that the extension may see (judged one
+    by one: they are only candidates in SQL), or None when they cannot all be gathered."""
+    if facts is None:
+        return []
+    out: list[str] = []
+    raw_offset = 0
+    while True:
+        page = vault.grep(replace(wanted, within=facts, limit=RAW_PAGE, offset=raw_offset), session.scope)
+        if page["index"]["state"] == "unavailable":
+            return None
+        if any(h.get("via") is not None for h in page["hits"]):
+            return None  # reached through superseded wording: the judged paging handles it
+        out += [h["path"] for h in page["hits"] if seen.visible(h["path"])]
+        raw_offset += RAW_PAGE
+        if page["total"] is None or raw_offset >= page["total"]:
+            return out
+        if raw_offset > MAX_OFFSET:
+            return None
+
+
+def _one_page(vault: Vault, session: Session, seen: Visibility, wanted: GrepQuery) -> SearchPage | None:
+    """The page `wanted` asks for when its SQL admits only visible records; None when a hit
+    it found is not visible after all (the caller then pages and judges)."""
+    page = vault.grep(wanted, session.scope, replaced=True)
+    if page["index"]["state"] == "unavailable":
+        return SearchPage((), None, False, wanted.offset, None, None, "unavailable")
+    if page.get("replaced") or not all(_visible(seen, hit) for hit in page["hits"]):
+        return None  # a replacement's earlier record is not in the SQL: judge them all
+    total = page["total"]
+    end = wanted.offset + len(page["hits"])
+    next_offset = end if total is not None and end < total and end <= MAX_OFFSET else None
+    hits = tuple(_hit(h) for h in page["hits"])
+    return SearchPage(hits, total, True, wanted.offset, next_offset, page["snapshot"], "ready")
+
+
+def _paged(vault: Vault, session: Session, seen: Visibility, wanted: GrepQuery) -> SearchPage:
+    """The search's ranking paged through (as far as its offset limit reaches), each hit
+    judged, and `offset` and `limit` applied to the visible ones."""
+    offset, limit = wanted.offset, wanted.limit
     kept: list[dict[str, Any]] = []
     raw_offset = 0
     snapshot: str | None = None
@@ -118,10 +188,7 @@ def grep(
         if page["index"]["state"] == "unavailable":
             return SearchPage((), None, False, offset, None, None, "unavailable")
         snapshot = snapshot or page["snapshot"]
-        for hit in page["hits"]:
-            via = hit.get("via")
-            if seen.visible(hit["path"]) and (via is None or seen.visible(via.get("path"))):
-                kept.append(hit)
+        kept += [hit for hit in page["hits"] if _visible(seen, hit)]
         raw_offset += RAW_PAGE
         if page["total"] is None or raw_offset >= page["total"]:
             break

@@ -90,6 +90,42 @@ class Visibility:
             return True
         return self._in_readable_collection(path)
 
+    def sql(self) -> tuple[tuple[str, tuple[object, ...]], tuple[str, tuple[object, ...]] | None]:
+        """The rule as SQL conditions on a keyword rows table `r` of the reader's partition,
+        so that a search ranks and counts only what the reader may see (issue 28 §2).
+
+        First, the records the rule admits whole: entity pages of a readable kind, and every
+        record in a readable collection folder (with its subfolders). Second, or None when
+        the partition holds no fact: its fact claims (the facts projection's rows), which
+        are only candidates, since whether a fact is visible depends on its subject and
+        predicate; `visible` judges those one by one. The two may overlap."""
+        readable = sorted(t for t in self.entity_types if self._entity_readable(t))
+        clauses: list[str] = []
+        values: list[object] = []
+        if readable:
+            clauses.append(f"(r.kind='page' AND r.type IN ({','.join('?' * len(readable))}))")
+            values += readable
+        self.read_collections()
+        assert self._index is not None
+        index = self._index
+        folders = sorted(
+            c.folder
+            for c in index.by_folder.values()
+            if collections.can(self.reader, index, c.folder, "read")
+        )
+        for folder in folders:
+            # every path under `scope/folder/`: '0' is the character after '/'
+            clauses.append("(r.path >= ? AND r.path < ?)")
+            values += [f"{self.reader.scope}/{folder}/", f"{self.reader.scope}/{folder}0"]
+        whole = (" OR ".join(clauses) or "0", tuple(values))
+        has_facts = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM facts_v1 WHERE scope=?)", (self.reader.scope,)
+        ).fetchone()[0]
+        if not has_facts:
+            return whole, None
+        facts = "r.kind='claim' AND r.path IN (SELECT path FROM facts_v1 WHERE scope=?)"
+        return whole, (facts, (self.reader.scope,))
+
     def read_collections(self) -> None:
         """Read the partition's collection markers now, whatever the call goes on to judge:
         a reader that pays for it only when it meets a record outside its grants would take

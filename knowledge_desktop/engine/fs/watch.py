@@ -38,6 +38,8 @@ into the next batch (never lost), but that batch waits for the callback.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 import os
 import threading
@@ -67,7 +69,7 @@ logger = logging.getLogger(__name__)
 
 WatchMode = Literal["watching", "polling", "stopped"]
 
-FlushReason = Literal["quiet", "max-wait"]
+FlushReason = Literal["quiet", "max-wait", "sync"]
 DEFAULT_DEBOUNCE_S = 0.1
 DEFAULT_MAX_BATCH_WAIT_S = 0.5
 DEFAULT_POLL_INTERVAL_S = 2.0
@@ -80,6 +82,12 @@ EVENT_LAG_S = 1.0
 behind an unpaired move (a move into or out of the vault) for 0.5 s. A replaced
 observer keeps running this long beside its successor, so that events it had
 already read are not dropped, and `wait_idle` waits this long by default."""
+
+SYNC_TIMEOUT_S = 3.0
+"""How long `sync` waits for its marker to come through before it gives up (the caller
+then walks the vault): far longer than an event takes, even on a loaded machine."""
+SYNC_PREFIX = "live-sync-"
+"""The name of a sync marker file, followed by the process id and a counter."""
 
 POLL_COST_FACTOR = 5.0
 """A rescan that takes t seconds is repeated no sooner than 5·t later, so polling
@@ -97,14 +105,16 @@ class WatchState:
 
 
 class _Forwarder(FileSystemEventHandler):
-    """Hands every watchdog event to the watcher, on watchdog's dispatch thread."""
+    """Hands every watchdog event to the watcher, on watchdog's dispatch thread, with the
+    number of the observer that read it (see `VaultWatcher.sync`)."""
 
-    def __init__(self, sink: Callable[[FileSystemEvent], None]) -> None:
+    def __init__(self, sink: Callable[[FileSystemEvent, int], None], tag: int) -> None:
         super().__init__()
         self._sink = sink
+        self._tag = tag
 
     def dispatch(self, event: FileSystemEvent) -> None:
-        self._sink(event)
+        self._sink(event, self._tag)
 
 
 VANISHED = "the vault folder was moved or deleted (or unmounted)"
@@ -133,6 +143,9 @@ class VaultWatcher:
     exceptions raised by the other callbacks (default: logged), which never
     stop the watcher.
 
+    `sync_dir` is a folder inside the vault (the vault's `.knowledge/`) where `sync`
+    may write its marker files; without it `sync` cannot vouch for anything.
+
     `observer_factory` and `proc_root` exist so tests can inject a failing
     observer or a fake /proc (mounts and the inotify watch limit) instead of
     needing a real network filesystem or an exhausted kernel limit.
@@ -153,6 +166,7 @@ class VaultWatcher:
         poll_interval_s: float = DEFAULT_POLL_INTERVAL_S,
         collapse_threshold: int = DEFAULT_COLLAPSE_THRESHOLD,
         force_polling: bool = False,
+        sync_dir: Path | None = None,
         observer_factory: ObserverFactory | None = None,
         proc_root: Path = Path("/proc"),
     ) -> None:
@@ -171,6 +185,15 @@ class VaultWatcher:
         self._force_polling = force_polling
         self._observer_factory: ObserverFactory = observer_factory or Observer
         self._proc_root = proc_root
+        self._sync_dir = Path(os.path.abspath(sync_dir)) if sync_dir is not None else None
+        self._sync_prefix = str(self._sync_dir / SYNC_PREFIX) if self._sync_dir is not None else None
+        self._sync_count = itertools.count(1)
+        self._awaited: dict[str, set[int]] = {}
+        """Sync markers being waited for, and the observers (by tag) that have read each."""
+        self._flushing = 0
+        """How many `sync` calls wait: deliver what is pending without the quiet gap."""
+        self._tags = itertools.count(1)
+        self._observer_tag = 0
 
         self._cond = threading.Condition()
         self._state = WatchState("stopped")
@@ -186,8 +209,8 @@ class VaultWatcher:
         self._started = False
         self._stopping = False
         self._observer: BaseObserver | None = None
-        self._retiring: list[tuple[BaseObserver, float]] = []
-        """Replaced observers and when to stop them (see EVENT_LAG_S)."""
+        self._retiring: list[tuple[BaseObserver, float, int]] = []
+        """Replaced observers, when to stop them (see EVENT_LAG_S) and their tags."""
         self._spy: OverflowSpy | None = None
         self._thread: threading.Thread | None = None
         self._flush_reasons: deque[FlushReason] = deque(maxlen=64)
@@ -211,13 +234,13 @@ class VaultWatcher:
             self._started = True
         reason = self._distrust_reason()
         if reason is None:
-            observer, failure = self._new_observer()
+            observer, tag, failure = self._new_observer()
             reason = failure or None
             if observer is not None:
                 spy = OverflowSpy(self._overflowed)
                 logging.getLogger(WATCHDOG_LOGGER).addHandler(spy)
                 with self._cond:
-                    self._observer, self._spy = observer, spy
+                    self._observer, self._observer_tag, self._spy = observer, tag, spy
         with self._cond:
             if reason is None:
                 self._set_state(WatchState("watching"))
@@ -278,6 +301,65 @@ class VaultWatcher:
                     return settled
                 self._cond.wait(min(deadline - now, 0.05))
 
+    def sync(self, timeout: float = SYNC_TIMEOUT_S) -> str | None:
+        """Hand the callbacks every change made in the vault before this call and return None
+        once they have handled it; or say why the watcher cannot vouch for that, and the
+        caller walks the vault instead (`engine/live_vault.py`).
+
+        An event reaches the watcher a while after the write that caused it (watchdog reads
+        it on its own threads and holds a move up to half a second to pair it), so an empty
+        pending set proves nothing. Instead a marker file is created in `sync_dir`: the
+        kernel queues its event behind those of every earlier write, and watchdog passes
+        events on in that order, so once each observer reading the vault has passed the
+        marker on, every earlier change is pending or delivered. What is pending is then
+        delivered at once, without waiting for the quiet gap, and this returns when the
+        callback is done with it. Safe to call from several threads at once.
+        """
+        if self._sync_prefix is None:
+            return "the vault's state folder is not inside it, so the watcher cannot be synchronised"
+        marker = f"{self._sync_prefix}{os.getpid()}-{next(self._sync_count)}"
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            if self._state.mode != "watching" or self._stopping:
+                return self._state.reason or "the vault is not being watched"
+            needed = {self._observer_tag, *(tag for _, _, tag in self._retiring)}
+            self._awaited[marker] = set()
+        try:
+            try:
+                os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except OSError as exc:
+                return f"the watcher's sync marker cannot be written ({exc.strerror or exc})"
+            with self._cond:
+                while True:
+                    if self._state.mode != "watching" or self._stopping:
+                        return self._state.reason or "the vault is no longer watched"
+                    alive = {self._observer_tag, *(tag for _, _, tag in self._retiring)}
+                    if needed & alive <= self._awaited[marker]:
+                        break
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return f"the watcher did not report a change within {timeout:g} s"
+                    self._cond.wait(left)
+                self._flushing += 1
+                try:
+                    self._cond.notify_all()
+                    # No deadline here: the callback is reconciling, and a walk would wait
+                    # for the vault it holds anyway.
+                    while self._pending or self._busy or self._state_reports:
+                        if self._stopping or self._thread is None or not self._thread.is_alive():
+                            return "the watcher stopped"
+                        if self._state.mode != "watching":
+                            return self._state.reason
+                        self._cond.wait(HEALTH_CHECK_S)
+                finally:
+                    self._flushing -= 1
+            return None
+        finally:
+            with self._cond:
+                self._awaited.pop(marker, None)
+            with contextlib.suppress(OSError):
+                os.unlink(marker)
+
     def __enter__(self) -> VaultWatcher:
         self.start()
         return self
@@ -308,21 +390,22 @@ class VaultWatcher:
             )
         return None
 
-    def _new_observer(self) -> tuple[BaseObserver | None, str]:
-        """A started watchdog observer on the vault, or None and the reason to poll."""
+    def _new_observer(self) -> tuple[BaseObserver | None, int, str]:
+        """A started watchdog observer on the vault and its tag, or None and the reason to poll."""
+        tag = next(self._tags)
         try:
             observer = self._observer_factory()
         except OSError as exc:
-            return None, describe_os_error(exc)
+            return None, tag, describe_os_error(exc)
         try:
             observer.schedule(
-                _Forwarder(self._on_event), str(self.root), recursive=True, follow_symlink=False
+                _Forwarder(self._on_event, tag), str(self.root), recursive=True, follow_symlink=False
             )
             observer.start()
         except OSError as exc:
             shut_down(observer)
-            return None, describe_os_error(exc) if self.root.is_dir() else VANISHED
-        return observer, ""
+            return None, tag, describe_os_error(exc) if self.root.is_dir() else VANISHED
+        return observer, tag, ""
 
     def _rearm(self) -> None:
         """Replace the observer by a fresh one whose watches are read from the disk.
@@ -339,7 +422,7 @@ class VaultWatcher:
         see everything after. The old observer runs on for EVENT_LAG_S so
         that events it had already read are not lost.
         """
-        observer, reason = self._new_observer()
+        observer, tag, reason = self._new_observer()
         if observer is None:
             self._distrust(reason)
             return
@@ -347,16 +430,18 @@ class VaultWatcher:
             if self._stopping or self._state.mode != "watching":
                 unused: BaseObserver | None = observer  # stop() or a fallback got here first
             else:
-                unused, old, self._observer = None, self._observer, observer
+                unused, old, old_tag = None, self._observer, self._observer_tag
+                self._observer, self._observer_tag = observer, tag
                 if old is not None:
-                    self._retiring.append((old, time.monotonic() + EVENT_LAG_S))
+                    self._retiring.append((old, time.monotonic() + EVENT_LAG_S, old_tag))
+                self._cond.notify_all()
         if unused is not None:
             shut_down(unused)
 
     def _retire_observer(self) -> None:
         """Stop all of watchdog's threads; whichever thread gets here first does it."""
         with self._cond:
-            observers = [o for o, _ in self._retiring]
+            observers = [o for o, _, _ in self._retiring]
             if self._observer is not None:
                 observers.append(self._observer)
             self._observer, self._retiring = None, []
@@ -367,7 +452,16 @@ class VaultWatcher:
             shut_down(observer)
 
     # -- event side (watchdog's threads) ---------------------------------------------
-    def _on_event(self, event: FileSystemEvent) -> None:
+    def _on_event(self, event: FileSystemEvent, tag: int = 0) -> None:
+        if self._sync_prefix is not None:
+            source = event.src_path
+            if isinstance(source, str) and source.startswith(self._sync_prefix):
+                with self._cond:
+                    readers = self._awaited.get(source)
+                    if readers is not None:
+                        readers.add(tag)
+                        self._cond.notify_all()
+                return
         try:
             paths = event_paths(self._prefix, event)
         except Exception as exc:  # a bug here must not kill watchdog's dispatcher
@@ -476,9 +570,10 @@ class VaultWatcher:
                         self._last_event_at + self.debounce_s,
                         self._first_event_at + self.max_batch_wait_s,
                     )
-                    if now >= flush_at:
+                    if now >= flush_at or self._flushing:
                         quiet = self._last_event_at + self.debounce_s
-                        self._flush_reasons.append("quiet" if quiet <= flush_at else "max-wait")
+                        reason: FlushReason = "quiet" if quiet <= flush_at else "max-wait"
+                        self._flush_reasons.append("sync" if self._flushing and now < flush_at else reason)
                         batch, self._pending = self._pending, set()
                         self._first_event_at = None
                         self._busy = True
@@ -494,8 +589,10 @@ class VaultWatcher:
         now = time.monotonic()
         with self._cond:
             observer = self._observer
-            due = [o for o, at in self._retiring if at <= now]
-            self._retiring = [(o, at) for o, at in self._retiring if at > now]
+            due = [o for o, at, _ in self._retiring if at <= now]
+            self._retiring = [r for r in self._retiring if r[1] > now]
+            if due:
+                self._cond.notify_all()  # a sync no longer waits for their reading
         for old in due:
             shut_down(old)
         if observer is None:

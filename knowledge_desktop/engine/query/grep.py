@@ -89,6 +89,7 @@ def grep(
     return {
         "hits": hits,
         "total": total_all,
+        "replaced": replaced,
         "offset": q.offset,
         "nextOffset": next_offset,
         "snapshot": ";".join(f"{s}:{states[s]['generation']}" for s in scopes),

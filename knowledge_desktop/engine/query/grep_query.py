@@ -39,6 +39,9 @@ class GrepQuery:
     limit: int = 20
     offset: int = 0
     at: str | None = None
+    within: tuple[str, tuple[object, ...]] | None = None
+    """An SQL condition on a rows table (alias `r`) and its values that a hit must meet
+    too: what a reader may see (`api/visibility.py`), applied before ranking and counting."""
 
 
 def validate(q: GrepQuery) -> list[str]:
@@ -147,6 +150,9 @@ def filter_parts(
             condition += f" AND {alias}.{column}_start < ?"
             values.append(high)
         parts.append(Condition(condition, values))
+    if q.within is not None:
+        sql, within_values = q.within
+        parts.append(Condition(f"({sql})", list(within_values)))  # written for alias `r`
     return parts
 
 

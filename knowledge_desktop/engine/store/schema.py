@@ -203,6 +203,8 @@ CREATE TABLE IF NOT EXISTS links (
 CREATE INDEX IF NOT EXISTS links_src ON links(src_path);
 CREATE INDEX IF NOT EXISTS links_target ON links(scope, target_id);
 CREATE INDEX IF NOT EXISTS links_target_path ON links(target_path);
+-- the few links an extension's record view re-resolves (api/link_view.py, extra_backlinks)
+CREATE INDEX IF NOT EXISTS links_unsure ON links(scope) WHERE status IN ('ambiguous', 'broken-merge');
 
 CREATE TABLE IF NOT EXISTS refs (
     src_path TEXT NOT NULL,
