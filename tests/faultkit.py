@@ -568,12 +568,18 @@ class Tracker:
 
 # -- state: what a database holds, as the next open reads it ----------------------------------
 
-FTS_SHADOW = re.compile(r"^keyword_(history_)?fts_v1_.+_(data|idx|content|docsize|config)$")
+FTS_SHADOW = re.compile(
+    r"^(keyword_(history_)?fts_v1_.+|note_text_fts_v1)_(data|idx|content|docsize|config)$"
+)
+"""FTS5's own tables: their b-tree segments depend on the order of the writes, not on the
+Markdown; the text they index is compared through the rows tables (`_projection`)."""
 IGNORED_COLUMNS = {
     # Wall-clock times of the last text index and scan: when it ran, not what it read.
     "keyword_state_v1": ("generation", "indexed_at", "scanned_at"),
     # `generation` (above) counts the partition's index transactions, so it depends on how
     # many runs there were (a kill adds one), never on the Markdown.
+    # The vectors' generation is the time of their last change (projections/semantic.py).
+    "semantic_state_v1": ("generation",),
 }
 HISTORY_INDEX = {"checkpoint_paths"}
 """The index of the checkpoint repository's commits: read from `.knowledge/history.git`
@@ -612,7 +618,7 @@ def dump(db: Path) -> Dump:
         for name in names:
             if name in schema.DURABLE_TABLES or name.startswith("sqlite_") or FTS_SHADOW.match(name):
                 continue
-            if name in HISTORY_INDEX:
+            if name in HISTORY_INDEX or name == "note_text_fts_v1":  # compared with its rows
                 continue
             if re.match(r"^keyword_(history_)?fts_v1_", name):
                 try:
@@ -642,6 +648,12 @@ def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
 
 def _projection(conn: sqlite3.Connection, name: str, block: int, decode: Any) -> list[tuple[Any, ...]]:
     """One projection table's rows, free of rowids (keyword tables number rows as they come)."""
+    if name == "note_text_rows_v1":  # rowids number notes as they come: the text, by path
+        return _rows(
+            conn,
+            "SELECT r.path, r.scope, r.title, r.tags, r.body_line, r.sha256, f.title, f.aliases,"
+            " f.tags, f.body FROM note_text_rows_v1 r LEFT JOIN note_text_fts_v1 f ON f.rowid = r.rowid",
+        )
     m = re.match(r"^keyword_(history_rows|rows|tags|weights|lengths)_v1_(.+)$", name)
     if m is None:
         columns = [r[1] for r in conn.execute(f"PRAGMA table_info({name})")]
@@ -649,7 +661,9 @@ def _projection(conn: sqlite3.Connection, name: str, block: int, decode: Any) ->
         keep = ", ".join(c for c in columns if c not in skip)
         # The walk digest is checked against the disk (`check_stats`); the guards version
         # counts guard changes (the seed's too), so it depends on history, not the Markdown.
-        where = " WHERE key NOT IN ('walk_digest', 'guards_version')" if name == "projection_meta" else ""
+        # The notes' text generation counts its index transactions, as keyword_state_v1's does.
+        history = "'walk_digest', 'guards_version', 'note_text_generation'"
+        where = f" WHERE key NOT IN ({history})" if name == "projection_meta" else ""
         return _rows(conn, f"SELECT {keep} FROM {name}{where}")
     kind, suffix = m.groups()
     rows = f"keyword_rows_v1_{suffix}"

@@ -16,6 +16,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop import cli
+from knowledge_desktop.cli import diagnostics as cli_diagnostics
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity, make
 from knowledge_desktop.resources import demo_vault_path
@@ -229,7 +230,7 @@ def test_export_writes_the_same_bytes_as_the_cli(
     fmt: str,
 ) -> None:
     monkeypatch.setattr(export, "utc_now_text", lambda: FIXED_TIME)
-    monkeypatch.setattr(cli, "utc_now_text", lambda: FIXED_TIME)
+    monkeypatch.setattr(cli_diagnostics, "utc_now_text", lambda: FIXED_TIME)
     window = open_window(demo)
     out = tmp_path / "out"
     out.mkdir()
