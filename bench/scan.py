@@ -1,6 +1,11 @@
 """Scan benchmark: cold full scan and warm reopen of generated vaults.
 
     python bench/scan.py --sizes 1000 10000 [--seed 1] [--warm-runs 3] [--keep DIR] [--json]
+    python bench/scan.py --notes --sizes 6500 10000 100000   # Obsidian-style notes instead
+
+With `--notes` the vaults are plain Obsidian-style notes (`bench/notes_vault.py`:
+wikilinks by name, embeds, tags, daily notes, root notes, duplicate names),
+cached under `notes-<n>-<seed>/`, and "records/s" counts notes.
 
 For each size it generates a vault with `bench/generate_vault.py` (or reuses
 the one cached under `bench/vaults/<n>-<seed>/`, which is git-ignored),
@@ -117,8 +122,15 @@ def machine() -> dict[str, Any]:
     }
 
 
-def ensure_vault(folder: Path, n: int, seed: int, regenerate: bool) -> dict[str, Any]:
+def ensure_vault(folder: Path, n: int, seed: int, regenerate: bool, notes: bool = False) -> dict[str, Any]:
     """Reuse a cached vault made by this generator version, else generate it."""
+    if notes:
+        import notes_vault
+
+        if (folder / notes_vault.MARKER).exists() and not regenerate:
+            return {"generated": False, "seconds": None, "bytes": None}
+        summary = notes_vault.generate_notes(folder, n, seed, force=True)
+        return {"generated": True, "seconds": summary["seconds"], "bytes": summary.get("bytes")}
     marker = generate_vault.read_marker(folder)
     if (
         not regenerate
@@ -160,11 +172,18 @@ def run_child(python: str, vault: Path, counts: bool) -> dict[str, Any]:
 
 
 def bench_size(
-    n: int, seed: int, vaults: Path, warm_runs: int, python: str, regenerate: bool, log: Any
+    n: int,
+    seed: int,
+    vaults: Path,
+    warm_runs: int,
+    python: str,
+    regenerate: bool,
+    log: Any,
+    notes: bool = False,
 ) -> dict[str, Any]:
-    folder = vaults / f"{n}-{seed}"
+    folder = vaults / (f"notes-{n}-{seed}" if notes else f"{n}-{seed}")
     log(f"[{n}] vault {folder}")
-    gen = ensure_vault(folder, n, seed, regenerate)
+    gen = ensure_vault(folder, n, seed, regenerate, notes)
     if gen["generated"]:
         log(f"[{n}] generated in {gen['seconds']:.2f} s")
     state = folder / ".knowledge"
@@ -231,6 +250,7 @@ def table(results: list[dict[str, Any]]) -> str:
         "warm read",
         "cold RSS MiB",
         "valid/invalid/unrec.",
+        "notes",
         "diag err/warn",
     ]
     rows = [head]
@@ -248,6 +268,7 @@ def table(results: list[dict[str, Any]]) -> str:
                 ",".join(str(p) for p in w["read"]),
                 f"{c['maxRssMiB']:.0f}",
                 f"{counts.get('valid', '?')}/{counts.get('invalid', '?')}/{counts.get('unrecognized', '?')}",
+                f"{counts.get('notes', 0):,}",
                 f"{diags.get('error', '?')}/{diags.get('warning', '?')}",
             ]
         )
@@ -274,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--python", default=sys.executable, help="interpreter for the measured processes")
     parser.add_argument("--json", action="store_true", help="write JSON results to stdout")
+    parser.add_argument("--notes", action="store_true", help="Obsidian-style notes vaults instead of records")
     args = parser.parse_args(argv)
     out = sys.stderr if args.json else sys.stdout
 
@@ -284,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     vaults.mkdir(parents=True, exist_ok=True)
     info = machine()
     results = [
-        bench_size(n, args.seed, vaults, args.warm_runs, args.python, args.regenerate, log)
+        bench_size(n, args.seed, vaults, args.warm_runs, args.python, args.regenerate, log, args.notes)
         for n in args.sizes
     ]
     print(
