@@ -97,6 +97,9 @@ class Reconciler:
         files, working it out again cost every single-file reconcile 6 ms."""
         self._known_lock = threading.Lock()
         self._guards_version: int | None = None  # what the graph follows (`store/guards.py`)
+        self._synced: int | None = None
+        """`Store.foreign_commits()` when the graph last matched the store: once it moved,
+        another process may have rewritten parses the graph holds (`_moved`)."""
         self._graph_lock = threading.Lock()
         """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
         holds no vault lock): whoever comes second waits for the one load."""
@@ -210,31 +213,40 @@ class Reconciler:
             return change
         if progress is not None:
             progress("indexing", 0, 0)
-        graph = self.graph()
-        if cancel is not None and cancel.is_set():
-            raise Cancelled
-        before_ids = {p: graph.nodes[p].id for p in parsed if p in graph.nodes}
-        activations = {s: activate_partition(self.root, s) for s in manifest_scopes}
-        current = self.ontologies()
-        # Against what the projections were derived with, not `current`: loaded
-        # lazily, that may already have read the changed manifest.
-        derived_with = ontology_projection.fingerprints(self.store.reader()) if activations else {}
-        changed_scopes = [
-            s
-            for s, a in activations.items()
-            if s not in derived_with or derived_with[s] != ontology_projection.fingerprint(a)
-        ]
-        try:
-            current.update(activations)
-            recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
-            held = self._guards_version if guard_version is None else guard_version
-            change.touched = self._write(content_rows, gone, recomputed, activations, digest, requeue, held)
-            self._guards_version = held
-        except BaseException:
-            # The graph may be ahead of the store now: read both afresh next time.
-            self._graph = None
-            self._ontologies = None
-            raise
+        # The load, the details read back and the rows derived from them: one store.
+        with self.store.read_snapshot() as store_snapshot:
+            version = store_snapshot.version
+            graph = self.graph()
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            if self._synced != version:
+                parsed = {**self._moved(graph), **parsed}  # what this run read itself wins
+            before_ids = {p: graph.nodes[p].id for p in parsed if p in graph.nodes}
+            activations = {s: activate_partition(self.root, s) for s in manifest_scopes}
+            current = self.ontologies()
+            # Against what the projections were derived with, not `current`: loaded
+            # lazily, that may already have read the changed manifest.
+            derived_with = ontology_projection.fingerprints(self.store.reader()) if activations else {}
+            changed_scopes = [
+                s
+                for s, a in activations.items()
+                if s not in derived_with or derived_with[s] != ontology_projection.fingerprint(a)
+            ]
+            try:
+                current.update(activations)
+                recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
+                held = self._guards_version if guard_version is None else guard_version
+                change.touched = self._write(
+                    content_rows, gone, recomputed, activations, digest, requeue, held
+                )
+                self._guards_version = held
+                self._synced = version
+            except BaseException:
+                # The graph may be ahead of the store now: read both afresh next time.
+                self._graph = None
+                self._ontologies = None
+                self._synced = None
+                raise
         graph.release()  # every parse is in the cache and every row written now
         self._describe(change, parsed, before_ids, recomputed, changed_scopes)
         if len(content_rows) + len(gone) >= BULK_ROWS:
@@ -276,10 +288,14 @@ class Reconciler:
         graph.attachments.root = self.root
         graph.details = DetailSource(self._stored_nodes)
         graph.ontologies = self.ontologies()  # shared: run() updates both at once
-        self._guards_version = guards.load(graph, self.store.reader())
-        restored = self._restore_graph(graph)
-        if not restored:
-            graph = self._derive_graph(graph)
+        # One read transaction: the files table's hashes and the snapshot rows (or parses)
+        # of one commit, whatever another process writes meanwhile.
+        with self.store.read_snapshot() as store_snapshot:
+            self._guards_version = guards.load(graph, store_snapshot.conn)
+            restored = self._restore_graph(graph)
+            if not restored:
+                graph = self._derive_graph(graph)
+        self._synced = store_snapshot.version
         release_caches()
         if len(graph.nodes) >= BULK_ROWS:  # (a small or empty graph frees little: no pause for it)
             return_freed_memory(full=not restored)
@@ -287,15 +303,28 @@ class Reconciler:
 
     def _restore_graph(self, graph: VaultGraph) -> bool:
         """Fill `graph` from the snapshot the last write stored; False (graph untouched)
-        when the snapshot does not cover exactly the Markdown files of the parse cache."""
-        markdown = {p: p for p, k in self._known.items() if k.entry_kind == "markdown"}
+        when the snapshot does not cover exactly the Markdown files of the parse cache.
+
+        Each node takes its hash from the files table as read in the load's transaction,
+        not from `_known` (read earlier, and kept by this process): another process may
+        have rewritten a file's parse and its snapshot row since, and a node pairing the
+        old hash with the new state could never read its detail back."""
+        reader = self.store.reader()
+        known = self._known
+        shared = {p: p for p in known}  # one path string for the graph and `_known`
+        hashes: dict[str, str] = dict(
+            reader.execute("SELECT path, sha256 FROM files WHERE entry_kind='markdown'")
+        )
         entries = []
-        for path, state in self.store.reader().execute("SELECT path, state FROM graph_snapshot_v1"):
-            shared = markdown.get(path)
-            if shared is None:
+        for path, state in reader.execute("SELECT path, state FROM graph_snapshot_v1"):
+            sha = hashes.pop(path, None)
+            if sha is None:
                 return False
-            entries.append(snapshot.decode(shared, self._known[shared].sha256, state))
-        if len(entries) != len(markdown):
+            held = known.get(path)
+            if held is not None and held.sha256 == sha:
+                sha = held.sha256  # and one sha string
+            entries.append(snapshot.decode(shared.get(path, path), sha, state))
+        if hashes:
             return False
         graph.restore(entries)
         return True
@@ -319,6 +348,20 @@ class Reconciler:
             nodes[path] = node
         graph.apply(nodes, (), stream=True)
         return graph
+
+    def _moved(self, graph: VaultGraph) -> dict[str, RecordNode | None]:
+        """Markdown files another process reconciled since the graph last matched the
+        store, as the parse cache holds them now (None: the file is gone). They are applied
+        like any change, so the file and what depends on it are derived again from the
+        parse its rows came from; left as they were, reading a detail back would find
+        another hash than the node's (`StaleDetail`)."""
+        held: dict[str, str] = dict(
+            self.store.reader().execute("SELECT path, sha256 FROM files WHERE entry_kind='markdown'")
+        )
+        moved: dict[str, RecordNode | None] = {p: None for p in graph.nodes if p not in held}
+        changed = [p for p, sha in held.items() if p not in graph.nodes or graph.nodes[p].sha256 != sha]
+        moved.update((node.path, node) for node in self._stored_nodes(changed))
+        return moved
 
     def _stored_nodes(self, paths: list[str]) -> Iterator[RecordNode]:
         """Nodes for `paths` as the parse cache holds them (what `DetailSource` reads back)."""

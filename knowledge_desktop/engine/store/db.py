@@ -6,6 +6,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,16 @@ BULK_CACHE_KIB = -65536
 """For bulk writes: index builds after a cold scan stay in memory (64 MiB)."""
 BUSY_TIMEOUT_MS = 5000
 """How long a write waits for another program's lock before `StateLocked` is raised."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSnapshot:
+    """A read transaction on one thread's reader (`Store.read_snapshot`)."""
+
+    conn: sqlite3.Connection
+    version: int
+    """`Store.foreign_commits()` read just before it began: every commit of another
+    connection it counts is visible in the snapshot."""
 
 
 class Store:
@@ -38,6 +49,8 @@ class Store:
         self._write_lock = threading.Lock()
         self._readers: dict[int, sqlite3.Connection] = {}
         self._readers_lock = threading.Lock()
+        self._snapshots: dict[int, ReadSnapshot] = {}
+        """The read transaction each thread has open (`read_snapshot`)."""
         try:
             self._writer = self._connect()
         except sqlite3.Error as exc:
@@ -214,6 +227,36 @@ class Store:
                     self._close_readers_of_ended_threads()
                 self._readers[key] = conn
         return conn
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[ReadSnapshot]:
+        """This thread's reader inside one read transaction, begun at once: every query sees
+        the database as one commit left it, however many another process makes meanwhile
+        (the files table and the graph snapshot read apart could describe two versions of a
+        file). Inside an open one on this thread, it joins it."""
+        key = threading.get_native_id()
+        open_one = self._snapshots.get(key)
+        if open_one is not None:
+            yield open_one
+            return
+        conn = self.reader()
+        version = self.foreign_commits()  # before the snapshot: a commit after it is not seen
+        conn.execute("BEGIN")
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()  # the snapshot starts here
+            self._snapshots[key] = snapshot = ReadSnapshot(conn, version)
+            yield snapshot
+        finally:
+            self._snapshots.pop(key, None)
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def foreign_commits(self) -> int:
+        """A number that changes whenever another connection commits to the database: another
+        process, or another `Store` on it. This one's own writes leave it as it is (SQLite's
+        `data_version` of the write connection; the readers here never write)."""
+        with self._write_lock:
+            return int(self._writer.execute("PRAGMA data_version").fetchone()[0])
 
     def _close_readers_of_ended_threads(self) -> None:
         tasks = Path("/proc/self/task")
