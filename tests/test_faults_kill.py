@@ -21,6 +21,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,11 @@ def _wait_for(condition: Any, running: fk.Running, what: str, timeout: float = 3
     return time.monotonic()
 
 
+def _burst_over(running: fk.Running, log: Path, touched: set[str]) -> bool:
+    """The window ended (killed at its point) or logged every path of the burst."""
+    return not running.alive() or all(_logged(log, p) for p in touched)
+
+
 def _logged(log: Path, path: str) -> bool:
     try:
         return path in log.read_text("utf-8")
@@ -292,9 +298,13 @@ def window_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
         running = start(n, point.replace(":", ":+"))
         running.arm()
         burst()
-        run = running.wait(timeout=30)
-        assert run.landed, f"seed {SEED}: {point} of the burst never reached ({run.transactions} in all)"
-        bench.check(run, durable)
+        # The burst's own count varies too: on a loaded machine its edits coalesce into
+        # fewer watcher batches, and a point past its last transaction is never reached.
+        # Such a run is killed once the burst is applied and counts only if that landed.
+        _wait_for(partial(_burst_over, running, log, touched), running, "the burst")
+        if running.alive():
+            running.kill()
+        bench.check(running.wait(timeout=30), durable)
 
 
 # -- the tests ------------------------------------------------------------------------------
@@ -303,14 +313,15 @@ DEFAULT = {
     "cli-cold": Plan(300, 500, kills=10, least=4),
     "cli-burst": Plan(300, 500, kills=10, least=4),
     "window-cold": Plan(300, 500, kills=8, points=4, least=4),
-    "window-burst": Plan(300, 500, kills=8, points=4, least=4),
+    "window-burst": Plan(300, 500, kills=8, points=4, least=3),
 }
 """Per driver: kills at random delays (half of them aimed, see `aim`), at named points of
 the window, and how many of all its kills must land inside a transaction; the CLI drivers
 add one kill at every transaction boundary (8 for a cold scan, 6 for a burst), two of them
 inside one. Measured twice on the 2-core machine under load (seed 20261204): 9–10 of 18,
-9 of 16, 6–9 of 12 and 7–9 of 12 landed. A window's minimum is what its named points
-guarantee (the aimed kills' share swings with the machine's load, and a margin over it
+9 of 16, 6–9 of 12 and 7–9 of 12 landed. The window-cold minimum is what its named points
+guarantee; window-burst's is lower, as a named point of the burst may lie past a loaded
+run's last transaction (the aimed kills' share swings with the machine's load, and a margin over it
 came within one of it in two runs); a CLI driver's adds a margin of its aimed kills."""
 SOAK = {
     "cli-cold": Plan(2000, 1500, kills=146, least=40),
