@@ -138,7 +138,7 @@ def test_large_files_under_the_limit_parse_in_bounded_time_and_memory(tmp_path: 
     vault.index_keywords()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    # (Their cost is guarded by size: twice the pathological body, about twice the cost, in
+    # (Their cost is guarded by size: four times the pathological body, about four times the cost, in
     # `test_link_extraction_stays_bounded_on_pathological_bodies` below.)
     assert peak < 64 * hc.MIB, f"{peak / hc.MIB:.1f} MiB"
     codes = {d.path: d.code for d in vault.diagnostics() if d.code != "link-missing"}
@@ -161,7 +161,7 @@ def test_link_extraction_stays_bounded_on_pathological_bodies(
 ) -> None:
     """Limits: bodies that made link extraction take minutes (a line of links counted
     from its start for each link, brackets nested 200,000 deep, megabytes of Markdown)
-    cost about twice as much for twice the body (measured on a smaller one first, so that
+    cost about four times as much for four times the body (measured on a smaller one first, so that
     a regression fails rather than hangs); a body past the scanned length says so."""
 
     def body(n: int) -> str:
@@ -374,7 +374,7 @@ def test_a_mention_on_a_megabyte_line_costs_its_context_not_the_whole_line(kit: 
         vault.index_keywords()
         return vault.backlinks("private/notes/good.md")
 
-    assert_near_linear(mentions, 50_000)  # twice the line, about twice the cost
+    assert_near_linear(mentions, 50_000)  # four times the line, about four times the cost
     mentions(800_000)
     tracemalloc.start()
     found = vault.backlinks("private/notes/good.md")

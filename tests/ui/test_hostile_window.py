@@ -44,7 +44,7 @@ def test_the_hostile_vault_opens_and_every_file_and_finding_shows_without_a_cras
         for path in shown_files:
             window.open_record(path)
             # A bound that fails rather than hangs; what each shape costs is measured by
-            # size (twice the input, about twice the cost) in tests/engine/test_hostile.py
+            # size (four times the input, about four times the cost) in tests/engine/test_hostile.py
             # and below, not by the clock of a shared machine.
             wait_idle(qtbot, window, timeout=30_000)
             assert window.current_path == path

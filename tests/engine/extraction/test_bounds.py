@@ -175,7 +175,7 @@ def write_hostile_lines(rk: RepoKit, n: int) -> None:
 def test_hostile_lines_cost_linear_time(rk: RepoKit) -> None:
     """Long runs of spaces, brackets, `](`, `<!--` and `*` in headings, metadata,
     links, comments and memory text: with an unbounded pattern each of these takes
-    minutes (quadratic backtracking); here twice the input costs about twice as much
+    minutes (quadratic backtracking); here four times the input costs about four times as much
     (measured small first, so that a regression fails instead of hanging), and the full
     size gives the usual answer."""
     from knowledge_desktop.engine.extraction import MemoryCandidate, link_memory
@@ -212,7 +212,7 @@ def test_hostile_inline_markdown_in_names_costs_near_linear_time(rk: RepoKit) ->
     """Entry names are read as visible text (links, emphasis, code spans): nested link
     openings, a long run of white space inside a destination, alternating emphasis and
     unpaired backtick runs each need a rescan per candidate in a naive reader (minutes);
-    here they are one pass each: twice the input, about twice the cost."""
+    here they are one pass each: four times the input, about four times the cost."""
 
     def run(size: int) -> None:
         rk.write("CHANGES.md", hostile_names(size))
