@@ -684,6 +684,14 @@ class Vault:
         with self._lock, self.store.write(bulk=True) as tx:
             return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
 
+    def index_search(self) -> None:
+        """Everything a search reads, built now (`knowledge scan --index-text`): the records'
+        text, the notes' text, then every queued passage's vector, so that no first search,
+        by words or by meaning, waits for any of it."""
+        self.index_keywords()
+        self.index_note_text()
+        self.index_meaning()
+
     def meaning_pending(self, scopes: Iterable[str]) -> int:
         """How many files of `scopes` wait to be (re)embedded."""
         from knowledge_desktop.engine.store.projections import semantic_queue

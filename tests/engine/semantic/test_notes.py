@@ -130,6 +130,22 @@ def test_related_lists_notes_for_a_record_and_records_for_a_note(vault: Vault) -
     assert "private/journal/leave.md" in paths
 
 
+def test_scan_index_text_embeds_everything_so_no_first_search_waits(
+    kit: VaultKit, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from knowledge_desktop import cli
+
+    assert cli.main(["scan", str(kit.root), "--index-text", "--json"]) == 0
+    capsys.readouterr()
+    with Vault.open(kit.root) as vault:
+        vault.reconcile()
+        assert vault.meaning_pending(["private", NOTES]) == 0
+        assert set(note_chunks(vault)) == {"private/journal/leave.md", "Baking.md"}
+        embedded = vault.store.reader().execute("SELECT count(DISTINCT path) FROM semantic_chunks_v1")
+        assert embedded.fetchone()[0] == 4
+        assert vault.index_meaning() == 0
+
+
 def test_a_note_is_ranked_where_it_stands_among_the_records(vault: Vault) -> None:
     """A note alone in its kind is not first in both lists: by keyword it stands after every
     record hit, by meaning after the records nearer the query."""
