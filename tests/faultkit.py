@@ -580,6 +580,8 @@ IGNORED_COLUMNS = {
     # many runs there were (a kill adds one), never on the Markdown.
     # The vectors' generation is the time of their last change (projections/semantic.py).
     "semantic_state_v1": ("generation",),
+    # Passages are numbered as they are embedded, in chunks that depend on the runs.
+    "semantic_chunks_v1": ("rowid",),
 }
 HISTORY_INDEX = {"checkpoint_paths"}
 """The index of the checkpoint repository's commits: read from `.knowledge/history.git`
@@ -706,7 +708,7 @@ def reference(root: Path, cache: Path) -> Dump:
         vault = Vault(root.resolve(), folder, Store(db), False, "vlt_reference")
         try:
             vault.reconcile()
-            vault.index_keywords()
+            vault.index_search()
         finally:
             vault.close()
     return dump(db)
@@ -763,14 +765,15 @@ def state_after_kill(root: Path) -> Dump | None:
 
 
 def check_next_open(root: Path, expected: Dump, durable: dict[str, list[Any]] | None = None) -> list[str]:
-    """Open the vault as the CLI and the window do (reconcile, then index the search text)
-    and list every way its state differs from `expected`; [] when consistent."""
+    """Open the vault as the CLI and the window do (reconcile, then index the search text and
+    the vectors, as `scan --index-text` does) and list every way its state differs from
+    `expected`; [] when consistent."""
     from knowledge_desktop.engine.vault import Vault
 
     problems: list[str] = []
     with Vault.open(root) as vault:
         vault.reconcile()
-        vault.index_keywords()
+        vault.index_search()
         problems += [
             f"vault diagnostic after reopening: {d.code}: {d.message}" for d in vault.vault_diagnostics()
         ]

@@ -10,6 +10,7 @@ import pytest
 
 from knowledge_desktop.cli import main
 from knowledge_desktop.resources import demo_vault_path
+from tests.vaultkit import VaultKit
 
 KEYS = {"id", "kind", "type", "title", "path", "score", "keywordRank", "semanticRank", "snippet"}
 
@@ -67,7 +68,7 @@ def test_human_output_names_the_mode(demo: Path, capsys: pytest.CaptureFixture[s
         (["q", "--mode", "fuzzy"], "invalid choice"),
         (["q", "--limit", "0"], "limit"),
         (["   "], "word tokens"),
-        (["q", "--kind", "note"], "invalid choice"),
+        (["q", "--kind", "note", "--type", "person"], "notes have no type"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -80,3 +81,23 @@ def test_usage_errors_exit_2_with_one_line(
     assert code == 2
     assert message in err
     assert "Traceback" not in err
+
+
+def test_kind_note_and_the_default_answer_notes(kit: VaultKit, capsys: pytest.CaptureFixture[str]) -> None:
+    """Notes (issue 25) come with `kind` "note", a null id and type, their path and title."""
+    kit.page("private/people/ann.md", "pg_ann", "Ann", "Ann runs the harbour cafe.\n", type="person")
+    kit.write("Baking.md", "Bake the sourdough loaf on Sunday morning.\n")
+    code, out, _ = search(capsys, str(kit.root), "bread", "--kind", "note", "--json")
+    assert code == 0
+    notes = json.loads(out)["results"]
+    assert [(r["kind"], r["id"], r["type"], r["path"], r["title"]) for r in notes] == [
+        ("note", None, None, "Baking.md", "Baking")
+    ]
+    assert all(set(r) == KEYS for r in notes)
+    code, out, _ = search(capsys, str(kit.root), "sourdough cafe", "--json")
+    assert {(r["kind"], r["path"]) for r in json.loads(out)["results"]} == {
+        ("page", "private/people/ann.md"),
+        ("note", "Baking.md"),
+    }
+    code, out, _ = search(capsys, str(kit.root), "sourdough", "--kind", "note")
+    assert "Baking  [note]  Baking.md" in out

@@ -22,6 +22,7 @@ from knowledge_desktop.engine.api.collections import BUILTINS, CREATED_ROOT
 from knowledge_desktop.engine.api.grants import Extensions
 from knowledge_desktop.engine.api.manifest import validate_manifest
 from knowledge_desktop.engine.links.precedence import COLLECTION_ROOTS
+from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.resources import demo_vault_path
 from tests.test_mcp import TIMEOUT_S, answer, server
@@ -186,3 +187,30 @@ def test_documents_in_collection_folders_are_not_misfiled(kit: VaultKit) -> None
 def test_the_collection_roots_are_the_apis_folders() -> None:
     """The name precedence and the filing rule know the folders the API files documents in."""
     assert set(COLLECTION_ROOTS) == {*BUILTINS, CREATED_ROOT}
+
+
+def test_search_never_answers_with_notes(kit: VaultKit) -> None:
+    """Issue 27 with notes: the person's search embeds notes, but the API's `search` reads
+    records under grants only, so a note beside a readable document, or at the root, never
+    comes back, even with its vectors stored and its words matching best."""
+    vault = demo_vault(kit, "collections.create")
+    seen: dict[str, Any] = {}
+
+    async def create(call: Call) -> None:
+        col = await call("knowledge_collections_create", {"name": "Bakes"})
+        body = "Sourdough starter fed twice a day.\n"
+        await call("knowledge_documents_upsert", {"collection": col["ref"], "title": "Starter", "body": body})
+
+    async def search(call: Call) -> None:
+        seen["search"] = await call("knowledge_search", {"query": "sourdough starter", "limit": 50})
+
+    as_extension(kit, create)
+    kit.write("private/collections/bakes/loose-note.md", "Sourdough starter notes: rye and flour.\n")
+    kit.write("Sourdough.md", "Sourdough starter: my sourdough starter recipe.\n")
+    vault = kit.scan()
+    both = vault.search(GrepQuery("sourdough starter", limit=50), "hybrid", notes=True)
+    notes = {r["path"] for r in both["results"] if r["kind"] == "note"}
+    assert notes >= {"private/collections/bakes/loose-note.md", "Sourdough.md"}
+    as_extension(kit, search)
+    titles = [h["title"] for h in seen["search"]["hits"]]
+    assert titles == ["Starter"]

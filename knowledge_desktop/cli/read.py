@@ -25,7 +25,7 @@ def cmd_scan(vault: Vault, args: argparse.Namespace) -> int:
     text_ms: float | None = None
     if args.index_text:
         started = time.perf_counter()
-        vault.index_keywords()
+        vault.index_search()
         text_ms = round((time.perf_counter() - started) * 1000, 1)
     counts = vault.counts()
     # issue 15: the first checkpoint (every file as found), then the outside edits found
@@ -175,7 +175,7 @@ def register(command: Command) -> None:
     p.add_argument(
         "--index-text",
         action="store_true",
-        help="also index the search text now (otherwise the first search does it)",
+        help="also index the search text and embed every passage now (otherwise the first search does)",
     )
     p.add_argument(
         "--verify",

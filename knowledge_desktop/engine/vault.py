@@ -623,11 +623,16 @@ class Vault:
                 return lag
             after = last
 
-    def search(self, q: GrepQuery, mode: str = "hybrid", scope: str | None = None) -> dict[str, Any]:
+    def search(
+        self, q: GrepQuery, mode: str = "hybrid", scope: str | None = None, *, notes: bool = False
+    ) -> dict[str, Any]:
         """Search by words, by meaning or both (`query/hybrid.py`). As grep indexes the
-        text of changed records first, this then embeds their passages (`index_meaning`)."""
+        text of changed records first, this then embeds their passages (`index_meaning`).
+        `notes`: notes too (the CLI and the window; never the knowledge API, whose reads
+        are records under grants)."""
         from knowledge_desktop.engine.query import hybrid
         from knowledge_desktop.engine.semantic.model import embedder
+        from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
         if q.types is not None:
             q = replace(q, types=self.expand_types(q.types, scope))
@@ -635,38 +640,63 @@ class Vault:
             raise QueryError(f"no partition named {scope!r}")
         scopes = [scope] if scope else self.scopes()
         self._text_for_search(scopes)
+        if notes:
+            self._note_text_for_search()
         model = embedder()
         if mode != "keyword":
-            self.index_meaning(scopes, model)
-        return hybrid.search(self.store.reader(), str(self.store.path), q, scopes, mode, model)
+            self.index_meaning([*scopes, NOTES] if notes else scopes, model)
+        return hybrid.search(
+            self.store.reader(), str(self.store.path), q, scopes, mode, model, notes=notes, scope=scope
+        )
 
     def related(self, path: str, limit: int = 5) -> list[dict[str, Any]]:
-        """Records near the one at `path` by meaning that it neither links to nor is linked
-        from (`query/hybrid.related`); embeds its partition's queue first."""
+        """Records and notes near the record or note at `path` by meaning that it neither
+        links to nor is linked from (`query/hybrid.related`); embeds what is queued first."""
         from knowledge_desktop.engine.query import hybrid
+        from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
-        scope = path.split("/", 1)[0]
-        if scope not in self.scopes():
-            return []
-        self._text_for_search([scope])
-        self.index_meaning([scope])
-        return hybrid.related(self.store.reader(), str(self.store.path), path, limit)
+        scope = path.split("/", 1)[0] if "/" in path else None
+        # a note at the root belongs to no partition: every partition's records may relate
+        scopes = self.scopes() if scope is None else [scope] if scope in self.scopes() else []
+        self._text_for_search(scopes)
+        self._note_text_for_search()
+        self.index_meaning([*scopes, NOTES])
+        return hybrid.related(self.store.reader(), str(self.store.path), path, limit, [*scopes, NOTES])
 
-    def index_meaning(self, scopes: Iterable[str] | None = None, model: Any = None) -> int:
-        """Embed the passages of records changed since they were last embedded (and all of
-        them when the model changed); how many files settled. Cheap when nothing did."""
+    def index_meaning(
+        self, scopes: Iterable[str] | None = None, model: Any = None, *, limit: int | None = None
+    ) -> int:
+        """Embed the passages of records and notes changed since they were last embedded
+        (and all of them when the model changed); how many files settled. Cheap when
+        nothing changed. `limit`: embed at most that many files per scope this
+        call (a caller that must answer quickly, `vault_api`), leaving the rest queued."""
         from knowledge_desktop.engine.semantic.model import embedder
         from knowledge_desktop.engine.store.projections import semantic as semantic_projection
+        from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
         model = model if model is not None else embedder()
-        wanted = list(scopes) if scopes is not None else self.scopes()
+        wanted = list(scopes) if scopes is not None else [*self.scopes(), NOTES]
         conn = self.store.reader()
         if semantic_projection.model_of(conn) == semantic_projection.model_key(model) and not (
-            semantic_projection.pending(conn, wanted)
+            self.meaning_pending(wanted)
         ):
             return 0
         with self._lock, self.store.write(bulk=True) as tx:
-            return sum(semantic_projection.sync(tx, s, model) for s in wanted)
+            return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
+
+    def index_search(self) -> None:
+        """Everything a search reads, built now (`knowledge scan --index-text`): the records'
+        text, the notes' text, then every queued passage's vector, so that no first search,
+        by words or by meaning, waits for any of it."""
+        self.index_keywords()
+        self.index_note_text()
+        self.index_meaning()
+
+    def meaning_pending(self, scopes: Iterable[str]) -> int:
+        """How many files of `scopes` wait to be (re)embedded."""
+        from knowledge_desktop.engine.store.projections import semantic_queue
+
+        return semantic_queue.pending(self.store.reader(), scopes)
 
     def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
         """Index what a search must see first: (lag, records whose text is still queued).

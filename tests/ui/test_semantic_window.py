@@ -93,3 +93,24 @@ def test_a_record_with_nothing_related_hides_the_line(
     wait_idle(qtbot, window)
     assert window.record.related.items == []
     assert not window.record.related.isVisible()
+
+
+def test_hybrid_search_and_related_take_in_notes(
+    open_window: OpenWindow, kit: VaultKit, qtbot: QtBot
+) -> None:
+    """Notes (issue 25) are searched by meaning too, and a note's Related line lists records."""
+    vault(kit).write("Daycare.md", "Our baby daughter starts at the daycare after the parental leave.\n")
+    window = open_window(kit.root, watch=False)
+    wait_idle(qtbot, window)
+    pane = window.search
+    pane.hybrid_button.click()
+    QTest.keyClicks(pane.field, "paternity absence")
+    qtbot.waitUntil(lambda: "Daycare" in titles(window), timeout=20_000)
+    model = window.search.model
+    row = next(model.row_at(i) for i in range(model.rowCount()) if model.row_at(i)["title"] == "Daycare")
+    assert (row["meta"], row["id"], row["key"]) == ("note · Daycare.md", None, "Daycare.md")
+    with qtbot.waitSignal(window.current_changed, timeout=10_000):
+        window.open_record("Daycare.md", 0)
+    related = window.record.related
+    qtbot.waitUntil(related.isVisible, timeout=20_000)
+    assert "private/people/tomas.md" in [item["path"] for item in related.items]

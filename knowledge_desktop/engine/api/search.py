@@ -14,6 +14,12 @@ may read. What is searched:
 - `entities` (entity refs): only documents that link or refer to one of those pages, or
   name it in their text (its title or an alias, `query/mentions.py`);
 - an empty query lists the documents newest first (by `meta.date`, then `updated_at`).
+
+A search never waits for a whole partition to be embedded (minutes at 10k pages the
+first time): the session's `prepare_search` embeds a bounded chunk of the queue per
+call (`vault_api.EMBED_PER_CALL`) and says how many files are left; the answer then
+fuses the keyword ranking of every page with the neighbours among those embedded, and
+its `index` says `{"state": "partial", "pending": N}`, as grep's does.
 """
 
 from __future__ import annotations
@@ -66,9 +72,15 @@ class SearchHit:
 class SearchResult:
     hits: list[SearchHit] = field(default_factory=list)
     mode: str = MODE
+    pending: int = 0
+    """Files whose passages were not embedded yet when it answered (their words were
+    searched, their meaning not): the index is "partial" while any are."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "hits": [h.as_json() for h in self.hits]}
+        index: dict[str, Any] = (
+            {"state": "partial", "pending": self.pending} if self.pending else {"state": "ready"}
+        )
+        return {"mode": self.mode, "hits": [h.as_json() for h in self.hits], "index": index}
 
 
 def _moment(value: Any, end: bool) -> datetime:
@@ -134,9 +146,11 @@ def search(
         return readable[folder]
 
     found: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = []
+    pending = 0
     if query.strip():
         if session.prepare_search is not None:
-            session.prepare_search([session.scope])
+            left = session.prepare_search([session.scope])
+            pending = left if isinstance(left, int) else 0
         found = _hybrid(session, conn, query, wanted, time_range)[:limit]
     else:
         rows = conn.execute(
@@ -162,7 +176,7 @@ def search(
         SearchHit(ref, title, _collection_ref(session, index, data), text, locator, _meta(data))
         for ref, (_, title, text, locator, data) in zip(refs, found, strict=True)
     ]
-    return SearchResult(hits)
+    return SearchResult(hits, pending=pending)
 
 
 def _hybrid(

@@ -81,8 +81,9 @@ class Session:
     quotas: Quotas
     entity_types_of: EntityTypes = field(default=default_entity_types)
     prepare_search: Callable[[list[str]], object] | None = None
-    """Indexes the queued text of these partitions before a keyword search (the vault's
-    `index_keywords`, handed in by `vault_api`); None: search what is indexed."""
+    """Indexes the queued text of these partitions before a search and embeds a bounded
+    part of their queued passages (`vault_api.prepare_search`), answering how many files
+    still wait for their vectors; None: search what is indexed."""
 
     @classmethod
     def open(

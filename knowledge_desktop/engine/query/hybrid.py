@@ -16,6 +16,7 @@ passage by meaning when the record has one, else grep's.
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -27,11 +28,13 @@ from numpy.typing import NDArray
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query import grep as grep_module
+from knowledge_desktop.engine.query import grep_notes
 from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_parts, validate
 from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.semantic.model import Embedder
-from knowledge_desktop.engine.store.projections import keyword
+from knowledge_desktop.engine.store.projections import keyword, note_text
 from knowledge_desktop.engine.store.projections import semantic as projection
+from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
 MODES = ("hybrid", "semantic", "keyword")
 RRF_K = 60
@@ -105,7 +108,7 @@ def neighbours(
         window = _top(best, taken + step)[taken:]
         taken += len(window)
         candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
-        allowed = _passing(conn, scope, list(candidates), q)
+        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, list(candidates), q)
         for path, i in candidates.items():
             if path in allowed and len(found) < limit and (keep is None or keep(path)):
                 start = int(loaded.starts[i])
@@ -144,6 +147,23 @@ def _passing(conn: sqlite3.Connection, scope: str, paths: list[str], q: GrepQuer
     return kept
 
 
+def _passing_notes(conn: sqlite3.Connection, _scope: str, paths: list[str], q: GrepQuery) -> set[str]:
+    """Which of `paths` are indexed notes that pass `q`'s tag (the one filter notes have)."""
+    kept: set[str] = set()
+    tag = " AND EXISTS (SELECT 1 FROM json_each(r.tags) WHERE value = ?)" if q.tag else ""
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        kept.update(
+            p
+            for (p,) in conn.execute(
+                f"SELECT r.path FROM {note_text.ROWS} r WHERE r.path IN ({marks}){tag}",
+                [*chunk, *([q.tag] if q.tag else [])],
+            )
+        )
+    return kept
+
+
 def search(
     conn: sqlite3.Connection,
     db: str,
@@ -151,13 +171,54 @@ def search(
     scopes: list[str],
     mode: str,
     embedder: Embedder,
+    *,
+    notes: bool = False,
+    scope: str | None = None,
 ) -> dict[str, Any]:
-    """`q` (its words, filters and limit) answered in `mode`; see the module docstring."""
+    """`q` (its words, filters and limit) answered in `mode`; see the module docstring.
+
+    With `notes`, notes that `q` can match (`grep_notes.for_notes`) come too, without
+    moving a record: the records are ranked and scored as without them, and each note
+    is placed as if it stood in both of their lists: in the keyword list after every
+    record hit (records first, as `Vault.search_text` lists them: BM25 scores of two
+    indexes do not compare), in the list by meaning where its cosine puts it among the
+    records' (one model made both). Its fused score then places it among the records,
+    records first on a tie; in keyword mode notes come after every record. `scope`
+    narrows the notes to one partition's."""
     if mode not in MODES:
         raise QueryError(f"mode must be one of {', '.join(MODES)}")
     if not 1 <= q.limit <= MAX_LIMIT:
         raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
     pool = replace(q, mode="any", limit=POOL, offset=0)
+    with_notes = notes and grep_notes.for_notes(q)
+    if q.kind == grep_notes.NOTE:
+        if not notes:
+            raise QueryError("kind 'note' is not searched here")
+        grep_notes.check(pool)
+        scopes = []
+    else:
+        validate(pool)
+    vector = embedder.embed([q.query])[0] if mode != "keyword" else None
+    results, words, cosines = _records(conn, db, pool, scopes, mode, vector) if scopes else ([], 0, [])
+    if with_notes:
+        found = _notes(conn, db, pool, mode, vector, scope, words, cosines)
+        if mode == "keyword":
+            results += found
+        else:
+            results = sorted([*results, *found], key=lambda e: -e["score"])  # stable: records first
+    return {"mode": mode, "results": results[: q.limit]}
+
+
+def _records(
+    conn: sqlite3.Connection,
+    db: str,
+    pool: GrepQuery,
+    scopes: list[str],
+    mode: str,
+    vector: NDArray[np.float32] | None,
+) -> tuple[list[dict[str, Any]], int, list[float]]:
+    """The records of a search, fused; with how many keyword hits and the cosines of the
+    neighbours by meaning they were fused from (where notes stand among them)."""
     keyword_hits: list[dict[str, Any]] = []
     if mode != "semantic":
         found = grep_module.grep(conn, pool, scopes, lambda s: grep_module.scope_state(conn, s))
@@ -167,22 +228,52 @@ def search(
     else:
         validate(pool)
     near: list[Neighbour] = []
-    if mode != "keyword":
-        vector = embedder.embed([q.query])[0]
-        if np.any(vector):
-            for scope in scopes:
-                near += neighbours(conn, db, scope, vector, pool, POOL)
-            near.sort(key=lambda n: (-n.score, n.path))
-            near = near[:POOL]
-    results = _fuse(conn, mode, keyword_hits, near)
-    return {"mode": mode, "results": results[: q.limit]}
+    if vector is not None and np.any(vector):
+        for scope in scopes:
+            near += neighbours(conn, db, scope, vector, pool, POOL)
+        near.sort(key=lambda n: (-n.score, n.path))
+        near = near[:POOL]
+    return _fuse(conn, mode, keyword_hits, near), len(keyword_hits), [n.score for n in near]
+
+
+def _notes(
+    conn: sqlite3.Connection,
+    db: str,
+    pool: GrepQuery,
+    mode: str,
+    vector: NDArray[np.float32] | None,
+    scope: str | None,
+    words: int,
+    cosines: list[float],
+) -> list[dict[str, Any]]:
+    """The notes of a search, fused with the ranks they would have in the records' lists:
+    after the `words` record hits by keyword, among the records' `cosines` by meaning."""
+    hits: list[dict[str, Any]] = []
+    if mode != "semantic":
+        found = grep_notes.grep_notes(conn, replace(pool, kind=grep_notes.NOTE), scope)
+        if found["index"]["state"] == "unavailable":
+            raise QueryError(f"the notes' search index is unavailable: {found['index'].get('error')}")
+        hits = found["hits"]
+    near: list[Neighbour] = []
+    if vector is not None and np.any(vector):
+        inside = None if scope is None else (lambda p: p.startswith(scope + "/"))
+        near = neighbours(conn, db, NOTES, vector, pool, POOL, keep=inside)
+    ahead = sorted(cosines)
+    meaning = [i + 1 + len(ahead) - bisect.bisect_left(ahead, n.score) for i, n in enumerate(near)]
+    return _fuse(conn, mode, hits, near, [words + i for i in range(1, len(hits) + 1)], meaning)
 
 
 def _fuse(
-    conn: sqlite3.Connection, mode: str, hits: list[dict[str, Any]], near: list[Neighbour]
+    conn: sqlite3.Connection,
+    mode: str,
+    hits: list[dict[str, Any]],
+    near: list[Neighbour],
+    hit_ranks: list[int] | None = None,
+    near_ranks: list[int] | None = None,
 ) -> list[dict[str, Any]]:
+    """One list from a keyword and a meaning list, each ranked 1, 2, ... unless given ranks."""
     by_path: dict[str, dict[str, Any]] = {}
-    for rank, hit in enumerate(hits, 1):
+    for rank, hit in zip(hit_ranks or range(1, len(hits) + 1), hits, strict=True):
         snippet = hit.get("snippet") or {}
         by_path[str(hit["path"])] = {
             "id": hit["id"],
@@ -201,7 +292,7 @@ def _fuse(
             "_keyword": float(hit.get("score") or 0.0),
             "_semantic": 0.0,
         }
-    for rank, n in enumerate(near, 1):
+    for rank, n in zip(near_ranks or range(1, len(near) + 1), near, strict=True):
         entry = by_path.get(n.path)
         if entry is None:
             entry = _describe(conn, n)
@@ -225,13 +316,18 @@ def _fuse(
                 1.0 / (RRF_K + r) for r in (entry["keywordRank"], entry["semanticRank"]) if r is not None
             )
         entry["score"] = round(entry["score"], 6)
-    ordered = sorted(by_path.values(), key=lambda e: (-e["score"], str(e["id"])))
+    ordered = sorted(by_path.values(), key=lambda e: (-e["score"], str(e["id"] or e["path"])))
     return [{k: v for k, v in e.items() if not k.startswith("_")} for e in ordered]
 
 
 def _describe(conn: sqlite3.Connection, n: Neighbour) -> dict[str, Any] | None:
-    rows = keyword.tables(n.scope)[1]
-    row = conn.execute(f"SELECT id, kind, type, title FROM {rows} WHERE path=?", (n.path,)).fetchone()
+    if n.scope == NOTES:
+        row = conn.execute(
+            f"SELECT NULL, '{grep_notes.NOTE}', NULL, title FROM {note_text.ROWS} WHERE path=?", (n.path,)
+        ).fetchone()
+    else:
+        rows = keyword.tables(n.scope)[1]
+        row = conn.execute(f"SELECT id, kind, type, title FROM {rows} WHERE path=?", (n.path,)).fetchone()
     if row is None:
         return None
     return {
@@ -249,11 +345,15 @@ def _describe(conn: sqlite3.Connection, n: Neighbour) -> dict[str, Any] | None:
     }
 
 
-def related(conn: sqlite3.Connection, db: str, path: str, limit: int = 5) -> list[dict[str, Any]]:
-    """The current records nearest by meaning to the record at `path` (the mean of its
-    passage vectors), leaving out the record itself and every record it links or refers to
-    or that links or refers to it: those the backlinks pane already shows."""
-    scope = path.split("/", 1)[0]
+def related(
+    conn: sqlite3.Connection, db: str, path: str, limit: int = 5, scopes: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The current records and notes nearest by meaning to the record or note at `path`
+    (the mean of its passage vectors), leaving out itself and every file it links or refers
+    to or that links or refers to it: those the backlinks pane already shows. `scopes`:
+    where to look (the record's partition and the notes by default)."""
+    if scopes is None:
+        scopes = [path.split("/", 1)[0], NOTES] if "/" in path else [NOTES]
     own = conn.execute("SELECT vector FROM semantic_chunks_v1 WHERE path=?", (path,)).fetchall()
     if not own:
         return []
@@ -263,9 +363,14 @@ def related(conn: sqlite3.Connection, db: str, path: str, limit: int = 5) -> lis
     if norm == 0:
         return []
     linked = _linked(conn, path) | {path}
-    near = neighbours(
-        conn, db, scope, centre / norm, GrepQuery("related"), limit, keep=lambda p: p not in linked
-    )
+    near = [
+        n
+        for scope in scopes
+        for n in neighbours(
+            conn, db, scope, centre / norm, GrepQuery("related"), limit, keep=lambda p: p not in linked
+        )
+    ]
+    near = sorted(near, key=lambda n: (-n.score, n.path))[:limit]
     out = []
     for n in near:
         entry = _describe(conn, n)

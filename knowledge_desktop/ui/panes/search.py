@@ -298,7 +298,7 @@ class SearchPane(Pane):
         self._in_flight = True
         if self.hybrid_button.isChecked():
             self.runner.submit(
-                lambda: as_grep(vault.search(query, "hybrid")),
+                lambda: as_grep(vault.search(query, "hybrid", notes=True)),
                 lambda result: self._show_hits(query, result),
                 lambda message: self._search_failed(query, message),
                 key="search",
@@ -537,7 +537,7 @@ def as_grep(result: dict[str, Any]) -> dict[str, Any]:
     hits = [
         {
             **r,
-            "lifecycle": "active",
+            "lifecycle": None if r["kind"] == "note" else "active",
             "snippet": {**(r.get("snippet") or {}), "matchLocated": bool(r.get("snippet"))},
         }
         for r in result["results"]

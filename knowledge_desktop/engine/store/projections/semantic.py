@@ -1,4 +1,5 @@
-"""Embedding projection: one vector per passage of every current record, for search by meaning.
+"""Embedding projection: one vector per passage of every current record and note, for search
+by meaning.
 
 Like the keyword projection (`keyword.py`) it works in two stages. Reconcile's
 transaction only queues the files whose bytes changed or went (`index`: one
@@ -9,6 +10,11 @@ halves of a hybrid search always see the same version of a record), cuts the
 body into the chunks `documents.get` pages by, and stores one float16 vector
 per chunk, the title and aliases weighted in. A file still queued for its text
 stays queued here too.
+
+Notes (issue 25) are embedded the same way from the notes' text index
+(`note_text.py`), their vectors stored under the scope `NOTES` rather than a
+partition's: a partition's scan, the only one the knowledge API runs, never
+meets a note.
 
 The vectors are tied to the model that made them: `semantic_state_v1` keeps
 the model's name and dimension (row scope ''), and a different model empties
@@ -25,7 +31,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -34,6 +39,8 @@ from numpy.typing import NDArray
 from knowledge_desktop.engine.semantic.chunks import chunk_lines
 from knowledge_desktop.engine.semantic.model import Embedder, normalise
 from knowledge_desktop.engine.store.db import Tx
+from knowledge_desktop.engine.store.projections import note_text
+from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 from knowledge_desktop.engine.store.schema import keyword_tables
 
 STORED = np.float16
@@ -70,6 +77,11 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
         )
         _stamp(tx, scope)
     tx.execute(
+        f"INSERT OR IGNORE INTO semantic_pending_v1(scope, path)"
+        f" SELECT coalesce(scope, '{NOTES}'), path FROM {note_text.ROWS}"
+    )
+    _stamp(tx, NOTES)
+    tx.execute(
         "INSERT INTO semantic_state_v1(scope, generation, model) VALUES ('', 0, ?)"
         " ON CONFLICT(scope) DO UPDATE SET model=excluded.model",
         (key,),
@@ -77,35 +89,30 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
     return stored is not None
 
 
-def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> int:
-    scopes = list(scopes)
-    if not scopes:
-        return 0
-    marks = ",".join("?" * len(scopes))
-    found = conn.execute(f"SELECT count(*) FROM semantic_pending_v1 WHERE scope IN ({marks})", scopes)
-    return int(found.fetchone()[0])
+def sync(tx: Tx, scope: str, embedder: Embedder, limit: int | None = None) -> int:
+    """Embed up to `limit` queued files of one scope (all when None) from their indexed
+    text, in path order; how many settled.
 
-
-def sync(tx: Tx, scope: str, embedder: Embedder) -> int:
-    """Embed the queued files of one partition from their indexed text; how many settled.
-
-    A file whose text the keyword projection has not indexed yet is left queued."""
+    A queued file is embedded as a record when its partition's text has it, else as a note
+    when the notes' text has it (stored under `NOTES`), else its vectors go. A file whose
+    text is still queued for the keyword or the notes' projection stays queued."""
     adopt_model(tx, embedder)
-    fts, rows = keyword_tables(scope)[:2]
+    fts, rows = keyword_tables(scope)[:2] if scope != NOTES else ("", "")
     have = {n for (n,) in tx.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (fts, rows))}
     queued = [
         p
         for (p,) in tx.execute(
             "SELECT path FROM semantic_pending_v1 WHERE scope=? AND path NOT IN"
-            " (SELECT path FROM keyword_pending_v1) ORDER BY path",
-            (scope,),
+            " (SELECT path FROM keyword_pending_v1) AND path NOT IN (SELECT path FROM note_text_pending_v1)"
+            " ORDER BY path LIMIT ?",
+            (scope, -1 if limit is None else limit),
         )
     ]
     if not queued:
         return 0
-    work: list[tuple[str, str, int, str, str]] = []  # path, sha, body_line, title text, body
+    work: list[tuple[str, str, str, int, str, str]] = []  # scope, path, sha, body_line, title, body
     for path in queued:
-        found = None
+        found, home = None, scope
         if len(have) == 2:
             found = tx.execute(
                 f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {rows} r"
@@ -113,19 +120,34 @@ def sync(tx: Tx, scope: str, embedder: Embedder) -> int:
                 (path,),
             ).fetchone()
         if found is None:
+            found, home = _note(tx, path), NOTES
+        if found is None:
             tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
             continue
-        known = tx.execute("SELECT sha256 FROM semantic_chunks_v1 WHERE path=? LIMIT 1", (path,)).fetchone()
+        known = tx.execute(
+            "SELECT sha256 FROM semantic_chunks_v1 WHERE path=? AND scope=? LIMIT 1", (path, home)
+        ).fetchone()
         if known is not None and known[0] == found[0]:
             continue
         tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
         title = "\n".join(t for t in (found[2], found[3]) if t)
-        work.append((path, str(found[0]), int(found[1] or 1), title, str(found[4] or "")))
+        work.append((home, path, str(found[0]), int(found[1] or 1), title, str(found[4] or "")))
     for start in range(0, len(work), EMBED_BATCH):
-        _embed_batch(tx, scope, embedder, work[start : start + EMBED_BATCH])
+        _embed_batch(tx, embedder, work[start : start + EMBED_BATCH])
     tx.executemany("DELETE FROM semantic_pending_v1 WHERE path=?", [(p,) for p in queued])
     _stamp(tx, scope)
+    if scope != NOTES:
+        _stamp(tx, NOTES)  # a partition's note may have gained or lost its vectors
     return len(queued)
+
+
+def _note(tx: Tx, path: str) -> Any:
+    """A note's indexed text (sha, body line, title, aliases, body), as `sync` reads a record's."""
+    return tx.execute(
+        f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {note_text.ROWS} r"
+        f" JOIN {note_text.FTS} f ON f.rowid = r.rowid WHERE r.path=?",
+        (path,),
+    ).fetchone()
 
 
 def _stamp(tx: Tx, scope: str) -> None:
@@ -140,9 +162,10 @@ def _stamp(tx: Tx, scope: str) -> None:
     )
 
 
-def _embed_batch(tx: Tx, scope: str, embedder: Embedder, work: list[tuple[str, str, int, str, str]]) -> None:
+def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int, str, str]]) -> None:
     passages: list[tuple[str, str, int, int, int, str]] = []  # path, sha, chunk, first, last, text
-    for path, sha, body_line, title, body in work:
+    scope_of = {path: scope for scope, path, *_rest in work}
+    for _scope, path, sha, body_line, title, body in work:
         parts = chunk_lines(body)
         if not parts:
             passages.append((path, sha, 0, body_line, body_line, title))
@@ -153,8 +176,8 @@ def _embed_batch(tx: Tx, scope: str, embedder: Embedder, work: list[tuple[str, s
                 continue
             passages.append((path, sha, number, body_line + first, body_line + last, heading + text))
             heading = ""
-    titles = embedder.embed([title for _, _, _, title, _ in work])
-    title_of = {path: titles[i] for i, (path, *_rest) in enumerate(work)}
+    titles = embedder.embed([w[4] for w in work])
+    title_of = {w[1]: titles[i] for i, w in enumerate(work)}
     texts = embedder.embed([p[5] for p in passages])
     mixed = texts + TITLE_WEIGHT * np.stack([title_of[p[0]] for p in passages])
     vectors = normalise(mixed.astype(np.float32)).astype(STORED)
@@ -162,7 +185,7 @@ def _embed_batch(tx: Tx, scope: str, embedder: Embedder, work: list[tuple[str, s
         "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text, vector)"
         " VALUES (?,?,?,?,?,?,?,?)",
         [
-            (scope, path, sha, number, first, last, text[:SNIPPET_CHARS], vectors[i].tobytes())
+            (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS], vectors[i].tobytes())
             for i, (path, sha, number, first, last, text) in enumerate(passages)
         ],
     )
