@@ -708,7 +708,7 @@ def reference(root: Path, cache: Path) -> Dump:
         vault = Vault(root.resolve(), folder, Store(db), False, "vlt_reference")
         try:
             vault.reconcile()
-            vault.index_search()
+            vault.index_keywords()
         finally:
             vault.close()
     return dump(db)
@@ -765,15 +765,15 @@ def state_after_kill(root: Path) -> Dump | None:
 
 
 def check_next_open(root: Path, expected: Dump, durable: dict[str, list[Any]] | None = None) -> list[str]:
-    """Open the vault as the CLI and the window do (reconcile, then index the search text and
-    the vectors, as `scan --index-text` does) and list every way its state differs from
-    `expected`; [] when consistent."""
+    """Open the vault as the CLI and the window do (reconcile, then index the search text, as
+    `scan --index-text` does) and list every way its state differs from `expected`; []
+    when consistent."""
     from knowledge_desktop.engine.vault import Vault
 
     problems: list[str] = []
     with Vault.open(root) as vault:
         vault.reconcile()
-        vault.index_search()
+        vault.index_keywords()
         problems += [
             f"vault diagnostic after reopening: {d.code}: {d.message}" for d in vault.vault_diagnostics()
         ]

@@ -685,7 +685,7 @@ class Vault:
             return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
 
     def index_search(self) -> None:
-        """Everything a search reads, built now (`knowledge scan --index-text`): the records'
+        """Everything a search reads, built now (`knowledge scan --embed`): the records'
         text, the notes' text, then every queued passage's vector, so that no first search,
         by words or by meaning, waits for any of it."""
         self.index_keywords()

@@ -130,12 +130,16 @@ def test_related_lists_notes_for_a_record_and_records_for_a_note(vault: Vault) -
     assert "private/journal/leave.md" in paths
 
 
-def test_scan_index_text_embeds_everything_so_no_first_search_waits(
+def test_scan_embed_embeds_everything_so_no_first_search_waits(
     kit: VaultKit, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from knowledge_desktop import cli
 
     assert cli.main(["scan", str(kit.root), "--index-text", "--json"]) == 0
+    capsys.readouterr()
+    with Vault.open(kit.root) as vault:  # the words only: embedding is asked for apart
+        assert vault.meaning_pending(["private", NOTES]) > 0
+    assert cli.main(["scan", str(kit.root), "--embed", "--json"]) == 0
     capsys.readouterr()
     with Vault.open(kit.root) as vault:
         vault.reconcile()
