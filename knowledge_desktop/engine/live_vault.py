@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from knowledge_desktop.engine.errors import StateLocked, StateMissing, VaultGone
@@ -47,6 +48,14 @@ WALKED = Freshness("walked", "the vault is not kept live in this process")
 """The freshness of a reader that walks on every call (a short-lived Python object)."""
 
 
+def sync_dir_of(vault: Vault) -> Path | None:
+    """Where a watcher of `vault` writes its sync markers: the state folder, when it lies
+    inside the vault (elsewhere the watcher would never see them), else None."""
+    state_dir = vault.state_dir
+    inside = not vault.state_outside and state_dir.parent == vault.root
+    return state_dir if inside else None
+
+
 class LiveVault:
     """Watches `vault` and brings it up to date before each call; see the module docstring.
 
@@ -69,15 +78,13 @@ class LiveVault:
         queued by the watcher, so nothing between the two is missed. When another process
         holds the state's write lock longer than SQLite waits (several servers and the window
         starting at once on a busy machine), starting goes on and the first call walks."""
-        state_dir = self.vault.state_dir
-        inside = not self.vault.state_outside and state_dir.parent == self.vault.root
         self.watcher = VaultWatcher(
             self.vault.root,
             on_paths=self._apply,
             on_rescan=lambda: self._apply(None),
             on_state=self._state_changed,
             on_error=self._failed,
-            sync_dir=state_dir if inside else None,
+            sync_dir=sync_dir_of(self.vault),
             **self._options,
         )
         self.watcher.start()

@@ -24,7 +24,9 @@ from knowledge_desktop.engine.versions import record_at
 from knowledge_desktop.engine.write import checkpoints
 from knowledge_desktop.engine.write.publish import Publisher
 
-_FAILURES: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error, StateError)
+
+def _failures() -> tuple[type[BaseException], ...]:
+    return (*hrepo.git_errors(), sqlite3.Error, StateError)
 
 
 class VaultHistory:
@@ -129,7 +131,7 @@ class VaultHistory:
                     head = hrepo.head(repo)
                     if head is not None:  # the next checkpoint in a big folder then splices
                         trees.warm(repo, head.tree)
-            except _FAILURES:
+            except _failures():
                 return None  # the first checkpoint that succeeds makes it
         return None if commit is None else str(commit.id)
 
@@ -146,7 +148,7 @@ class VaultHistory:
             try:
                 repo = hrepo.open_repo(self.state_dir, create=False)
                 return 0 if repo is None else hrepo.maybe_pack(repo)
-            except _FAILURES:
+            except _failures():
                 return 0
 
     def note_observed(self, paths: list[str]) -> None:

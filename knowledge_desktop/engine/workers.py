@@ -23,8 +23,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.connection import Connection
 
 PRELOAD = ["knowledge_desktop.engine.reconcile"]
 
@@ -52,6 +55,9 @@ class WorkerPool:
                 self._timer.cancel()
                 self._timer = None
             if self._executor is None:
+                # Imported here: most processes never parse in workers (issue 28 §3).
+                from concurrent.futures import ProcessPoolExecutor
+
                 context = multiprocessing.get_context("forkserver")
                 context.set_forkserver_preload(PRELOAD)
                 workers = max(1, min(os.cpu_count() or 1, self.max_workers))

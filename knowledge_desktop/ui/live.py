@@ -8,6 +8,11 @@ queued signal and the window hands it to every pane.
 
 `EventLog` appends one JSON line per ChangeSet the window applied, for
 diagnosis and for measuring edit-to-pane latency from outside the process.
+
+`LiveReads` makes the window's searches exact the way the MCP server makes its
+calls exact (issue 28 §5, `engine/live_vault.py`): on the worker, before the
+query, `VaultWatcher.sync` delivers every change saved before it, and when the
+watcher cannot vouch for that the worker walks the vault instead.
 """
 
 from __future__ import annotations
@@ -16,14 +21,16 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.errors import StateMissing, VaultGone
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
+from knowledge_desktop.engine.live_vault import Freshness, sync_dir_of
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.process import background_thread
 
@@ -31,6 +38,8 @@ if TYPE_CHECKING:
     from knowledge_desktop.ui.window_parts import RelayPart, WindowParts
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class LiveRelay(QObject):
@@ -70,10 +79,55 @@ def start_watching(vault: Vault, relay: RelayPart, **options: object) -> VaultWa
         on_rescan=lambda: apply(None),
         on_state=lambda state: relay.state_changed.emit(vault, state),
         on_error=failed,
+        sync_dir=sync_dir_of(vault),
         **options,  # type: ignore[arg-type]
     )
     watcher.start()
     return watcher
+
+
+class LiveReads:
+    """Brings the window's vault up to date before a read that must see every file saved
+    before it (a search, a lookup on Enter, the quick switcher's suggestions).
+
+    Reconciling stays the watcher's job: `sync` only makes it deliver now what it would
+    have delivered after its quiet gap, and the panes hear of it as of any live change.
+    When the watcher cannot vouch (it polls, the marker did not come through), the
+    worker walks the vault, as an MCP call does, and its changes reach the panes too.
+    A stopped watcher (the vault went away, another one was opened, a past view is
+    shown) means the window no longer keeps this vault live: nothing is done.
+    """
+
+    def __init__(self, vault: Vault, watcher: VaultWatcher, relay: RelayPart) -> None:
+        self.vault = vault
+        self.watcher = watcher
+        self.relay = relay
+
+    def fresh(self) -> Freshness | None:
+        """Call on a worker, never on the UI thread: it waits for the watcher's callback."""
+        background_thread()
+        if self.watcher.state.mode == "stopped":
+            return None
+        reason = self.watcher.sync()
+        if reason is None:
+            return Freshness("live")
+        vault = self.vault
+        change = vault.repairing(lambda: vault.reconcile(source="watcher"))
+        if not change.empty:
+            self.relay.changed.emit(vault, change)
+        return Freshness("walked", reason)
+
+
+def fresh_then(live: LiveReads | None, read: Callable[[], T]) -> Callable[[], T]:
+    """`read`, preceded on its worker by `live.fresh()` when the vault is kept live."""
+    if live is None:
+        return read
+
+    def work() -> T:
+        live.fresh()
+        return read()
+
+    return work
 
 
 def describe_state(state: WatchState) -> tuple[str, str]:

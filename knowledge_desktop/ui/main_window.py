@@ -43,7 +43,7 @@ from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
 from knowledge_desktop.ui.as_of import AsOfView
 from knowledge_desktop.ui.dialogs import show_crash
 from knowledge_desktop.ui.history import History
-from knowledge_desktop.ui.live import EventLog, LiveRelay, describe_state, vault_gone
+from knowledge_desktop.ui.live import EventLog, LiveReads, LiveRelay, describe_state, vault_gone
 from knowledge_desktop.ui.observed import ObservedCheckpoints
 from knowledge_desktop.ui.opening import VaultOpener, dropped_folder
 from knowledge_desktop.ui.panes.backlinks import BacklinksPane
@@ -221,6 +221,7 @@ class MainWindow(WindowParts):
         self._close_vault()
         self.vault = vault
         self.watcher = watcher
+        self.search.live = LiveReads(vault, watcher, self.relay) if watcher is not None else None
         self.runner.guard = vault.repairing
         relay = self.relay
         vault.on_repaired = lambda incident, change: relay.repaired.emit(
@@ -506,6 +507,7 @@ class MainWindow(WindowParts):
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
+        self.search.live = None
         self._held_changes.clear()  # they describe the vault going away
         self._pane_cooldown.stop()
         self.opener.stop_text()

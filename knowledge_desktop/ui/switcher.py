@@ -4,7 +4,8 @@ A small frameless popup over the middle of the window, like the switchers of
 code editors: it should feel like part of the window, not a separate dialog
 to manage. Suggestions come from `Vault.suggest` on a worker under the
 Runner key "switcher", after a short pause in typing (names are cheap to
-match, so the pause is shorter than the Search pane's).
+match, so the pause is shorter than the Search pane's). Like a search, each
+request first brings the vault up to date on its worker (ui/live.py `LiveReads`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.live import LiveReads, fresh_then
 from knowledge_desktop.ui.models.search_model import KEY_ROLE, ResultDelegate, ResultsModel, suggestion_row
 from knowledge_desktop.ui.tasks import Runner
 
@@ -40,6 +42,7 @@ class QuickSwitcher(QDialog):
         super().__init__(parent, Qt.WindowType.Dialog | Qt.WindowType.FramelessWindowHint)
         self.runner = runner
         self.vault: Vault | None = None
+        self.live: LiveReads | None = None
         self._shown_for = ""
         """The text the listed suggestions answer (the box may have moved on)."""
         self._open_when_ready = False
@@ -78,9 +81,10 @@ class QuickSwitcher(QDialog):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(frame)
 
-    def popup(self, vault: Vault) -> None:
+    def popup(self, vault: Vault, live: LiveReads | None = None) -> None:
         """Show empty and centred on the window, ready for typing."""
         self.vault = vault
+        self.live = live
         self.field.clear()
         self.model.set_rows([])
         self._shown_for = ""
@@ -108,7 +112,7 @@ class QuickSwitcher(QDialog):
             self._shown_for = text
             return
         self.runner.submit(
-            lambda: vault.suggest(text, LIMIT),
+            fresh_then(self.live, lambda: vault.suggest(text, LIMIT)),
             lambda answer: self._show(text, answer),
             self.hint.setText,
             key="switcher",

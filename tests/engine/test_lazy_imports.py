@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.engine.api.test_visibility import agent_vault
 from tests.vaultkit import VaultKit
 
 READ = """
@@ -36,6 +37,36 @@ def test_reading_an_indexed_vault_loads_no_numpy(tmp_path: Path) -> None:
     kit.close()
     done = subprocess.run(
         [sys.executable, "-c", READ, str(kit.root)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=os.environ,
+    )
+    assert json.loads(done.stdout) == []
+
+
+FIRST_ANSWER = """
+import json, sys
+import knowledge_desktop.mcp_server
+from knowledge_desktop.api.extension import open_extension
+from knowledge_desktop.api.tools import BY_NAME
+with open_extension(sys.argv[1], "agent", live=True) as ext:
+    BY_NAME["knowledge_grep"].call(ext, {"query": "lantern"})
+heavy = ("pygit2", "markdown_it", "concurrent.futures.process")
+print(json.dumps(sorted(m for m in heavy if m in sys.modules)))
+"""
+
+
+def test_an_mcp_server_answers_its_first_grep_without_git_or_markdown(tmp_path: Path) -> None:
+    """Issue 28 §3 (start to first answer ≤ 1 s): the server imports the MCP SDK and the
+    reading side of the engine; the history's git library, the Markdown parser and the
+    process pool wait until a call needs them (engine/lazy.py)."""
+    kit = VaultKit(tmp_path / "vault")
+    agent_vault(kit)
+    kit.close()
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_ANSWER, str(kit.root)],
         capture_output=True,
         text=True,
         check=True,

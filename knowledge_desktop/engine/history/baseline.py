@@ -13,16 +13,20 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.fs.walk import walk
 from knowledge_desktop.engine.history import index, packwrite, trees
 from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.lazy import lazy_module
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.db import Store
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
 
 Progress = Callable[[str, int, int], None]
 MESSAGE = "baseline: pre-existing files in the tree\n\nOperation: baseline\nPaths: {n}\n"

@@ -15,16 +15,20 @@ import hashlib
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.fs.inside import LeavesVault, NotRegularFile, read_inside
 from knowledge_desktop.engine.history import baseline, index, trees
 from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.lazy import lazy_module
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
 from knowledge_desktop.engine.store.db import Store
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
 
 MIN_INTERVAL = 5.0
 """Seconds between two observed checkpoints: a burst of edits becomes one commit."""
@@ -120,7 +124,7 @@ def flush(root: Path, state_dir: Path, store: Store) -> dict[str, Any]:
         return {"state": "pending", "reason": reason}
     try:
         result = _commit(root, state_dir, store, paths)
-    except hrepo.GIT_ERRORS as exc:
+    except hrepo.git_errors() as exc:
         reason = f"the observed checkpoint failed: {exc}"
         _set_meta(store, REASON_KEY, reason)
         return {"state": "pending", "reason": reason}

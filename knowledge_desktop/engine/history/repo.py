@@ -13,16 +13,20 @@ import os
 import struct
 import threading
 import zlib
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from knowledge_desktop.engine.lazy import installed, lazy_module
 from knowledge_desktop.engine.visible_text import one_line
 
-try:
+if TYPE_CHECKING:
     import pygit2
-    from pygit2.enums import RepositoryOpenFlag
-except ImportError:  # pragma: no cover - pygit2 is a dependency; callers say why when it is missing
-    pygit2 = None  # type: ignore[assignment]
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
+
+HAVE_PYGIT2 = installed("pygit2")
+"""pygit2 is a dependency; callers say why when it is missing all the same."""
 
 REPO_DIR = "history.git"
 BRANCH = "refs/heads/checkpoints"
@@ -37,15 +41,17 @@ PACK_LIMIT = 30
 """Past this many packs, they are written again as one (git's gc.autoPackLimit is 50)."""
 GITIGNORE = ".gitignore"
 
-GIT_ERRORS: tuple[type[BaseException], ...] = (
-    (pygit2.GitError, OSError, ValueError, KeyError) if pygit2 is not None else (OSError, ValueError)
-)
-"""What a broken, locked, corrupt or full repository raises through pygit2."""
+
+@cache
+def git_errors() -> tuple[type[BaseException], ...]:
+    """What a broken, locked, corrupt or full repository raises through pygit2. A function,
+    so that naming it in an `except` clause imports pygit2 only once something failed."""
+    return (pygit2.GitError, OSError, ValueError, KeyError) if HAVE_PYGIT2 else (OSError, ValueError)
 
 
 def unavailable_reason() -> str | None:
     """Why no checkpoint can be made at all, or None."""
-    return None if pygit2 is not None else "pygit2 is not installed"
+    return None if HAVE_PYGIT2 else "pygit2 is not installed"
 
 
 def ensure_ignored(state_dir: Path) -> None:
@@ -65,7 +71,9 @@ def open_repo(state_dir: Path, create: bool) -> Any:
             return None
         ensure_ignored(state_dir)
         return pygit2.init_repository(str(path), bare=True, initial_head="checkpoints")
-    return pygit2.Repository(str(path), RepositoryOpenFlag.NO_SEARCH | RepositoryOpenFlag.BARE)
+    return pygit2.Repository(
+        str(path), pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.BARE
+    )
 
 
 def has_commits(state_dir: Path) -> bool:

@@ -24,12 +24,15 @@ import threading
 import zlib
 from bisect import bisect_left
 from pathlib import Path
-from typing import Any
-
-import pygit2
-from pygit2.enums import ObjectType
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.history import repo as hrepo
+from knowledge_desktop.engine.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
 
 TREE_MODE = b"40000"
 BLOB_MODE = b"100644"
@@ -117,7 +120,7 @@ def write(repo: Any, entries: Entries, stored: bool) -> pygit2.Oid:
     its zlib stream uncompressed (for a big folder); else through libgit2."""
     content = entries.content()
     if not stored:
-        written: pygit2.Oid = repo.odb.write(ObjectType.TREE, content)
+        written: pygit2.Oid = repo.odb.write(pygit2.enums.ObjectType.TREE, content)
         return written
     oid = tree_id(content)
     write_loose(repo, oid, b"tree %d\0" % len(content), content)

@@ -11,18 +11,23 @@ its only job here is to find code and HTML blocks, so a body that provably
 has neither (no backtick, tilde, `<`, `>` quote, reference definition or
 indented line) skips it: its paragraphs go straight to the inline parser.
 A property test holds the two paths to the same answer.
+
+markdown-it-py is imported when the first body is parsed, not with this module: a
+process that only reads the index (an MCP server answering its first call, issue 28
+§3) never needs it.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.link import link as _markdown_link
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 MAX_LINKS = 5_000
 """Links followed per body; `parse` reports a body with more (`links-truncated`)."""
@@ -76,8 +81,10 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
 
 def _link_with_line(state: StateInline, silent: bool) -> bool:
     """The stock link rule, noting on link_open the line offset where it began."""
+    from markdown_it.rules_inline.link import link as markdown_link
+
     start, first_new = state.pos, len(state.tokens)
-    matched = _markdown_link(state, silent)
+    matched = markdown_link(state, silent)
     if matched and not silent:
         for token in state.tokens[first_new:]:
             if token.type == "link_open":
@@ -99,7 +106,11 @@ def _line_at(state: StateInline, pos: int) -> int:
     return line
 
 
-def _build() -> MarkdownIt:
+@cache
+def _parser() -> MarkdownIt:
+    """The link parser, built on first use (building twice at once is harmless)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("zero", {"html": True})
     md.enable(["code", "fence", "blockquote", "list", "reference", "html_block", "paragraph", "heading"])
     md.enable(["newline", "escape", "backticks", "image", "autolink", "html_inline"])
@@ -108,8 +119,6 @@ def _build() -> MarkdownIt:
     md.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)
     return md
 
-
-_MD = _build()
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _FAST_BLOCKERS = re.compile(
@@ -142,7 +151,7 @@ def _extract_full(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
     env: dict[str, Any] = {}
     links: list[RawLink] = []
     in_generated = False
-    for block in _MD.parse(body, env):
+    for block in _parser().parse(body, env):
         if block.type == "html_block":
             if "backlinks:start" in block.content:
                 in_generated = "backlinks:end" not in block.content.split("backlinks:start", 1)[1]
@@ -217,7 +226,8 @@ def _inline_links(text: str, first_line: int, env: dict[str, Any], out: list[Raw
         out.extend(_pattern_links(text, first_line, limit - len(out)))
         return
     children: list[Token] = []
-    _MD.inline.parse(text, _MD, env, children)
+    md = _parser()
+    md.inline.parse(text, md, env, children)
     _collect(children, first_line, out)
 
 
@@ -251,7 +261,7 @@ def _pattern_links(text: str, first_line: int, limit: int) -> list[RawLink]:
             target = target.split("#", 1)[0].strip()
             if target:
                 out.append(RawLink("wiki", target, label.strip() or None, line))
-        elif (path := _relative_md_target(_MD.normalizeLink(match.group(3)))) is not None:
+        elif (path := _relative_md_target(_parser().normalizeLink(match.group(3)))) is not None:
             out.append(RawLink("markdown", path, match.group(2) or None, line))
     return out
 
@@ -290,8 +300,8 @@ def _simple_links(text: str, first_line: int, limit: int) -> list[RawLink] | Non
             if target:
                 out.append(RawLink("wiki", target, label.strip() or None, line))
         else:
-            href = _MD.normalizeLink(match.group(3))
-            if not _MD.validateLink(href):
+            href = _parser().normalizeLink(match.group(3))
+            if not _parser().validateLink(href):
                 return None
             path = _relative_md_target(href)
             if path is not None:

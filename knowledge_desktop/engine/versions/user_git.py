@@ -16,16 +16,16 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.history.index import iso
+from knowledge_desktop.engine.lazy import lazy_module
 from knowledge_desktop.engine.versions.when import USER_GIT, UserRepo, blob_at
 
-try:
+if TYPE_CHECKING:
     import pygit2
-    from pygit2.enums import SortMode
-except ImportError:  # pragma: no cover - pygit2 is a dependency
-    pygit2 = None  # type: ignore[assignment]
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
 
 MAX_COMMITS = 5_000
 BUDGET_S = 2.0
@@ -78,7 +78,7 @@ def _walk(user: UserRepo, vault_path: str, limit: int, *, max_commits: int, budg
     out = UserHistory(repository=str(repo.path))
     path = user.repo_path(vault_path)
     deadline = time.monotonic() + budget_s
-    walker = repo.walk(repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME)
+    walker = repo.walk(repo.head.target, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
     walker.simplify_first_parent()
     for n, commit in enumerate(walker):
         if n >= max_commits or time.monotonic() > deadline:

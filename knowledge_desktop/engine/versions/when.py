@@ -14,18 +14,18 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.fs.inside import inside
 from knowledge_desktop.engine.history import repo as hrepo
 from knowledge_desktop.engine.history.repo import ensure_sound
+from knowledge_desktop.engine.lazy import lazy_module
 
-try:
+if TYPE_CHECKING:
     import pygit2
-    from pygit2.enums import RepositoryOpenFlag
-except ImportError:  # pragma: no cover - pygit2 is a dependency
-    pygit2 = None  # type: ignore[assignment]
+else:
+    pygit2 = lazy_module("pygit2")  # imported by the first history read (engine/lazy.py)
 
 CHECKPOINT_BRANCH = hrepo.BRANCH
 CHECKPOINT, USER_GIT = "checkpoint", "user-git"
@@ -84,7 +84,7 @@ def checkpoint_repo(state_dir: Path) -> Any:
     when it is there but cannot be read, so that a broken repository is never mistaken
     for a record that did not exist."""
     path = state_dir / hrepo.REPO_DIR
-    if pygit2 is None or not path.is_dir():
+    if not hrepo.HAVE_PYGIT2 or not path.is_dir():
         return None
     try:
         repo = hrepo.open_repo(state_dir, create=False)
@@ -131,7 +131,7 @@ def user_repo(root: Path, state_dir: Path) -> UserRepo | None:
     without commits, or one whose folder lies in the app's state folder is not the
     user's working history and is ignored.
     """
-    if pygit2 is None:
+    if not hrepo.HAVE_PYGIT2:
         return None
     try:
         found = pygit2.discover_repository(str(root))
@@ -140,7 +140,7 @@ def user_repo(root: Path, state_dir: Path) -> UserRepo | None:
         git_dir = Path(found).resolve()
         if inside(str(state_dir.resolve()), str(git_dir)) or git_dir.name == hrepo.REPO_DIR:
             return None
-        repo = pygit2.Repository(str(git_dir), RepositoryOpenFlag.NO_SEARCH)
+        repo = pygit2.Repository(str(git_dir), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
         if repo.is_bare or repo.head_is_unborn or repo.workdir is None:
             return None
         workdir = Path(repo.workdir).resolve()

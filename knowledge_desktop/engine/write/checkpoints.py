@@ -40,7 +40,6 @@ PENDING, COMMITTED = "pending", "committed"
 unavailable_reason = hrepo.unavailable_reason
 open_repo = hrepo.open_repo
 __all__ = ["trailers"]
-_READ_ERRORS: tuple[type[BaseException], ...] = (*hrepo.GIT_ERRORS, sqlite3.Error)
 
 
 def queue(tx: Tx, journal_seq: int, now: str, reason: str | None = None) -> None:
@@ -96,7 +95,7 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
         repo = open_repo(state_dir, create=True)
         if root is not None and hrepo.head(repo) is None:
             baseline.ensure(root, repo, store, overrides=_before(conn, [j for _, j in pending]))
-    except hrepo.GIT_ERRORS as exc:
+    except hrepo.git_errors() as exc:
         _set_reason(store, [seq for seq, _ in pending], f"the checkpoint repository cannot be opened: {exc}")
         return
     items: list[Pending] = []
@@ -108,7 +107,7 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
     for n, group in enumerate(groups):
         try:
             commit_id, parent, rows_ = _commit(repo, group)
-        except hrepo.GIT_ERRORS as exc:
+        except hrepo.git_errors() as exc:
             left = [item.seq for later in groups[n:] for item in later]
             _set_reason(store, left, f"the checkpoint commit failed: {exc}")
             return
@@ -124,7 +123,7 @@ def flush(state_dir: Path, store: Store, root: Path | None = None, loose_limit: 
                     (f'{{"state": "committed", "commit": "{commit_id}"}}', item.entry.request_id),
                 )
             index.record(tx, repo[commit_id], parent, rows_)
-    with contextlib.suppress(*hrepo.GIT_ERRORS):  # packing is tried again after the next commit
+    with contextlib.suppress(*hrepo.git_errors()):  # packing is tried again after the next commit
         hrepo.maybe_pack(repo, loose_limit)
 
 
@@ -321,7 +320,7 @@ def _reader(state_dir: Path) -> Any:
     try:
         repo = open_repo(state_dir, create=False)
         return None if repo is None or hrepo.head(repo) is None else repo
-    except hrepo.GIT_ERRORS:
+    except hrepo.git_errors():
         return None
 
 
@@ -333,6 +332,6 @@ def history(
     (brought to the branch's head first); with `until`, up to that checkpoint commit."""
     repo = _reader(state_dir)
     if repo is not None:
-        with contextlib.suppress(*_READ_ERRORS):  # answered from what is indexed
+        with contextlib.suppress(*hrepo.git_errors(), sqlite3.Error):  # answered from what is indexed
             index.sync(store, repo)
     return index.versions(store.reader(), record_id, limit, until)

@@ -15,6 +15,10 @@ Enter first asks exact lookup, because someone who typed a whole title or an
 id wants that record, not the best keyword match: found opens it, ambiguous
 lists the candidates to choose from, missing opens the selected (or first)
 search hit. A row the user moved to with the arrow keys wins over lookup.
+
+Every one of these reads first brings the vault up to date on its worker
+(`live`, see ui/live.py `LiveReads`), so a file saved just before typing is
+already among the results (issue 28 §5).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,6 +46,7 @@ from knowledge_desktop.engine.changes import CATALOG, TEXT, ChangeSet
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.live import LiveReads, fresh_then
 from knowledge_desktop.ui.models.search_model import (
     KEY_ROLE,
     ResultDelegate,
@@ -90,10 +95,14 @@ class SearchPane(Pane):
     title = "Search"
     # Hits come from the keyword text; their titles, kinds and filters from catalog rows.
     reads = frozenset((TEXT, CATALOG))
+    results_shown = Signal(object)
+    """A page of hits is shown (the GrepQuery it answers)."""
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
         self.switcher: QuickSwitcher | None = None
+        self.live: LiveReads | None = None
+        """Set by the window while it keeps the vault live: searches sync with it first."""
         self._query: GrepQuery | None = None
         """The query whose results are shown (and which "More results" continues)."""
         self._next_offset: int | None = None
@@ -229,7 +238,7 @@ class SearchPane(Pane):
         if self.switcher is None or self.switcher.parent() is not parent:
             self.switcher = QuickSwitcher(self.runner, parent)
             self.switcher.chosen.connect(lambda path: self.open_requested.emit(path, 0))
-        self.switcher.popup(self.vault)
+        self.switcher.popup(self.vault, self.live)
 
     def set_vault(self, vault: Vault | None) -> None:
         self.vault = vault
@@ -296,9 +305,10 @@ class SearchPane(Pane):
             limit = max(PAGE, min(50, self.model.rowCount()))
         query = self.build_query(limit=limit)
         self._in_flight = True
+        live = self.live
         if self.hybrid_button.isChecked():
             self.runner.submit(
-                lambda: as_grep(vault.search(query, "hybrid", notes=True)),
+                fresh_then(live, lambda: as_grep(vault.search(query, "hybrid", notes=True))),
                 lambda result: self._show_hits(query, result),
                 lambda message: self._search_failed(query, message),
                 key="search",
@@ -306,7 +316,7 @@ class SearchPane(Pane):
             )
             return
         self.runner.submit(
-            lambda: vault.search_text(query),
+            fresh_then(live, lambda: vault.search_text(query)),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -344,6 +354,7 @@ class SearchPane(Pane):
         self.more.setEnabled(True)
         self._restore_selection()
         self._summarise(query, result)
+        self.results_shown.emit(query)
         if self._open_when_ready:
             self._open_when_ready = False
             self._open_hit()
@@ -434,7 +445,7 @@ class SearchPane(Pane):
             self._looked_up(text, answer)
 
         self.runner.submit(
-            lambda: vault.lookup(text, notes=True),
+            fresh_then(self.live, lambda: vault.lookup(text, notes=True)),
             done,
             lambda _m: done({"status": "missing"}),
             key="search-lookup",
