@@ -25,6 +25,7 @@ from knowledge_desktop.engine.query.grep_query import (
     GrepQuery,
     filter_parts,
     match_expression,
+    unavailable,
     validate,
 )
 from knowledge_desktop.engine.query.grep_ranking import ranked
@@ -75,15 +76,7 @@ def grep(
         page = (direct[: min(want, total)] + replacements)[q.offset : want]
         hits = [complete(conn, hit, words, q) for hit in page]
     except sqlite3.DatabaseError as exc:
-        return {
-            "hits": [],
-            "total": None,
-            "offset": q.offset,
-            "nextOffset": None,
-            "index": {"state": "unavailable", "lag": False, "error": str(exc)},
-            "snapshot": None,
-            "coverage": {"complete": False},
-        }
+        return unavailable(q.offset, exc)
     next_offset = want if want < total_all and want <= MAX_OFFSET else None
     states = {s: state(s) for s in scopes}
     return {

@@ -23,7 +23,13 @@ from typing import Any
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query import text as textmod
-from knowledge_desktop.engine.query.grep_query import MAX_OFFSET, GrepQuery, match_expression, validate
+from knowledge_desktop.engine.query.grep_query import (
+    MAX_OFFSET,
+    GrepQuery,
+    match_expression,
+    unavailable,
+    validate,
+)
 from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.store.projections import note_text
 
@@ -73,15 +79,7 @@ def grep_notes(conn: sqlite3.Connection, q: GrepQuery, scope: str | None = None)
         ).fetchall()
         hits = [hit(conn, int(rowid), float(score), words) for rowid, score in rows]
     except sqlite3.DatabaseError as exc:
-        return {
-            "hits": [],
-            "total": None,
-            "offset": q.offset,
-            "nextOffset": None,
-            "index": {"state": "unavailable", "lag": False, "error": str(exc)},
-            "snapshot": None,
-            "coverage": {"complete": False},
-        }
+        return unavailable(q.offset, exc)
     want = q.offset + q.limit
     return {
         "hits": hits,
@@ -119,14 +117,7 @@ def hit(conn: sqlite3.Connection, rowid: int, score: float, words: list[str]) ->
         "scope": scope,
         "aliases": [a for a in aliases_text.split("\n") if a],
         "tags": json.loads(tags),
-        "snippet": {
-            "text": snip.text,
-            "start": snip.start,
-            "end": snip.end,
-            "lineStart": line_start,
-            "lineEnd": line_end,
-            "matchLocated": snip.match_located,
-        },
+        "snippet": textmod.snippet_json(snip, line_start, line_end),
         "matches": matches,
         "citation": {"id": None, "path": path, "sha256": sha, "lines": [line_start, line_end]},
     }

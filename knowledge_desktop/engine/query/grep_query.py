@@ -159,3 +159,17 @@ def filter_parts(
 def joined(parts: list[Condition]) -> tuple[str, list[object]]:
     """Conditions as one WHERE clause and its values."""
     return " AND ".join(p.sql for p in parts), [v for p in parts for v in p.values]
+
+
+def unavailable(offset: int, exc: Exception) -> dict[str, object]:
+    """The answer of a search whose index cannot be read (damaged or missing tables): no
+    hits and no total, the index "unavailable" with SQLite's reason."""
+    return {
+        "hits": [],
+        "total": None,
+        "offset": offset,
+        "nextOffset": None,
+        "index": {"state": "unavailable", "lag": False, "error": str(exc)},
+        "snapshot": None,
+        "coverage": {"complete": False},
+    }

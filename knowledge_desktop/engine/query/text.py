@@ -12,6 +12,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 TOKEN = re.compile(r"[^\W_]+")
 SNIPPET_UNITS = 480
@@ -106,3 +107,15 @@ def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
         + "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
         + r")(?![^\W_])"
     )
+
+
+def snippet_json(snip: Snippet, line_start: int, line_end: int) -> dict[str, Any]:
+    """A hit's `snippet` as grep answers it, for a record's hit and a note's alike."""
+    return {
+        "text": snip.text,
+        "start": snip.start,
+        "end": snip.end,
+        "lineStart": line_start,
+        "lineEnd": line_end,
+        "matchLocated": snip.match_located,
+    }

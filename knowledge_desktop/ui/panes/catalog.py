@@ -378,7 +378,7 @@ class CatalogPane(Pane):
         if branch.pending:
             if self._reveal_tries < 100:
                 self._reveal_tries += 1
-                QTimer.singleShot(30, lambda: self._reveal(path, key, offset))
+                QTimer.singleShot(30, self, lambda: self._reveal(path, key, offset))  # dropped with the pane
             return
         page = self.model.page_size
         need = offset + 1 - len(branch.children)
