@@ -18,6 +18,21 @@ from pathlib import Path
 from tests.engine.api.test_visibility import agent_vault
 from tests.vaultkit import VaultKit
 
+
+def loaded_by(script: str, vault: Path) -> list[str]:
+    """What `script` prints (the modules it found loaded), run in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(vault)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=os.environ,
+    )
+    found: list[str] = json.loads(done.stdout)
+    return found
+
+
 READ = """
 import json, sys
 from knowledge_desktop.engine.vault import Vault
@@ -35,15 +50,7 @@ def test_reading_an_indexed_vault_loads_no_numpy(tmp_path: Path) -> None:
     kit.page("private/people/ada.md", "pg_ada", "Ada", type="person", body="Met [[Bob]].\n")
     kit.scan()
     kit.close()
-    done = subprocess.run(
-        [sys.executable, "-c", READ, str(kit.root)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env=os.environ,
-    )
-    assert json.loads(done.stdout) == []
+    assert loaded_by(READ, kit.root) == []
 
 
 FIRST_ANSWER = """
@@ -65,12 +72,4 @@ def test_an_mcp_server_answers_its_first_grep_without_git_or_markdown(tmp_path: 
     kit = VaultKit(tmp_path / "vault")
     agent_vault(kit)
     kit.close()
-    done = subprocess.run(
-        [sys.executable, "-c", FIRST_ANSWER, str(kit.root)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env=os.environ,
-    )
-    assert json.loads(done.stdout) == []
+    assert loaded_by(FIRST_ANSWER, kit.root) == []
