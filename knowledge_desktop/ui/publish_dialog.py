@@ -85,7 +85,7 @@ class PublishDialog(QDialog):
         QVBoxLayout(changes).addWidget(self.diff)
         self.impact = QListWidget()
         self.impact.setWordWrap(True)  # titles wrap; ids are in each row's tooltip
-        self.impact.setMaximumHeight(140)
+        self.impact.setMaximumHeight(120)
         self.impact_box = QGroupBox("Impact")
         QVBoxLayout(self.impact_box).addWidget(self.impact)
         self.impact_note = QLabel("Impact: no other record depends on it.")

@@ -8,12 +8,15 @@ gives undo to supersessions and merges, never to withdrawals).
 
 from __future__ import annotations
 
-from knowledge_desktop.engine.write.undoing import CORRECTION_STAYS, WITHDRAWAL_IS_FINAL
+from knowledge_desktop.engine.write.undoing import CORRECTION_STAYS
 
 RIGHT_AFTER = "Edit › Undo (Ctrl+Z) right after"
 
 PERMANENCE = {
-    "Withdraw": f"<b>This is final.</b> {WITHDRAWAL_IS_FINAL} History and backups keep its content.",
+    "Withdraw": (
+        "<b>This is final.</b> The record stays withdrawn (a durable guard keeps it so) and no "
+        "operation brings it back; there is no undo. History and backups keep its content."
+    ),
     "Correct": f"<b>No undo.</b> {CORRECTION_STAYS}",
     "Supersede": f"You can undo this: {RIGHT_AFTER}, or Record › Undo Supersession… later.",
     "Merge": f"You can undo this: {RIGHT_AFTER}, or Record › Unmerge… on the merged page later.",
