@@ -1,14 +1,15 @@
 """The one dialog every write action shows before it publishes.
 
 It plans the operation on a worker without publishing (`write_ops.preview`)
-and shows what will change as a diff of each file's frontmatter, the fence
-(revision and a short hash of what the window showed), the records that
-depend on the target (impact), and asks for a reason: Publish stays disabled
-until one is typed. Publishing runs on a worker too; the panes learn of the
-result from the ChangeSet the publish reconciles (`Vault.on_publish`), not
-from this dialog. A stale fence — the file changed since it was shown — is
-explained here, with a Reload that fences the records as they are now;
-nothing was written.
+and shows what will change as a diff of each file's frontmatter (what will
+be written, issue 29 §4), the records that depend on the target (impact, by
+title), what can be undone and what cannot (before the button, §3), and asks
+for a reason: Publish stays disabled until one is typed. The fences, hashes
+and request id are behind a Details disclosure, closed by default.
+Publishing runs on a worker too; the panes learn of the result from the
+ChangeSet the publish reconciles (`Vault.on_publish`), not from this dialog.
+A stale fence — the file changed since it was shown — is explained here,
+with a Reload that fences the records as they are now; nothing was written.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QTextBrowser,
     QVBoxLayout,
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.disclosure import Disclosure
 from knowledge_desktop.ui.write_ops import (
     STALE_CODES,
     Operation,
@@ -44,6 +47,7 @@ from knowledge_desktop.ui.write_ops import (
     publish,
     reload_fences,
 )
+from knowledge_desktop.ui.write_words import permanence
 
 ADDED, REMOVED = "rgba(46, 160, 67, 0.22)", "rgba(248, 81, 73, 0.22)"
 
@@ -68,17 +72,20 @@ class PublishDialog(QDialog):
         self.heading = heading = QLabel(f"<b>{html.escape(op.verb)}</b> {html.escape(op.summary)}")
         heading.setWordWrap(True)
         self.fence_label = QLabel("Planning…")
+        self.fence_label.setWordWrap(True)
         self.fence_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.fence_label.setToolTip(
             "What the window showed: the write is refused if the file changed since then"
         )
+        self.details = Disclosure("Details", self.fence_label)
         self.diff = QTextBrowser()
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.diff.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
         changes = QGroupBox("What will change (frontmatter)")
         QVBoxLayout(changes).addWidget(self.diff)
         self.impact = QListWidget()
-        self.impact.setMaximumHeight(110)
+        self.impact.setWordWrap(True)  # titles wrap; ids are in each row's tooltip
+        self.impact.setMaximumHeight(120)
         self.impact_box = QGroupBox("Impact")
         QVBoxLayout(self.impact_box).addWidget(self.impact)
         self.impact_note = QLabel("Impact: no other record depends on it.")
@@ -115,15 +122,20 @@ class PublishDialog(QDialog):
         self.buttons.accepted.connect(self.publish)
         self.buttons.rejected.connect(self.reject)
 
+        self.permanence = QLabel(permanence(op.verb))
+        self.permanence.setWordWrap(True)
+        self.permanence.setVisible(bool(self.permanence.text()))
+
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
-        layout.addWidget(self.fence_label)
         layout.addWidget(self.stale)
         layout.addWidget(changes, 1)
         layout.addWidget(self.impact_box)
         layout.addWidget(self.impact_note)
+        layout.addWidget(self.details)
         layout.addLayout(reason_row)
         layout.addWidget(self.error)
+        layout.addWidget(self.permanence)
         layout.addWidget(self.buttons)
         self._update_buttons()
         self.reason.setFocus()
@@ -150,9 +162,15 @@ class PublishDialog(QDialog):
         self.previewed.emit()
 
     def _show(self, shown: Preview) -> None:
+        fences = "<br>".join(
+            f"{html.escape(rid)} · revision {rev} · hash {html.escape(sha[:10])}"
+            f'<span style="color:gray">{html.escape(sha[10:])}</span>'
+            for rid, rev, sha in shown.fences
+        )
+        new = f"<br>New record id: {html.escape(shown.replacement_id)}" if shown.replacement_id else ""
         self.fence_label.setText(
-            "Fence: "
-            + "; ".join(f"{rid} · revision {rev} · hash {sha[:10]}" for rid, rev, sha in shown.fences)
+            f"Fence (what the window showed; the write is refused if it changed):<br>{fences}"
+            f"<br>Request id: {html.escape(shown.request_id)}{new}"
         )
         parts = []
         for diff in shown.diffs:
@@ -166,14 +184,15 @@ class PublishDialog(QDialog):
         self.diff.setHtml("".join(parts))
         self.impact.clear()
         for item in shown.impact:
-            self.impact.addItem(
-                f"{item.get('title') or item['id']} ({item.get('kind')}, {item.get('lifecycle')}) "
-                f"— {item.get('via')} of {item.get('through')} · {item.get('path')}"
-            )
+            self.impact.addItem(impact_row(item))
         count = len(shown.impact)
         self.impact_box.setTitle(f"Impact: {count} record(s) depend on it (nothing is changed in them)")
         self.impact_box.setVisible(bool(count))  # an empty list box would only take room
         self.impact_note.setVisible(not count)
+
+    def details_text(self) -> str:
+        """The Details disclosure's text as plain text (tests read it)."""
+        return self.fence_label.text().replace("<br>", "\n")
 
     def reload(self) -> None:
         """Fence the records as they are now and plan again (nothing was written)."""
@@ -238,3 +257,16 @@ class PublishDialog(QDialog):
         ready = self.preview is not None and not self.busy
         self.publish_button.setEnabled(ready and bool(self.reason.text().strip()))
         self.reload_button.setEnabled(not self.busy)
+
+
+def impact_row(item: dict[str, Any]) -> QListWidgetItem:
+    """A dependent as a person reads it: its title and how it depends (ids in the tooltip)."""
+    kind = item.get("kind") or "record"
+    if kind == "page" and item.get("type"):  # a person, a project: what a page is to a reader
+        kind = item["type"]
+    title = item.get("title") or item["id"]
+    via = item.get("via")
+    how = f" — names it in {via}" if via else ""
+    row = QListWidgetItem(f"{title} ({kind}, {item.get('lifecycle')}){how}")
+    row.setToolTip(f"{item['id']} · {item.get('path')}\n{via} of {item.get('through')}")
+    return row

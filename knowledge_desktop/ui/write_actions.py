@@ -7,7 +7,9 @@ what the window showed and opens the `PublishDialog`, which previews,
 asks for a reason and publishes on a worker. The result reaches the panes as
 a ChangeSet through `Vault.on_publish`, relayed like the watcher's, so every
 pane updates in place. The diagnostics pane's "Possible duplicates" rows get
-a Merge… action, and the Activity dock lists the journal.
+a Merge… action, and the Activity dock lists the journal. A published write
+can be undone right after where the spec gives it an undo (ui/undo.py), and
+the keyboard focus goes back to where it was when the dialogs close.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import lifecycle
+from knowledge_desktop.engine.write.naming import new_id
 from knowledge_desktop.ui.adopt_action import AdoptAction
 from knowledge_desktop.ui.panes.activity import ActivityPane
 from knowledge_desktop.ui.panes.diagnostics import DUPLICATES
+from knowledge_desktop.ui.undo import UndoCommands
+from knowledge_desktop.ui.widgets.focus_return import focused_now, return_focus_after
 from knowledge_desktop.ui.write_forms import CorrectionForm, RecordPicker
 from knowledge_desktop.ui.write_ops import Operation, Subject, correction_draft, describe_receipt
+from knowledge_desktop.ui.your_name import YourName
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.publish_dialog import PublishDialog
@@ -48,6 +54,8 @@ class WriteActions:
         self._rules: dict[QAction, Applies] = {}
         self.shown: Subject | None = None
         """The record the actions' enabled states were last judged for."""
+        self._focus: QWidget | None = None
+        """The widget that had the keyboard focus when the action started (focused again after)."""
         self.withdraw = self._action("&Withdraw…", self.start_withdraw, lambda s: s.lifecycle != "withdrawn")
         self.correct = self._action(
             "&Correct…",
@@ -91,7 +99,12 @@ class WriteActions:
         toggle.setText("Activity pane")
         view_menu.addAction(toggle)
 
-        self.adopt = AdoptAction(window, lambda _receipt: self.activity.refresh())  # File › Adopt Notes…
+        self.your_name = YourName(window, window.settings)  # Settings › Your Name…: the actor
+        self.undoing = UndoCommands(
+            window, window.runner, lambda: self.window.vault, self.your_name.name, self.activity.refresh
+        )  # Edit › Undo, the status bar's Undo
+        self.activity.undo_requested.connect(self.undoing.run)
+        self.adopt = AdoptAction(window, self._wrote)  # File › Adopt Notes…
 
         self.merge_candidate = QAction("Merge…", window.diagnostics.table)
         self.merge_candidate.setStatusTip("Merge the possible duplicates this row names")
@@ -137,6 +150,7 @@ class WriteActions:
             action.setEnabled(writable and subject is not None and applies(subject))
 
     def _on_subject(self, slot: Callable[[Subject], None]) -> None:
+        self._focus = focused_now()
         subject = self.subject()
         if subject is not None and self.window.vault is not None:
             slot(subject)
@@ -151,6 +165,7 @@ class WriteActions:
 
             vault.on_publish = published
             self.activity.set_vault(vault)
+        self.undoing.vault_changed()
         self.refresh()
         self._candidate_enabled()
 
@@ -176,10 +191,12 @@ class WriteActions:
         loaded = self.window.record.loaded
         source = loaded.source if loaded is not None else ""
         self.form = CorrectionForm(s, correction_draft(source), self.window)
+        return_focus_after(self.form, self._focus)
+        replacement_id = new_id(s.kind)  # once: the preview shows the id the file gets
 
         def corrected(text: str) -> None:
             def call(write: lifecycle.Write, fences: dict[str, str], reason: str) -> dict[str, Any]:
-                return lifecycle.correct(write, fences[s.id], text, reason)
+                return lifecycle.correct(write, fences[s.id], text, reason, replacement_id=replacement_id)
 
             self.confirm(Operation("Correct", f"{s.label} ({s.id}) with a new record", {s.id: s.fence}, call))
 
@@ -218,14 +235,21 @@ class WriteActions:
 
     def start_merge(self, s: Subject) -> None:
         wanted = RecordFilter(kind="page", scope=s.scope, types=frozenset({s.type}) if s.type else None)
-        self._pick(s, "Merge Into", f"The page {s.label} is merged into (it survives)", wanted, self._merge)
+        prompt = (
+            f"Choose the page that survives. “{s.title}” is merged into it: the page you choose "
+            f"stays, and “{s.title}” is merged away (its file stays, pointing to the survivor)."
+        )
+        self._pick(s, "Merge Into", prompt, wanted, self._merge)
 
     def _merge(self, absorbed: Subject, survivor: Subject) -> None:
         def call(write: lifecycle.Write, fences: dict[str, str], reason: str) -> dict[str, Any]:
             return lifecycle.merge(write, fences[survivor.id], fences[absorbed.id], reason)
 
         fences = {survivor.id: survivor.fence, absorbed.id: absorbed.fence}
-        summary = f"{absorbed.label} ({absorbed.id}) into {survivor.label} ({survivor.id})"
+        summary = (
+            f"“{absorbed.title}” into “{survivor.title}”: “{survivor.title}” survives; "
+            f"“{absorbed.title}” is merged away (its file stays, pointing to the survivor)."
+        )
         self.confirm(Operation("Merge", summary, fences, call))
 
     def _pick(
@@ -240,6 +264,7 @@ class WriteActions:
         if vault is None:
             return
         self.form = RecordPicker(self.window.runner, vault, wanted, s.id, title, prompt, self.window)
+        return_focus_after(self.form, self._focus)
         self.form.chosen.connect(lambda record_id: self._fetch(record_id, lambda other: then(s, other)))
         self.form.open()
 
@@ -263,14 +288,23 @@ class WriteActions:
             return
         from knowledge_desktop.ui.publish_dialog import PublishDialog  # when first opened
 
+        op.actor = self.your_name.name()
+        if self._focus is None:  # not started from a record action (a diagnostics row)
+            self._focus = focused_now()
         self.dialog = PublishDialog(vault, self.window.runner, op, self.window)
         self.dialog.finished_publish.connect(self._published)
+        return_focus_after(self.dialog, self._focus)
+        self._focus = None
         self.dialog.open()
 
     def _published(self, result: object) -> None:
         if isinstance(result, dict):
-            self.window.statusBar().showMessage(describe_receipt(result), 8000)
-            self.activity.refresh()
+            self._wrote(result)
+
+    def _wrote(self, receipt: dict[str, Any]) -> None:
+        """A write of this window was published: say so, with Undo when it has one."""
+        self.undoing.wrote(receipt, describe_receipt(receipt))
+        self.activity.refresh()
 
     # -- possible duplicates -------------------------------------------------------------
     def _candidate_enabled(self) -> None:
@@ -281,6 +315,7 @@ class WriteActions:
 
     def merge_selected_candidate(self) -> None:
         """Merge the row's other page into its first (the survivor), after the dialog."""
+        self._focus = focused_now()
         found, vault = self.window.diagnostics.selected_diagnostic(), self.window.vault
         if found is None or found.code != DUPLICATES or vault is None or found.record_id is None:
             return

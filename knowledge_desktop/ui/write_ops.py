@@ -7,10 +7,17 @@ with the fences the window showed), and the two calls that run on a worker —
 a frontmatter diff, the fences and the impact list) and `publish` (the same
 request through `Vault.write`). A `WriteRejected` comes back as a value, not
 an error, so the dialog can read its code (a stale fence offers to reload).
+
+The preview shows what will be written (issue 29, §4): both calls use the
+operation's one request id and actor (`pinned`), a correction's new id is
+chosen before either, and the only values not known until the person
+publishes — the reason and the time — are shown as `PREVIEW_REASON` and
+`PUBLISH_TIME`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,13 +27,18 @@ from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.records import frontmatter as fm
 from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.lifecycle import Write
+from knowledge_desktop.engine.write.naming import new_id
 from knowledge_desktop.engine.write.operations.common import ASSIGNED, LIFECYCLE_METADATA
 from knowledge_desktop.engine.write.plan import Plan, Request, WriteRejected
 from knowledge_desktop.engine.write.publish import Planner
 
 PREVIEW_REASON = "(the reason you give)"
 """The reason the preview plans with: the real one is typed in the dialog afterwards."""
+
+PUBLISH_TIME = "(the time you publish)"
+"""Shown where the preview's plan wrote its own time: the write takes the time it is published."""
 
 STALE_CODES = frozenset({"fence-revision", "fence-hash", "merged-target", "not-found"})
 """Rejections that mean "the record is not what was shown": the dialog offers to reload."""
@@ -92,6 +104,20 @@ class Operation:
     fences: dict[str, str]
     """The fence of every record the request names, as the window showed it."""
     call: Call
+    request_id: str = field(default_factory=lambda: new_id("request"))
+    """One id for the preview and the publish, so the `lifecycle_change.request_id` shown is
+    the one written (a preview is never journaled, so the id is still unused when published)."""
+    actor: str | None = None
+    """Who publishes (Settings › Your name); None: the engine's default, the OS user."""
+
+    def pinned(self, write: Write) -> Write:
+        """`write` with this operation's request id and actor on every request."""
+
+        def call(request: Request, planner: Planner) -> dict[str, Any]:
+            actor = self.actor or request.actor
+            return write(dataclasses.replace(request, request_id=self.request_id, actor=actor), planner)
+
+        return call
 
 
 @dataclass(slots=True)
@@ -109,19 +135,23 @@ class Preview:
     impact: list[dict[str, Any]]
     fences: list[tuple[str, int, str]] = field(default_factory=list)
     """(id, revision, hash) of every fenced record."""
+    request_id: str = ""
+    replacement_id: str | None = None
 
 
 def preview(vault: Vault, op: Operation) -> Preview | WriteRejected:
     """Runs on a worker: the plan `op` would publish now, as the dialog shows it."""
     captured: list[tuple[Request, Planner]] = []
+    times: list[str] = []
 
     def capture(request: Request, planner: Planner) -> dict[str, Any]:
         captured.append((request, planner))
         return {}
 
     try:
-        op.call(capture, op.fences, PREVIEW_REASON)
-        plan = vault.preview(*captured[0])
+        op.call(op.pinned(capture), op.fences, PREVIEW_REASON)
+        request, planner = captured[0]
+        plan = vault.preview(request, lambda ctx: _timed(ctx, planner, times))
     except WriteRejected as rejected:
         return rejected
     affected = impact(vault.store.reader(), plan.impact_of) if plan.impact_of else []
@@ -129,13 +159,14 @@ def preview(vault: Vault, op: Operation) -> Preview | WriteRejected:
     for text in op.fences.values():
         record_id, revision, sha = text.split(":")
         fences.append((record_id, int(revision), sha))
-    return Preview(plan.operation, _diffs(vault, plan), affected, fences)
+    diffs = _diffs(vault, plan, times[0])
+    return Preview(plan.operation, diffs, affected, fences, op.request_id, plan.replacement_id)
 
 
 def publish(vault: Vault, op: Operation, reason: str) -> dict[str, Any] | WriteRejected:
     """Runs on a worker: the request through the one publish path; its receipt."""
     try:
-        return op.call(vault.write, op.fences, reason)
+        return op.call(op.pinned(vault.write), op.fences, reason)
     except WriteRejected as rejected:
         return rejected
 
@@ -146,16 +177,22 @@ def reload_fences(vault: Vault, op: Operation) -> Operation:
     for record_id in op.fences:
         view = vault.show(record_id)
         fresh[record_id] = f"{view['id']}:{view['revision']}:{view['hash']}"
-    return Operation(op.verb, op.summary, fresh, op.call)
+    return dataclasses.replace(op, fences=fresh)
 
 
-def _diffs(vault: Vault, plan: Plan) -> list[FileDiff]:
+def _timed(ctx: WriteContext, planner: Planner, times: list[str]) -> Plan:
+    """`planner(ctx)`, noting the time the plan writes (the preview shows it as PUBLISH_TIME)."""
+    times.append(ctx.now)
+    return planner(ctx)
+
+
+def _diffs(vault: Vault, plan: Plan, now: str) -> list[FileDiff]:
     out = []
     for write in plan.writes:
         old = ""
         if write.expected_sha256 is not None:
             old = _frontmatter_text((vault.root / write.path).read_bytes())
-        new = "" if write.data is None else _frontmatter_text(write.data)
+        new = "" if write.data is None else _frontmatter_text(write.data).replace(now, PUBLISH_TIME)
         lines = [
             line
             for line in difflib.unified_diff(old.splitlines(), new.splitlines(), n=2, lineterm="")

@@ -147,6 +147,10 @@ class WriteContext:
             )
         return Current(path, scope, record_id, data, parsed)
 
+    def exists(self, record_id: str) -> bool:
+        """Whether any file of the vault holds `record_id` (as the catalog knows it now)."""
+        return bool(self._paths_of(record_id))
+
     def _paths_of(self, record_id: str) -> list[str]:
         rows = self.store.reader().execute(
             "SELECT path FROM catalog WHERE id=? AND status='record' ORDER BY path", (record_id,)

@@ -32,12 +32,24 @@ def withdraw(write: Write, fence: str, reason: str, **options: Any) -> dict[str,
     return write(request, lambda ctx: plan_withdraw(ctx, parsed, reason))
 
 
-def correct(write: Write, fence: str, replacement: str, reason: str, **options: Any) -> dict[str, Any]:
+def correct(
+    write: Write,
+    fence: str,
+    replacement: str,
+    reason: str,
+    *,
+    replacement_id: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """`replacement_id`: the new record's id, chosen before a preview so that the preview
+    and the file agree (None: allocated when it plans)."""
     parsed = Fence.parse(fence)
-    payload = {"fence": fence, "replacement": replacement, "reason": reason}
+    payload: dict[str, Any] = {"fence": fence, "replacement": replacement, "reason": reason}
+    if replacement_id is not None:  # absent otherwise: earlier requests keep their payload hash
+        payload["replacementId"] = replacement_id
     request = make_request("correct", payload, **options)
     data = replacement.encode("utf-8")
-    return write(request, lambda ctx: plan_correct(ctx, parsed, data, reason))
+    return write(request, lambda ctx: plan_correct(ctx, parsed, data, reason, replacement_id=replacement_id))
 
 
 def supersede(

@@ -6,7 +6,9 @@ file while the write was in flight; its three versions are kept) or a
 failure. A conflict can be reviewed (its folder opened) and then marked
 reviewed (`resume --reviewed`); an interrupted (pending) entry can be
 resumed. Read on a worker, like every pane (`Vault.journal`). Above the journal, checkpoints
-still pending and Retry (panes/activity_checkpoints.py).
+still pending and Retry (panes/activity_checkpoints.py). Undo asks the window to undo the
+entry selected (`undo_requested`; ui/undo.py runs it) when it has an undo, and its
+tooltip says why not otherwise (engine/write/undoing.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.engine.write import adoption
+from knowledge_desktop.engine.write import undoing
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.ui.panes.activity_checkpoints import CheckpointsPanel, utc_seconds
 from knowledge_desktop.ui.tasks import Runner
@@ -61,6 +63,8 @@ class ActivityPane(QWidget):
     title = "Activity"
     refreshed = Signal()
     """The journal is shown as it is now."""
+    undo_requested = Signal(dict)
+    """Undo the write whose receipt this is (the window runs it)."""
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,9 +88,8 @@ class ActivityPane(QWidget):
         self.reviewed_button = QPushButton("Mark Reviewed")
         self.reviewed_button.setToolTip("The conflict was looked at (resume --reviewed); its warning ends")
         self.reviewed_button.clicked.connect(lambda: self.resume(reviewed=True))
-        self.undo_button = QPushButton("Undo Adopt")
-        self.undo_button.setToolTip("Put the files of this adopt run back as they were (knowledge undo)")
-        self.undo_button.clicked.connect(self.undo_adopt)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.clicked.connect(self.undo_selected)
         self.status = QLabel("")
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
@@ -145,8 +148,17 @@ class ActivityPane(QWidget):
         self.review_button.setEnabled(conflict)
         self.reviewed_button.setEnabled(entry is not None and needs_review(entry))
         self.resume_button.setEnabled(entry is not None and (entry["state"] == "pending" or conflict))
-        adopted = entry is not None and entry["operation"] == "adopt" and entry["state"] == "published"
-        self.undo_button.setEnabled(adopted)
+        receipt = (
+            (entry or {}).get("receipt") if entry is not None and entry["state"] == "published" else None
+        )
+        can = undoing.undoable(receipt) if receipt else None
+        self.undo_button.setEnabled(can is not None and can.blocked is None)
+        self.undo_button.setText(can.label if can is not None else "Undo")
+        self.undo_button.setToolTip(
+            "Select a published write to undo it"
+            if can is None
+            else can.blocked or f"{can.label}: a new write, journaled, that puts back what this one changed"
+        )
 
     def review(self) -> None:
         entry = self.selected()
@@ -169,21 +181,12 @@ class ActivityPane(QWidget):
 
         self.runner.submit(work, self._resumed)
 
-    def undo_adopt(self) -> None:
-        """Undo the adopt run selected, on a worker; its result reaches the panes as a ChangeSet."""
-        entry, vault = self.selected(), self.vault
-        if entry is None or vault is None or entry.get("operation") != "adopt":
-            return
-        journal_id = int(entry["journalId"])
-
-        def work() -> str:
-            try:
-                receipt = adoption.undo(vault.write, journal_id)
-            except WriteRejected as rejected:
-                return f"{rejected.code}: {rejected.message}"
-            return f"adopt run {journal_id} undone: {len(receipt.get('items') or [])} file(s) put back"
-
-        self.runner.submit(work, self._resumed)
+    def undo_selected(self) -> None:
+        """Ask for the selected entry's undo; its result reaches the panes as a ChangeSet."""
+        entry = self.selected()
+        receipt = (entry or {}).get("receipt")
+        if entry is not None and entry["state"] == "published" and isinstance(receipt, dict):
+            self.undo_requested.emit(receipt)
 
     def _resumed(self, message: str) -> None:
         self.status.setText(message)

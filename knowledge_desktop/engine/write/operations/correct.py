@@ -17,7 +17,7 @@ from __future__ import annotations
 from knowledge_desktop.engine.graph.detail import REFERENCE_FIELDS
 from knowledge_desktop.engine.query.impact import impact
 from knowledge_desktop.engine.write.context import WriteContext
-from knowledge_desktop.engine.write.naming import KIND_DIRECTORIES
+from knowledge_desktop.engine.write.naming import KIND_DIRECTORIES, PREFIXES
 from knowledge_desktop.engine.write.operations.drafts import complete, read_draft
 from knowledge_desktop.engine.write.operations.lifecycle import (
     facts,
@@ -32,7 +32,12 @@ from knowledge_desktop.engine.write.plan import Fence, FileWrite, GuardChange, P
 OPERATION = "correct"
 
 
-def plan_correct(ctx: WriteContext, fence: Fence, replacement: bytes, reason: str) -> Plan:
+def plan_correct(
+    ctx: WriteContext, fence: Fence, replacement: bytes, reason: str, *, replacement_id: str | None = None
+) -> Plan:
+    """`replacement_id`: the id the replacement gets, allocated by the caller when it showed
+    a preview first (the window's dialog), so that the file holds the id the preview showed
+    (issue 29, §4); None: a fresh one."""
     reason = require_reason(reason)
     target = ctx.record(fence)
     if target.kind not in ("claim", "relationship"):
@@ -72,7 +77,7 @@ def plan_correct(ctx: WriteContext, fence: Fence, replacement: bytes, reason: st
         label = draft.data.get("label")
         definition = ontology.definitions.get(label) if isinstance(label, str) else None
         directory = (definition.directory if definition is not None else None) or directory
-    new_id = ctx.new_id(kind)
+    new_id = _replacement_id(ctx, kind, replacement_id)
     text = complete(draft, record_id=new_id, kind=kind, scope=scope, now=ctx.now, supersedes=target.record_id)
     path = ctx.new_path(scope, directory, draft.title or new_id, new_id)
     data = text.encode("utf-8")
@@ -96,6 +101,30 @@ def plan_correct(ctx: WriteContext, fence: Fence, replacement: bytes, reason: st
         guards=[GuardChange(scope, target.record_id, "superseded", new_id)],
         impact_of=[target.record_id],
     )
+
+
+def _replacement_id(ctx: WriteContext, kind: str, given: str | None) -> str:
+    """The id the caller chose, if it is a new record id of the kind's prefix; else a fresh one."""
+    if given is None:
+        return ctx.new_id(kind)
+    prefix = f"{PREFIXES[kind]}_"
+    if (
+        not given.startswith(prefix)
+        or len(given) <= len(prefix)
+        or any(c.isspace() or c == "/" for c in given)
+    ):
+        raise WriteRejected(
+            "replacement-id-invalid",
+            f"the replacement's id must be a new {kind} id starting with {prefix!r}, not {given!r}",
+            {"replacementId": given},
+        )
+    if ctx.exists(given):
+        raise WriteRejected(
+            "replacement-id-taken",
+            f"id {given!r} is already used in this vault; preview the correction again",
+            {"replacementId": given},
+        )
+    return given
 
 
 def _refuse_dependence(ctx: WriteContext, scope: str, original: str, data: dict[str, object]) -> None:
