@@ -24,9 +24,12 @@ from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import lifecycle
 from knowledge_desktop.ui.adopt_action import AdoptAction
+from knowledge_desktop.ui.forms.correction import correction_form, with_back
+from knowledge_desktop.ui.forms.new_records import NewRecords
+from knowledge_desktop.ui.forms.record_form import RecordForm
 from knowledge_desktop.ui.panes.activity import ActivityPane
 from knowledge_desktop.ui.panes.diagnostics import DUPLICATES
-from knowledge_desktop.ui.write_forms import CorrectionForm, RecordPicker
+from knowledge_desktop.ui.write_forms import RecordPicker
 from knowledge_desktop.ui.write_ops import Operation, Subject, correction_draft, describe_receipt
 
 if TYPE_CHECKING:
@@ -43,7 +46,7 @@ class WriteActions:
         self.window = window
         self.dialog: PublishDialog | None = None
         """The confirmation dialog open now (tests drive it)."""
-        self.form: CorrectionForm | RecordPicker | None = None
+        self.form: RecordForm | RecordPicker | None = None
         """The form or picker open before the dialog (Correct…, Supersede By…, Merge Into…)."""
         self._rules: dict[QAction, Applies] = {}
         self.shown: Subject | None = None
@@ -92,6 +95,7 @@ class WriteActions:
         view_menu.addAction(toggle)
 
         self.adopt = AdoptAction(window, lambda _receipt: self.activity.refresh())  # File › Adopt Notes…
+        self.new = NewRecords(window, lambda _receipt: self.activity.refresh())  # File › New…
 
         self.merge_candidate = QAction("Merge…", window.diagnostics.table)
         self.merge_candidate.setStatusTip("Merge the possible duplicates this row names")
@@ -175,16 +179,20 @@ class WriteActions:
     def start_correct(self, s: Subject) -> None:
         loaded = self.window.record.loaded
         source = loaded.source if loaded is not None else ""
-        self.form = CorrectionForm(s, correction_draft(source), self.window)
+        vault = self.window.vault
+        if vault is None:
+            return
 
-        def corrected(text: str) -> None:
+        def corrected(text: str) -> Operation:
             def call(write: lifecycle.Write, fences: dict[str, str], reason: str) -> dict[str, Any]:
                 return lifecycle.correct(write, fences[s.id], text, reason)
 
-            self.confirm(Operation("Correct", f"{s.label} ({s.id}) with a new record", {s.id: s.fence}, call))
+            return Operation("Correct", f"{s.label} ({s.id}) with a new record", {s.id: s.fence}, call)
 
-        self.form.chosen.connect(corrected)
-        self.form.open()
+        form = correction_form(vault, self.window.runner, s, correction_draft(source), corrected, self.window)
+        self.form = form
+        form.chosen.connect(lambda text: with_back(self._confirmed(corrected(text)), form))
+        form.open()
 
     def start_supersede(self, s: Subject) -> None:
         wanted = RecordFilter(kind="claim", scope=s.scope)
@@ -258,14 +266,18 @@ class WriteActions:
 
     def confirm(self, op: Operation) -> None:
         """Open the one confirmation dialog for `op`."""
+        self._confirmed(op)
+
+    def _confirmed(self, op: Operation) -> PublishDialog | None:
         vault = self.window.vault
         if vault is None:
-            return
+            return None
         from knowledge_desktop.ui.publish_dialog import PublishDialog  # when first opened
 
         self.dialog = PublishDialog(vault, self.window.runner, op, self.window)
         self.dialog.finished_publish.connect(self._published)
         self.dialog.open()
+        return self.dialog
 
     def _published(self, result: object) -> None:
         if isinstance(result, dict):
