@@ -415,8 +415,9 @@ class RecordForm(QDialog):
     def _set_label(self, value: Any) -> None:
         self._wanted_label = value if isinstance(value, str) and value else None
         index = self.label_box.findData(self._wanted_label)
-        if index < 0 and self._wanted_label and not self.loaded:
-            self.label_box.addItem(self._wanted_label, self._wanted_label)
+        if index < 0 and self._wanted_label:  # kept, never silently dropped: Review… judges it
+            note = " (not declared for these pages)" if self.loaded else ""
+            self.label_box.addItem(self._wanted_label + note, self._wanted_label)
             index = self.label_box.count() - 1
         self.label_box.setCurrentIndex(max(index, 0))
 
