@@ -327,3 +327,22 @@ def test_new_page_offers_the_ontology_types_and_their_fields_and_says_what_is_mi
         "duration_days": 5,
     }
     wait_idle(qtbot, window)
+
+
+def test_a_label_not_declared_for_the_endpoints_is_kept_and_marked_not_dropped(
+    qtbot: QtBot, open_window: OpenWindow, demo: Path
+) -> None:
+    """The demo's deliberately broken relationship has a company lead a project: the form
+    keeps its label, says it is not declared for these pages, and Review… refuses it under
+    the field the engine names."""
+    window = open_window(demo, watch=False)
+    show(qtbot, window, "private/relationships/broken-company-leads-project.md")
+    window.writes.correct.trigger()
+    form = ready_form(qtbot, window.writes.form)
+    assert form.fields["label"].get() == "leads"
+    assert "not declared for these pages" in form.label_box.currentText()
+    assert "leads" in form.form_text()
+    review(qtbot, form)
+    assert window.writes.dialog is None
+    assert form.general.isVisibleTo(form) or any(form.field_error(k) for k in ("from", "to", "label"))
+    form.reject()

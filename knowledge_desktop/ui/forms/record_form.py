@@ -366,6 +366,7 @@ class RecordForm(QDialog):
 
     def _loaded(self, vocabulary: Vocabulary) -> None:
         self.vocabulary = vocabulary
+        self.loaded = True
         for f in self.fields.values():
             if isinstance(f.widget, PagePicker | PageList | EvidenceRows):
                 f.widget.set_pages(vocabulary.pages)
@@ -380,7 +381,6 @@ class RecordForm(QDialog):
                 self.type_box.addItem(f"{d.get('label') or d['name']} ({d['name']})", d["name"])
             self.type_box.blockSignals(False)
             self._set_type(current)
-        self.loaded = True
         self.ready.emit()
 
     def _scope_value(self) -> str | None:
