@@ -114,7 +114,7 @@ def field_at(draft_text: str, line: int | None) -> str | None:
     return max(before)[1] if before else None
 
 
-def skeleton(kind: str, title: str = "") -> str:
-    """The file a New… form starts from: the kind, and the fields every record of it has."""
-    lines = ["---", f"kind: {kind}", f"title: {title!r}" if title else "title: ''"]
-    return "\n".join(lines) + "\n---\n"
+def skeleton(kind: str) -> str:
+    """The file a New… form starts from: its kind and an empty title, in the envelope's order
+    (the form's other keys follow them)."""
+    return f"---\nkind: {kind}\ntitle: ''\n---\n"
