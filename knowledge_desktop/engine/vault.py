@@ -476,8 +476,7 @@ class Vault:
     def new_record(self, text: str, **options: Any) -> dict[str, Any]:
         """Create a page, claim or relationship from a record file without the fields the
         store assigns (`write/operations/create.py`). `options`: see `make_request`."""
-        request = make_request("new", {"record": text}, **options)
-        return self.write(request, lambda ctx: create.plan_new(ctx, text))
+        return create.new_record(self.write, text, **options)
 
     def save_page(self, fence: str, text: str, **options: Any) -> dict[str, Any]:
         """Replace a page's whole file, fenced `ID:REVISION:HASH` (`write/operations/pages.py`)."""

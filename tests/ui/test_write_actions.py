@@ -214,20 +214,23 @@ def test_supersede_by_a_picked_claim_then_undo(
 def test_correct_is_a_form_prefilled_from_the_original(
     qtbot: QtBot, open_window: OpenWindow, people: VaultKit
 ) -> None:
-    """Correct… opens the original's file without the fields the store assigns; the
-    edited text is published as the replacement, the original superseded by it (spec:
-    corrections-and-merges, Correct a claim)."""
+    """Correct… opens the original's file without the fields the store assigns (its
+    Advanced tab shows the file); the edited text is published as the replacement, the
+    original superseded by it (spec: corrections-and-merges, Correct a claim). The form's
+    fields: tests/ui/test_record_forms.py."""
     window = open_window(people.root, watch=False)
     show(qtbot, window, TEA)
     window.writes.correct.trigger()
     form: Any = window.writes.form
+    form.tabs.setCurrentIndex(1)
     draft = form.editor.toPlainText()
     assert "title: Ada likes tea" in draft
     assert "attribution: Ada in the stand-up" in draft
     for assigned in ("id:", "revision:", "lifecycle:", "recorded_at:", "updated_at:"):
         assert f"\n{assigned}" not in draft
     form.editor.setPlainText(draft.replace("Ada likes tea", "Ada likes green tea"))
-    form.accept()
+    form.review_button.click()
+    qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     dialog = planned(qtbot, window)
     text = diff_text(dialog)
     assert "(new file)" in text or "+title: Ada likes green tea" in text

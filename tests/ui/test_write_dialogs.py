@@ -170,8 +170,10 @@ def test_the_correct_preview_shows_the_id_and_text_that_are_written(
     show(qtbot, window, TEA)
     window.writes.correct.trigger()
     form: Any = window.writes.form
+    form.tabs.setCurrentIndex(1)  # Advanced: the file as text
     form.editor.setPlainText(form.editor.toPlainText().replace("Ada likes tea", "Ada likes green tea"))
-    form.accept()
+    form.review_button.click()
+    qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     dialog = planned(qtbot, window)
     assert dialog.preview is not None
     (new_file,) = [d for d in dialog.preview.diffs if d.new_file]
