@@ -39,6 +39,7 @@ def window(
     qtbot: QtBot, kit: VaultKit, open_window: Callable[..., MainWindow], repo: tuple[Path, str]
 ) -> MainWindow:
     kit.claim("private/claims/ledger.md", "cl_ledger", "The ledger", "Entries go to the ledger.\n")
+    kit.page("private/concepts/ledger.md", "pg_ledger", "Ledger", "Our ledger.\n", type="concept")
     win = open_window(kit.root)
     win.repository.add_repository(repo[0])
     wait_idle(qtbot, win)
@@ -103,3 +104,20 @@ def test_an_edit_to_the_code_refreshes_the_symbols(
     (repo[0] / "src" / "extra.py").write_text("def brand_new():\n    pass\n")
     qtbot.waitUntil(lambda: "src/extra.py" in rows(pane.symbols), timeout=10_000)
     assert [c.text(0) for c in kids(rows(pane.symbols)["src/extra.py"])] == ["brand_new"]
+
+
+def test_a_vault_page_named_like_a_concept_shows_its_code(qtbot: QtBot, window: MainWindow) -> None:
+    window.open_record("pg_ledger")
+    qtbot.waitUntil(lambda: window.current_path == "private/concepts/ledger.md")
+    wait_idle(qtbot, window)
+    docs = window.backlinks.documentation
+    assert not docs.isHidden()
+    assert [docs.list.item(i).text() for i in range(docs.list.count())] == [
+        "Concept: Ledger — defined in code: Ledger in src/store.py"
+    ]
+    docs.list.itemActivated.emit(docs.list.item(0))
+    pane = window.repository
+    assert pane.tabs.currentWidget() is pane.trees["concept"]
+    current = pane.trees["concept"].currentItem()
+    assert current is not None
+    assert current.text(0) == "Ledger"

@@ -42,7 +42,12 @@ from knowledge_desktop.ui.panes.backlinks_docs import DocIndex, DocumentationSec
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.region_viewer import RegionViewer, read_commit, read_region, region_text
 from knowledge_desktop.ui.panes.repository_history import HistoryRow
-from knowledge_desktop.ui.panes.repository_symbols import SymbolIndex, fill_symbols_tree, symbol_rows
+from knowledge_desktop.ui.panes.repository_symbols import (
+    SymbolIndex,
+    concept_pages,
+    fill_symbols_tree,
+    symbol_rows,
+)
 from knowledge_desktop.ui.repositories import (
     Extraction,
     RepositoryWatcher,
@@ -122,8 +127,8 @@ class RepositoryPane(Pane):
         self.symbols.itemActivated.connect(self._activate)
         self.symbols.itemClicked.connect(self._activate)
         self.tabs.addTab(self.symbols, "Symbols")
-        self.snapshots: dict[str, dict[str, Any] | None] = {}
-        """Each repository's discovery snapshot (code modules and their symbols)."""
+        self.named_pages: dict[str, DocIndex] = {}
+        """Per repository: vault page id → the concepts of its name that are defined in code."""
         self.coverage = QTreeWidget()
         self.coverage.setHeaderLabels(["Area", "Status"])
         self.coverage.setColumnWidth(0, 260)
@@ -161,6 +166,7 @@ class RepositoryPane(Pane):
         self.watcher.stop()
         self.extractions.clear()
         self.definitions.clear()
+        self.named_pages.clear()
         self.repos.blockSignals(True)
         self.repos.clear()
         for folder in added_repositories(self.settings, vault.root) if vault is not None else []:
@@ -194,6 +200,7 @@ class RepositoryPane(Pane):
         self.watcher.unwatch(Path(key))
         del self.extractions[key]
         self.definitions.pop(key, None)
+        self.named_pages.pop(key, None)
         set_repositories(self.settings, self.vault.root, list(self.extractions))
         set_history_options(self.settings, self.vault.root, key, None)
         self.repos.removeItem(self.repos.findData(key))
@@ -211,14 +218,15 @@ class RepositoryPane(Pane):
         if extraction is None:
             return
 
-        def work() -> tuple[dict[str, Any], dict[str, str], list[str], dict[str, Any] | None]:
+        def work() -> tuple[dict[str, Any], dict[str, str], list[str], dict[str, Any] | None, DocIndex]:
             document, snapshot = extraction.run_with_symbols(vault)
+            named = concept_pages(document, vault, extraction.root)
             defs = {
                 e["id"]: region_text(extraction.root, e["evidence"][0])
                 for e in document["entities"]
                 if e["kind"] == "concept" and e["evidence"] and e["evidence"][0]["kind"] == "document-region"
             }
-            return document, defs, local_tags(extraction.root), snapshot
+            return document, defs, local_tags(extraction.root), snapshot, named
 
         self.progress.setVisible(True)
         self.runner.submit(
@@ -235,12 +243,14 @@ class RepositoryPane(Pane):
         defs: dict[str, str],
         tags: list[str],
         snapshot: dict[str, Any] | None = None,
+        named: DocIndex | None = None,
     ) -> None:
         extraction = self.extractions.get(folder)
         if extraction is None:
             return
         extraction.document = document
         extraction.snapshot = snapshot
+        self.named_pages[folder] = named or {}
         extraction.tags = tags
         self.definitions[folder] = defs
         self.progress.setVisible(False)
@@ -274,6 +284,8 @@ class RepositoryPane(Pane):
                     continue
                 for claim in claims:
                     index.setdefault(claim, []).append((folder, target, e["kind"], e["name"]))
+            for page, rows in self.named_pages.get(folder, {}).items():
+                index.setdefault(page, []).extend(rows)
         self.documentation.set_index(index)
 
     def _history_changed(self, options: ExtractOptions) -> None:

@@ -6,14 +6,21 @@ its region in the pane's viewer, as a document region is shown. A concept
 that defines a symbol, and a change that touched modules, get child rows
 that lead there: `symbol_rows` builds them from the entity's links, looking
 each target up in the snapshot, so what is shown is what the engine linked.
+A vault page whose title or alias is exactly such a concept's name shows it
+too, in the Backlinks pane's Documentation section (`concept_pages`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault_claims import pages_named
+from knowledge_desktop.ui.panes.backlinks_docs import DocIndex
 
 ROLE = Qt.ItemDataRole.UserRole
 MAX_TOUCHED_NAMES = 8
@@ -99,3 +106,25 @@ def symbol_rows(entity: dict[str, Any], index: SymbolIndex) -> list[QTreeWidgetI
             row.setToolTip(0, "Show this module's symbols")
             rows.append(row)
     return rows
+
+
+def concept_pages(document: dict[str, Any], vault: Vault | None, root: Path) -> DocIndex:
+    """Vault page id → the concepts defined in code whose term or alias is the page's title
+    or alias, each worded with its symbol and module (runs on the extraction's worker)."""
+    if vault is None:
+        return {}
+    defined: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
+    for e in document["entities"]:
+        links = [lk for lk in e.get("links", []) if lk["kind"] == "defines-symbol"]
+        if e["kind"] != "concept" or not links:
+            continue
+        for name in [e["name"], *e.get("aliases", [])]:
+            defined.setdefault(name, []).append((e, links[0]))
+    out: DocIndex = {}
+    for name, pages in pages_named(vault, defined).items():
+        for entity, link in defined[name]:
+            module = str(link["target"]).removeprefix("module:")
+            shown = f"{entity['name']} — defined in code: {link.get('symbol')} in {module}"
+            for page in pages:
+                out.setdefault(page, []).append((str(root), entity["id"], "concept", shown))
+    return out

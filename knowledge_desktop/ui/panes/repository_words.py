@@ -51,6 +51,7 @@ REASONS = {
     "files-capped": "more than 10,000 code files: the rest were not read",
     "bytes-capped": "the 64 MiB code reading budget ran out",
     "symbols-capped": "more symbols than kept (1,000 a file, 100,000 in all)",
+    "language-not-supported": "code in a language this program does not read",
     "export-unresolved": "__all__ lists a name the module does not bind",
     "reasons-capped": "more reasons than listed",
     "region-oversized": "a region is over 16 KiB: only its title is cited",

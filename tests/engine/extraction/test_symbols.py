@@ -172,3 +172,16 @@ def test_discovery_can_be_turned_off(rk: RepoKit) -> None:
     doc = rk.extract(history=False, symbols=False)
     assert doc["coverage"]["symbols"]["status"] == "not-analyzed"
     assert codes(doc, "symbols") == {"symbols-not-requested"}
+
+
+def test_code_in_other_languages_makes_coverage_partial(rk: RepoKit) -> None:
+    rk.write("a.py", "def a(): ...\n")
+    rk.write("tools/build.sh", "echo hi\n")
+    rk.write("cmd/main.go", "package main\n")
+    rk.write("cmd/util.go", "package main\n")
+    snapshot = discover_symbols(rk.root).as_json()
+    assert snapshot["coverage"]["status"] == "partial"
+    assert [r["detail"] for r in snapshot["coverage"]["reasons"]] == [
+        "Go: 2 files not read",
+        "shell: 1 file not read",
+    ]

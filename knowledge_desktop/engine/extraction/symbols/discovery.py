@@ -4,12 +4,13 @@ Python is read with `ast`, TypeScript and JavaScript with tree-sitter's
 grammars; nothing is guessed with patterns over code. The walk is the
 documents' (spec: knowledge-entities-extraction.md, "Bounds and coverage"):
 hidden folders, `node_modules`, virtual environments and caches are not
-walked, symbolic links are not followed, files are taken in path order up to
-10,000, 1 MiB each and 64 MiB in all, 1,000 symbols a file and 100,000 in
-all. Whatever a bound cuts, a file that does not parse, or a name `__all__`
-lists but nothing binds is a coverage reason, so the `symbols` area is
-`complete` only when every supported file was read whole. A module's facts
-depend on its bytes alone and are cached by path and SHA-256 between runs.
+walked and symbolic links are not followed; files are taken in path order up
+to 10,000, 1 MiB each and 64 MiB in all, 1,000 symbols a file and 100,000 in
+all. Whatever a bound cuts, a file that does not parse, code in a language we
+do not read, or a name `__all__` lists but nothing binds is a coverage
+reason, so the `symbols` area is `complete` only when every code file was
+read whole. A module's facts depend on its bytes alone and are cached by
+path and SHA-256 between runs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,29 @@ from knowledge_desktop.engine.extraction.symbols.script_facts import LANGUAGES, 
 SNAPSHOT_VERSION = 1
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages", "bower_components"})
 _SUFFIXES = {".py": "python", ".pyi": "python", **LANGUAGES}
+UNSUPPORTED = {
+    ".sh": "shell",
+    ".bash": "shell",
+    ".go": "Go",
+    ".rs": "Rust",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".rb": "Ruby",
+    ".php": "PHP",
+    ".c": "C",
+    ".h": "C",
+    ".cc": "C++",
+    ".cpp": "C++",
+    ".hpp": "C++",
+    ".cs": "C#",
+    ".swift": "Swift",
+    ".scala": "Scala",
+    ".ex": "Elixir",
+    ".clj": "Clojure",
+    ".lua": "Lua",
+}
+"""Code we do not read: present, it makes `symbols` partial (`language-not-supported`), since
+a concept may be defined there."""
 
 
 @dataclass(slots=True)
@@ -135,6 +159,7 @@ def discover_symbols(root: Path, cache: SymbolCache | None = None) -> Discovery:
 
 def _walk(root: Path, reasons: list[Reason]) -> list[str]:
     found: list[str] = []
+    unsupported: dict[str, int] = {}
 
     def unreadable(exc: OSError) -> None:
         where = os.path.relpath(exc.filename, root) if exc.filename else "."
@@ -152,6 +177,9 @@ def _walk(root: Path, reasons: list[Reason]) -> list[str]:
         for name in files:
             path = (name if rel == "." else f"{rel}/{name}").replace(os.sep, "/")
             if language_of(path) is None:
+                other = UNSUPPORTED.get(os.path.splitext(name)[1].lower())
+                if other is not None:
+                    unsupported[other] = unsupported.get(other, 0) + 1
                 continue
             try:
                 path.encode("utf-8")
@@ -160,6 +188,11 @@ def _walk(root: Path, reasons: list[Reason]) -> list[str]:
                 reasons.append(Reason(SYMBOLS, "file-unread", shown, "the name is not UTF-8"))
                 continue
             found.append(path)
+    for language, count in sorted(unsupported.items()):
+        noun = "file" if count == 1 else "files"
+        reasons.append(
+            Reason(SYMBOLS, "language-not-supported", detail=f"{language}: {count} {noun} not read")
+        )
     return sorted(found)
 
 
