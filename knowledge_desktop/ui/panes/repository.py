@@ -122,8 +122,11 @@ class RepositoryPane(Pane):
             self.tabs.addTab(tree, TAB_TITLES[kind])
         self.symbols = QTreeWidget()
         self.symbols.setHeaderLabels(["Module or symbol", "Kind", "Lines"])
+        self.symbols.setUniformRowHeights(True)
         self.symbols.setAlternatingRowColors(True)
         self.symbols.setColumnWidth(0, 320)
+        # a module's file name is what a person scans for: cut long paths in the middle
+        self.symbols.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.symbols.itemActivated.connect(self._activate)
         self.symbols.itemClicked.connect(self._activate)
         self.tabs.addTab(self.symbols, "Symbols")

@@ -62,10 +62,11 @@ def fill_symbols_tree(tree: QTreeWidget, snapshot: dict[str, Any] | None) -> int
     for module in (snapshot or {}).get("facts", []):
         symbols = module["symbols"]
         total += len(symbols)
-        item = QTreeWidgetItem([module["path"], module["language"], f"{len(symbols)} exported"])
+        count = f"{len(symbols)} name" + ("" if len(symbols) == 1 else "s")
+        item = QTreeWidgetItem([module["path"], count, ""])
         item.setData(0, ROLE, ("module", module["id"]))
         item.setData(0, ROLE + 1, " ".join([module["path"], *(s["name"] for s in symbols)]))
-        item.setToolTip(0, module["id"])
+        item.setToolTip(0, f"{module['path']}\n{module['language']}, {count} exported")
         for s in symbols:
             kind = s["kind"] + (
                 f", passed on from {s['from']}" if s.get("forwarding") and s.get("from") else ""
