@@ -182,13 +182,7 @@ def test_merge_from_a_possible_duplicates_row(
     qtbot.waitUntil(lambda: pane.code_box.itemText(1) != "Possible duplicates (1)", timeout=20_000)
 
 
-def test_supersede_by_a_picked_claim_then_undo(
-    qtbot: QtBot, open_window: OpenWindow, people: VaultKit
-) -> None:
-    """Supersede By… picks the replacing claim; Undo Supersession restores the claim
-    (spec: corrections-and-merges, Supersede and its undo)."""
-    people.claim("private/claims/coffee.md", "cl_coffee", "Ada likes coffee", entities=["pg_ada"])
-    window = open_window(people.root, watch=False)
+def supersede_tea(qtbot: QtBot, window: MainWindow) -> dict[str, Any]:
     show(qtbot, window, TEA)
     window.writes.supersede.trigger()
     picker: Any = window.writes.form
@@ -198,6 +192,17 @@ def test_supersede_by_a_picked_claim_then_undo(
     qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     receipt = publish(qtbot, planned(qtbot, window), "she switched")
     assert isinstance(receipt, dict)
+    return receipt
+
+
+def test_supersede_by_a_picked_claim_then_undo(
+    qtbot: QtBot, open_window: OpenWindow, people: VaultKit
+) -> None:
+    """Supersede By… picks the replacing claim; Undo Supersession restores the claim
+    (spec: corrections-and-merges, Supersede and its undo)."""
+    people.claim("private/claims/coffee.md", "cl_coffee", "Ada likes coffee", entities=["pg_ada"])
+    window = open_window(people.root, watch=False)
+    receipt = supersede_tea(qtbot, window)
     assert receipt["operation"] == "supersede"
     qtbot.waitUntil(lambda: window.record.loaded.view["lifecycle"] == "superseded")  # type: ignore[union-attr]
     window.writes.refresh()
