@@ -2,8 +2,9 @@
 Search and documents, asks for the hybrid).
 
 - *keyword*: BM25 over title, aliases and body (`grep`), any of the query's words;
-- *semantic*: the query's vector against every passage vector of the partitions
-  (`store/projections/semantic.py`), a record scoring as its best passage;
+- *semantic*: the query's vector against one vector per file of the partitions
+  (`store/projections/semantic.py`), then against every passage of the files nearest,
+  a record scoring as its best passage (`neighbours`);
 - *hybrid*: both lists fused by reciprocal rank fusion (each list adds 1/(K + rank)),
   which needs no calibration between BM25 scores and cosines.
 
@@ -54,15 +55,19 @@ class Neighbour:
     """The rowid of the best passage in `semantic_chunks_v1`."""
 
 
+CANDIDATES = 300
+"""How many files the first stage (one vector a file) hands the second (their passages):
+at 10k the files a brute-force scan of every passage ranks first are nearly all among
+them (bench/RESULTS.md, "Search by meaning")."""
+
+
 @dataclass(slots=True)
 class _Loaded:
     generation: int
     model: str | None
     matrix: NDArray[np.float32]
+    """One row per file: the normalised mean of its passages' vectors."""
     paths: list[str]
-    rowids: NDArray[np.int64]
-    starts: NDArray[np.intp]
-    """Index of each record's first row (rows are grouped by path)."""
 
 
 _cache: dict[tuple[str, str], _Loaded] = {}
@@ -70,16 +75,16 @@ _cache_lock = threading.Lock()
 
 
 def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
-    """A partition's vectors, read from SQLite once per generation and kept in memory."""
+    """A scope's file vectors, read from SQLite once per generation and kept in memory
+    (float32: numpy has no fast float16 product; 1 KB a file, 100 MB at 100k)."""
     generation = projection.generation(conn, scope)
     model = projection.model_of(conn)
     with _cache_lock:
         held = _cache.get((db, scope))
         if held is not None and held.generation == generation and held.model == model:
             return held
-    matrix, paths, rowids = projection.load(conn, scope, dim)
-    starts = np.flatnonzero(np.r_[True, np.asarray(paths[1:], dtype=object) != np.asarray(paths[:-1])])
-    loaded = _Loaded(generation, model, matrix, paths, rowids, starts.astype(np.intp))
+    matrix, paths = projection.load(conn, scope, dim)
+    loaded = _Loaded(generation, model, matrix, paths)
     with _cache_lock:
         _cache[(db, scope)] = loaded
     return loaded
@@ -93,30 +98,44 @@ def neighbours(
     q: GrepQuery,
     limit: int,
     keep: Callable[[str], bool] | None = None,
+    candidates: int = CANDIDATES,
 ) -> list[Neighbour]:
     """The records of `scope` nearest `vector` that pass `q`'s filters (and `keep`, by
-    path), best first. Records left out are never counted in the ranks of the others."""
+    path), best first, each scored as its best passage. Records left out are never
+    counted in the ranks of the others.
+
+    Two stages: the files' own vectors pick the `candidates` nearest files that pass the
+    filters, then those files' passages are read and scored exactly. Scanning every
+    passage instead costs thirteen times more at 100k (1.3 M passages); what it would
+    rank differently is measured in bench/RESULTS.md."""
     loaded = _matrix(conn, db, scope, int(vector.shape[0]))
     if not loaded.paths:
         return []
+    wanted = max(candidates, limit)
     sims = loaded.matrix @ vector
-    best = np.maximum.reduceat(sims, loaded.starts)
-    found: list[Neighbour] = []
+    kept: list[str] = []
     taken = 0
-    step = max(limit * 4, 64)
-    while taken < len(best) and len(found) < limit:
-        window = _top(best, taken + step)[taken:]
+    step = wanted * 2
+    while taken < len(sims) and len(kept) < wanted:
+        window = _top(sims, taken + step)[taken:]
         taken += len(window)
-        candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
-        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, list(candidates), q)
-        for path, i in candidates.items():
-            if path in allowed and len(found) < limit and (keep is None or keep(path)):
-                start = int(loaded.starts[i])
-                stop = int(loaded.starts[i + 1]) if i + 1 < len(loaded.starts) else len(loaded.paths)
-                row = start + int(np.argmax(sims[start:stop]))
-                found.append(Neighbour(scope, path, float(best[i]), int(loaded.rowids[row])))
+        paths = [loaded.paths[int(i)] for i in window]
+        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, paths, q)
+        kept += [p for p in paths if p in allowed and (keep is None or keep(p))][: wanted - len(kept)]
         step *= 4
-    return found
+    if not kept:
+        return []
+    matrix, owners, rowids = projection.passages(conn, kept, int(vector.shape[0]))
+    if not owners:
+        return []
+    scores = matrix @ vector
+    best: dict[str, tuple[float, int]] = {}
+    for path, score, rowid in zip(owners, scores.tolist(), rowids.tolist(), strict=True):
+        held = best.get(path)
+        if held is None or score > held[0]:
+            best[path] = (score, rowid)
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:limit]
+    return [Neighbour(scope, path, float(score), int(rowid)) for path, (score, rowid) in ranked]
 
 
 def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:
@@ -354,11 +373,10 @@ def related(
     where to look (the record's partition and the notes by default)."""
     if scopes is None:
         scopes = [path.split("/", 1)[0], NOTES] if "/" in path else [NOTES]
-    own = conn.execute("SELECT vector FROM semantic_chunks_v1 WHERE path=?", (path,)).fetchall()
-    if not own:
+    own = conn.execute("SELECT vector FROM semantic_records_v1 WHERE path=?", (path,)).fetchone()
+    if own is None:
         return []
-    vectors = np.stack([np.frombuffer(v, dtype=projection.STORED).astype(np.float32) for (v,) in own])
-    centre = vectors.mean(axis=0)
+    centre = np.frombuffer(own[0], dtype=projection.STORED).astype(np.float32)
     norm = float(np.linalg.norm(centre))
     if norm == 0:
         return []

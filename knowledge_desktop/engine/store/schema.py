@@ -90,6 +90,7 @@ PROJECTION_TABLES = (
     "note_names_v1",
     "semantic_pending_v1",
     "semantic_chunks_v1",
+    "semantic_records_v1",
     "semantic_state_v1",
     "projection_meta",
 )
@@ -336,6 +337,14 @@ CREATE TABLE IF NOT EXISTS semantic_chunks_v1 (
 );
 CREATE INDEX IF NOT EXISTS semantic_chunks_path ON semantic_chunks_v1(path);
 CREATE INDEX IF NOT EXISTS semantic_chunks_scope ON semantic_chunks_v1(scope, path, chunk);
+-- one vector per embedded file: the normalised mean of its passages' vectors, the first
+-- stage of a search by meaning (query/hybrid.py)
+CREATE TABLE IF NOT EXISTS semantic_records_v1 (
+    path TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    vector BLOB NOT NULL           -- float16 x dim, unit length
+);
+CREATE INDEX IF NOT EXISTS semantic_records_scope ON semantic_records_v1(scope, path);
 CREATE TABLE IF NOT EXISTS semantic_state_v1 (
     scope TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,
