@@ -191,12 +191,12 @@ def recall(vault: Vault, count: int, k: int = 10) -> dict[str, object]:
     scopes = list(vault.scopes())
     exact: list[dict[str, float]] = [{} for _ in texts]
     for scope in scopes:  # one streaming pass over every passage for all the queries
-        cursor = conn.execute(
-            "SELECT path, vector FROM semantic_chunks_v1 WHERE scope=? ORDER BY path, chunk", (scope,)
-        )
-        while batch := cursor.fetchmany(50_000):
-            matrix = np.frombuffer(b"".join(v for _p, v in batch), dtype=np.float16).reshape(len(batch), -1)
-            paths = [p for p, _v in batch]
+        cursor = conn.execute("SELECT path, passages FROM semantic_records_v1 WHERE scope=?", (scope,))
+        while files := cursor.fetchmany(5_000):
+            matrix = np.frombuffer(b"".join(v for _p, v in files), dtype=np.float16).reshape(
+                -1, vectors.shape[1]
+            )
+            paths = [p for p, v in files for _ in range(len(v) // (2 * vectors.shape[1]))]
             starts = [j for j in range(len(paths)) if j == 0 or paths[j] != paths[j - 1]]
             best = np.maximum.reduceat(matrix.astype(np.float32) @ vectors.T, starts, axis=0)
             for i in range(len(texts)):

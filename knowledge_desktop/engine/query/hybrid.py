@@ -125,17 +125,24 @@ def neighbours(
         step *= 4
     if not kept:
         return []
-    matrix, owners, rowids = projection.passages(conn, kept, int(vector.shape[0]))
+    matrix, owners, places = projection.passages(conn, kept, int(vector.shape[0]))
     if not owners:
         return []
     scores = matrix @ vector
     best: dict[str, tuple[float, int]] = {}
-    for path, score, rowid in zip(owners, scores.tolist(), rowids.tolist(), strict=True):
+    for path, score, place in zip(owners, scores.tolist(), places, strict=True):
         held = best.get(path)
         if held is None or score > held[0]:
-            best[path] = (score, rowid)
-    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:limit]
-    return [Neighbour(scope, path, float(score), int(rowid)) for path, (score, rowid) in ranked]
+            best[path] = (score, place)
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+    found: list[Neighbour] = []
+    for path, (score, place) in ranked:
+        rowid = projection.passage_row(conn, path, place)
+        if rowid is not None:
+            found.append(Neighbour(scope, path, float(score), rowid))
+            if len(found) == limit:
+                break
+    return found
 
 
 def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:

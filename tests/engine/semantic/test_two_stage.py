@@ -49,10 +49,14 @@ def file_vectors(vault: Vault) -> dict[str, np.ndarray]:
 
 
 def passage_mean(vault: Vault, path: str) -> np.ndarray:
-    rows = vault.store.reader().execute(
-        "SELECT vector FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk", (path,)
+    (blob,) = (
+        vault.store.reader()
+        .execute("SELECT passages FROM semantic_records_v1 WHERE path=?", (path,))
+        .fetchone()
     )
-    stacked = np.stack([np.frombuffer(blob, dtype=STORED).astype(np.float32) for (blob,) in rows])
+    count = vault.store.reader().execute("SELECT count(*) FROM semantic_chunks_v1 WHERE path=?", (path,))
+    stacked = np.frombuffer(blob, dtype=STORED).reshape(-1, 256).astype(np.float32)
+    assert len(stacked) == count.fetchone()[0], "one vector per passage"
     return normalise(stacked.sum(axis=0, keepdims=True))[0].astype(STORED)
 
 
@@ -83,7 +87,7 @@ def test_the_second_stage_scores_only_the_first_stages_candidates(vault: Vault) 
     vector = embedder().embed(["ferry boats at the pier"])[0]
     q = GrepQuery("ferry boats at the pier")
     exact = hybrid.neighbours(conn, db, "private", vector, q, 5)
-    assert [n.path for n in exact][0] == "private/notes/harbour.md"
+    assert exact[0].path == "private/notes/harbour.md"
     # with one candidate, the answer is the file nearest by its own vector, scored by its
     # best passage: the exact search's best passage for that file
     first = file_vectors(vault)

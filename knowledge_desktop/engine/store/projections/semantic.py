@@ -8,11 +8,12 @@ first search by meaning that needs it, embeds the queued files: it takes the
 text the keyword projection already indexed (title, aliases, body; so the two
 halves of a hybrid search always see the same version of a record), cuts the
 body into the chunks `documents.get` pages by, and stores one float16 vector
-per chunk, the title and aliases weighted in, and one more per file (the
-normalised mean of its passages', `semantic_records_v1`): the first stage of a
-search by meaning scans those, one a file, and reads the passages of only the
-files it kept (`query/hybrid.py`). A file still queued for its text stays queued
-here too.
+per chunk, the title and aliases weighted in, and one more per file, the
+normalised mean of its passages'. A file's vectors sit in one row
+(`semantic_records_v1`), its passages' lines and text in `semantic_chunks_v1`:
+the first stage of a search by meaning scans the files' own vectors, the
+second reads the passages of the few hundred files it kept, one row each
+(`query/hybrid.py`). A file still queued for its text stays queued here too.
 
 Notes (issue 25) are embedded the same way from the notes' text index
 (`note_text.py`), their vectors stored under the scope `NOTES` rather than a
@@ -191,22 +192,26 @@ def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int
     mixed = texts + TITLE_WEIGHT * np.stack([title_of[p[0]] for p in passages])
     vectors = normalise(mixed.astype(np.float32)).astype(STORED)
     tx.executemany(
-        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text, vector)"
-        " VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
+        " VALUES (?,?,?,?,?,?,?)",
         [
-            (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS], vectors[i].tobytes())
-            for i, (path, sha, number, first, last, text) in enumerate(passages)
+            (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS])
+            for path, sha, number, first, last, text in passages
         ],
     )
     # One vector per file from its stored (float16) passages, so the first stage's vector
-    # depends on those rows alone, however the files were batched.
+    # depends on those alone, however the files were batched.
     paths = [p[0] for p in passages]
     starts = [i for i in range(len(paths)) if i == 0 or paths[i] != paths[i - 1]]
     means = np.add.reduceat(vectors.astype(np.float32), starts, axis=0)
     files = normalise(means).astype(STORED)
+    ends = [*starts[1:], len(paths)]
     tx.executemany(
-        "INSERT INTO semantic_records_v1(path, scope, vector) VALUES (?,?,?)",
-        [(paths[at], scope_of[paths[at]], files[i].tobytes()) for i, at in enumerate(starts)],
+        "INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)",
+        [
+            (paths[at], scope_of[paths[at]], files[i].tobytes(), vectors[at : ends[i]].tobytes())
+            for i, at in enumerate(starts)
+        ],
     )
 
 
@@ -234,22 +239,29 @@ def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.flo
 
 def passages(
     conn: sqlite3.Connection, paths: list[str], dim: int
-) -> tuple[NDArray[np.float32], list[str], NDArray[np.int64]]:
-    """The passage vectors of `paths` (the second stage), with each row's path and rowid,
-    grouped by path."""
+) -> tuple[NDArray[np.float32], list[str], list[int]]:
+    """The passage vectors of `paths` (the second stage), with each row's path and its
+    place among the file's passages (0, 1, ...; `passage_row` finds its chunk row)."""
     owners: list[str] = []
-    rowids: list[int] = []
+    places: list[int] = []
     blobs: list[bytes] = []
     for start in range(0, len(paths), 500):
         some = paths[start : start + 500]
         marks = ",".join("?" * len(some))
-        for rowid, path, vector in conn.execute(
-            f"SELECT rowid, path, vector FROM semantic_chunks_v1 WHERE path IN ({marks})"
-            " ORDER BY path, chunk",
-            some,
+        for path, blob in conn.execute(
+            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
         ):
-            rowids.append(rowid)
-            owners.append(path)
-            blobs.append(vector)
+            count = len(blob) // (dim * STORED().itemsize)
+            owners.extend([path] * count)
+            places.extend(range(count))
+            blobs.append(blob)
     matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, owners, np.asarray(rowids, dtype=np.int64)
+    return matrix, owners, places
+
+
+def passage_row(conn: sqlite3.Connection, path: str, place: int) -> int | None:
+    """The rowid in `semantic_chunks_v1` of a file's passage number `place`."""
+    row = conn.execute(
+        "SELECT rowid FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk LIMIT 1 OFFSET ?", (path, place)
+    ).fetchone()
+    return int(row[0]) if row else None
