@@ -68,12 +68,14 @@ def quality() -> dict[str, dict[str, float]]:
             return evaluate(vault, labelled)
 
 
-def cost(records: int, vault_dir: Path | None, recall_queries: int) -> dict[str, object]:
+def cost(
+    records: int, vault_dir: Path | None, recall_queries: int, synthesise: bool = False
+) -> dict[str, object]:
     """Build, size, latency, recall against the exact scan, one edit; on a copy of
     `bench/vaults/<records>-1`, or on `vault_dir` in place (its state kept, so a second
     run measures the queries without embedding again)."""
     if vault_dir is not None:
-        return _cost(vault_dir, recall_queries)
+        return _cost(vault_dir, recall_queries, synthesise)
     source = ROOT / "bench" / "vaults" / f"{records}-1"
     if not source.is_dir():
         import subprocess
@@ -106,14 +108,14 @@ WORDS = [
 ]
 
 
-def _cost(copy: Path, recall_queries: int) -> dict[str, object]:
+def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str, object]:
     with Vault.open(copy) as vault:
         started = time.perf_counter()
         vault.reconcile()
         scan = time.perf_counter() - started
         vault.index_keywords()
         started = time.perf_counter()
-        settled = vault.index_meaning()
+        settled = synthesised(vault) if synthesise else vault.index_meaning()
         build = time.perf_counter() - started
         conn = vault.store.reader()
         chunks = conn.execute("SELECT count(*) FROM semantic_chunks_v1").fetchone()[0]
@@ -131,7 +133,7 @@ def _cost(copy: Path, recall_queries: int) -> dict[str, object]:
                     vault.search(GrepQuery(text, limit=10), mode)
                     timings[mode].append((time.perf_counter() - started) * 1000)
         held = sum(v.matrix.nbytes for (db, _s), v in hybrid._cache.items() if db == str(vault.store.path))
-        overlap = recall(vault, recall_queries)
+        overlap = None if synthesise else recall(vault, recall_queries)
         target = sorted(copy.rglob("*.md"))[0]
         before = target.read_text("utf-8")
         target.write_text(before + "\nOne more paragraph, edited.\n", "utf-8")
@@ -164,6 +166,58 @@ def _cost(copy: Path, recall_queries: int) -> dict[str, object]:
         "overlapAt10": overlap,
         "oneEditSeconds": round(edit, 3),
     }
+
+
+def synthesised(vault: Vault) -> int:
+    """Random unit vectors in the real tables instead of the model's, one per passage as
+    the projection cuts them (to time the query stage of a vault too big to embed here);
+    how many files. Leaves the tables alone when they already hold vectors."""
+    import numpy as np
+
+    from knowledge_desktop.engine.semantic.chunks import chunk_lines
+    from knowledge_desktop.engine.semantic.model import embedder
+    from knowledge_desktop.engine.store.projections import semantic as projection
+    from knowledge_desktop.engine.store.schema import keyword_tables
+
+    if vault.store.reader().execute("SELECT count(*) FROM semantic_records_v1").fetchone()[0]:
+        return 0
+    model = embedder()
+    rng = np.random.default_rng(27)
+    files = 0
+    with vault.store.write(bulk=True) as tx:
+        projection.adopt_model(tx, model)
+        for scope in vault.scopes():
+            fts, rows = keyword_tables(scope)[:2]
+            found = tx.execute(
+                f"SELECT r.path, r.sha256, r.body_line, f.body FROM {rows} r"
+                f" JOIN {fts} f ON f.rowid = r.rowid"
+            )
+            for path, sha, body_line, body in found:
+                parts = chunk_lines(str(body or "")) or [("", 0, 0)]
+                vectors = rng.standard_normal((len(parts), model.dim)).astype(np.float32)
+                vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float16)
+                mean = vectors.astype(np.float32).mean(axis=0)
+                tx.executemany(
+                    "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    [
+                        (scope, path, sha, n, (body_line or 1) + a, (body_line or 1) + b, text[:240])
+                        for n, (text, a, b) in enumerate(parts)
+                    ],
+                )
+                tx.execute(
+                    "INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)",
+                    (
+                        path,
+                        scope,
+                        (mean / np.linalg.norm(mean)).astype(np.float16).tobytes(),
+                        vectors.tobytes(),
+                    ),
+                )
+                files += 1
+            tx.execute("DELETE FROM semantic_pending_v1 WHERE scope=?", (scope,))
+            projection._stamp(tx, scope)
+    return files
 
 
 def recall(vault: Vault, count: int, k: int = 10) -> dict[str, object]:
@@ -237,10 +291,17 @@ def main() -> None:
     parser.add_argument(
         "--recall-queries", type=int, default=50, help="random queries for overlap@10 (default 50)"
     )
+    parser.add_argument(
+        "--synthesise",
+        action="store_true",
+        help="random unit vectors instead of embedding (query cost only; no recall)",
+    )
     args = parser.parse_args()
     out: dict[str, object] = {"quality": quality()}
     if args.records or args.vault:
-        out["cost"] = cost(args.records or 0, args.vault, args.recall_queries)
+        out["cost"] = cost(
+            args.records or 0, args.vault, 0 if args.synthesise else args.recall_queries, args.synthesise
+        )
     print(json.dumps(out, indent=2))
 
 

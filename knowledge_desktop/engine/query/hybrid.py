@@ -83,7 +83,7 @@ def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
         held = _cache.get((db, scope))
         if held is not None and held.generation == generation and held.model == model:
             return held
-    matrix, paths = projection.load(conn, scope, dim)
+    matrix, paths = _load(conn, scope, dim)
     loaded = _Loaded(generation, model, matrix, paths)
     with _cache_lock:
         _cache[(db, scope)] = loaded
@@ -125,21 +125,18 @@ def neighbours(
         step *= 4
     if not kept:
         return []
-    matrix, owners, places = projection.passages(conn, kept, int(vector.shape[0]))
-    if not owners:
+    matrix, files, starts = _passages(conn, kept, int(vector.shape[0]))
+    if not files:
         return []
     scores = matrix @ vector
-    best: dict[str, tuple[float, int]] = {}
-    for path, score, place in zip(owners, scores.tolist(), places, strict=True):
-        held = best.get(path)
-        if held is None or score > held[0]:
-            best[path] = (score, place)
-    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+    best = np.maximum.reduceat(scores, starts)
+    ends = [*starts[1:], len(scores)]
     found: list[Neighbour] = []
-    for path, (score, place) in ranked:
-        rowid = projection.passage_row(conn, path, place)
+    for i in sorted(range(len(files)), key=lambda i: (-float(best[i]), files[i])):
+        place = int(np.argmax(scores[starts[i] : ends[i]]))
+        rowid = _passage_row(conn, files[i], place)
         if rowid is not None:
-            found.append(Neighbour(scope, path, float(score), rowid))
+            found.append(Neighbour(scope, files[i], float(best[i]), rowid))
             if len(found) == limit:
                 break
     return found
@@ -449,3 +446,52 @@ def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
             )
         )
     return found
+
+
+# -- reading the projection's vectors ------------------------------------------------
+
+
+def _load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str]]:
+    """A scope's file vectors (the first stage) as one float32 matrix, with each row's path."""
+    paths: list[str] = []
+    blobs: list[bytes] = []
+    for path, vector in conn.execute(
+        "SELECT path, vector FROM semantic_records_v1 WHERE scope=? ORDER BY path", (scope,)
+    ):
+        paths.append(path)
+        blobs.append(vector)
+    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
+    return matrix, paths
+
+
+def _passages(
+    conn: sqlite3.Connection, paths: list[str], dim: int
+) -> tuple[NDArray[np.float32], list[str], list[int]]:
+    """The passage vectors of `paths` (the second stage) as one matrix, a file's rows
+    together: the files found, and the row each one's passages start at."""
+    files: list[str] = []
+    starts: list[int] = []
+    blobs: list[bytes] = []
+    rows = 0
+    for start in range(0, len(paths), 500):
+        some = paths[start : start + 500]
+        marks = ",".join("?" * len(some))
+        for path, blob in conn.execute(
+            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
+        ):
+            count = len(blob) // (dim * projection.STORED().itemsize)
+            if count:
+                files.append(path)
+                starts.append(rows)
+                blobs.append(blob)
+                rows += count
+    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
+    return matrix, files, starts
+
+
+def _passage_row(conn: sqlite3.Connection, path: str, place: int) -> int | None:
+    """The rowid in `semantic_chunks_v1` of a file's passage number `place`."""
+    row = conn.execute(
+        "SELECT rowid FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk LIMIT 1 OFFSET ?", (path, place)
+    ).fetchone()
+    return int(row[0]) if row else None

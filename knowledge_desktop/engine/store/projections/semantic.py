@@ -38,7 +38,6 @@ import time
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from knowledge_desktop.engine.semantic.chunks import chunk_lines
 from knowledge_desktop.engine.semantic.model import Embedder, normalise
@@ -222,46 +221,3 @@ def _is_heading(text: str) -> bool:
 def generation(conn: sqlite3.Connection, scope: str) -> int:
     row = conn.execute("SELECT generation FROM semantic_state_v1 WHERE scope=?", (scope,)).fetchone()
     return int(row[0]) if row else 0
-
-
-def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str]]:
-    """A scope's file vectors (the first stage) as one float32 matrix, with each row's path."""
-    paths: list[str] = []
-    blobs: list[bytes] = []
-    for path, vector in conn.execute(
-        "SELECT path, vector FROM semantic_records_v1 WHERE scope=? ORDER BY path", (scope,)
-    ):
-        paths.append(path)
-        blobs.append(vector)
-    matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, paths
-
-
-def passages(
-    conn: sqlite3.Connection, paths: list[str], dim: int
-) -> tuple[NDArray[np.float32], list[str], list[int]]:
-    """The passage vectors of `paths` (the second stage), with each row's path and its
-    place among the file's passages (0, 1, ...; `passage_row` finds its chunk row)."""
-    owners: list[str] = []
-    places: list[int] = []
-    blobs: list[bytes] = []
-    for start in range(0, len(paths), 500):
-        some = paths[start : start + 500]
-        marks = ",".join("?" * len(some))
-        for path, blob in conn.execute(
-            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
-        ):
-            count = len(blob) // (dim * STORED().itemsize)
-            owners.extend([path] * count)
-            places.extend(range(count))
-            blobs.append(blob)
-    matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, owners, places
-
-
-def passage_row(conn: sqlite3.Connection, path: str, place: int) -> int | None:
-    """The rowid in `semantic_chunks_v1` of a file's passage number `place`."""
-    row = conn.execute(
-        "SELECT rowid FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk LIMIT 1 OFFSET ?", (path, place)
-    ).fetchone()
-    return int(row[0]) if row else None
