@@ -55,11 +55,12 @@ class Neighbour:
     """The rowid of the best passage in `semantic_chunks_v1`."""
 
 
-CANDIDATES = 300
+CANDIDATES = 1000
 """How many files the first stage (one vector a file) hands the second (their passages).
 A trade measured at 10k (bench/RESULTS.md, "Search by meaning"): 300 keep about two
 thirds of the exact scan's top 10 (most of the rest near-ties) for 29 ms; 1,000 keep
-0.85-0.9 for three times the second stage."""
+0.85-0.9 for three times the second stage. A result a person misses costs more than
+tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
 
 
 @dataclass(slots=True)
