@@ -28,6 +28,7 @@ from typing import Any
 
 from knowledge_desktop.engine.fs.read import read_file
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
+from knowledge_desktop.engine.store.projections.links import BY_PATH_ONLY
 
 CONTEXT_CHARS = 200
 """A context line longer than this is cut around the marked text."""
@@ -81,8 +82,8 @@ def backlinks(
     else:
         out["linked"] = _linked(conn, lines, _BY_ID, (scope, record_id))
         seen = {entry["path"] for entry in out["linked"]}
-        by_notes = _BY_PATH.format(notes=" AND c.status='note'")
-        out["linked"] += [  # notes link a record by its title, from any folder
+        by_notes = _BY_PATH.format(notes=BY_PATH_ONLY)
+        out["linked"] += [  # notes, and records beyond its partition, link a record by path
             entry
             for entry in _linked(conn, lines, by_notes, (row["path"], row["path"]))
             if entry["path"] not in seen
