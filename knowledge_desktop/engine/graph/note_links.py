@@ -10,10 +10,9 @@ has the name, a record's title or alias matches (a note reaching a record),
 and last a non-Markdown file of the vault (images, PDFs). A Markdown link
 `[text](path)` is a path from the note's folder first.
 
-A record's link that matches no record of its partition is read as a note's
-link would be, over what lies beyond its partition's records: the notes and
-the other partitions' records (`beyond_partition`; docs/decisions.md,
-"Links beyond a record's partition").
+A record's link that its partition's rules match to nothing is read as a
+note's link would be, over the whole vault (`beyond_partition`;
+docs/decisions.md, "Links beyond a record's partition").
 
 Every lookup notes the vault-wide key it read ('f' a file name, 'N' a record
 name; `graph/keys.py`), so a note is derived again exactly when a file of a
@@ -72,43 +71,43 @@ def _vault_path(source: str, path: str) -> str | None:
 
 
 def beyond_partition(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key]) -> Found | None:
-    """A record's link that matched no record of its own partition, read by this module's
-    rule over the notes and the records of the other partitions (its own partition's records
-    are reached by its own rules only, so nothing that resolves there changes); None when
-    nothing is found. The link names a file, not an id: its target id stays None, since ids
-    are a partition's own (the links table and every query by id keep meaning one partition)."""
-    scope = node.scope or ""
-
-    def beyond(path: str) -> bool:
-        target = resolver.nodes[path]
-        return not (target.is_record and (target.scope or "") == scope)
-
+    """A record's link that its partition's rules matched to nothing, read by this module's
+    rule over the whole vault (a file name or a path from the vault root, a title or alias of
+    any partition, an attachment); None when that finds nothing too. A record of another
+    partition is reached by path alone: ids are a partition's own, and the links table's id
+    column keeps meaning a record of the linking record's partition."""
     if raw.kind == "markdown":
         rel = _vault_path(node.path, raw.target)
         if rel is None:
             return None
         markdown = rel if rel.lower().endswith(".md") else f"{rel}.md"
         watch.add(("f", "", file_key(markdown)))
-        if markdown in resolver.nodes and beyond(markdown):
-            return ResolvedLink(raw, "resolved", None, markdown), ()
-        return None
+        if markdown not in resolver.nodes:
+            return None
+        return _beyond(resolver, node, raw, markdown, ()), ()
     name = raw.target.strip()
     if not name:
         return None
-    found = [p for p in _files(resolver, name, watch) if beyond(p)]
+    found = _files(resolver, name, watch)
     if not found:
         bare = name[:-3] if name.lower().endswith(".md") else name
         key = normalise_name(bare)
         watch.add(("N", "", key))
-        found = [
-            p for other in resolver.names.groups() if other != scope for p in resolver.names.get(other, key)
-        ]
+        found = [p for scope in resolver.names.groups() for p in resolver.names.get(scope, key)]
     if not found and "." in name.rsplit("/", 1)[-1]:
         found = _attachments(resolver, name)
     if not found:
         return None
     chosen, every = pick(found, node.path)
-    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", None, chosen), every
+    return _beyond(resolver, node, raw, chosen, every), every
+
+
+def _beyond(
+    resolver: Resolver, node: RecordNode, raw: RawLink, path: str, every: tuple[str, ...]
+) -> ResolvedLink:
+    target = resolver.nodes.get(path)
+    same = target is not None and target.is_record and target.scope == node.scope
+    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", target.id if same else None, path)
 
 
 def pick(candidates: Collection[str], source: str) -> tuple[str, tuple[str, ...]]:
