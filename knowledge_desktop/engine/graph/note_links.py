@@ -107,7 +107,8 @@ def _beyond(
 ) -> ResolvedLink:
     target = resolver.nodes.get(path)
     same = target is not None and target.is_record and target.scope == node.scope
-    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", target.id if same else None, path)
+    record_id = target.id if target is not None and same else None
+    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", record_id, path)
 
 
 def pick(candidates: Collection[str], source: str) -> tuple[str, tuple[str, ...]]:
