@@ -36,6 +36,8 @@ def test_an_extension_gets_no_link_target_nor_backlink_from_a_partition_it_canno
         True,
     )
     assert "private/people/ada.md" in {b["path"] for b in vault.show("work/people/bob.md")["backlinks"]}
+    linked = vault.backlinks("work/people/bob.md", mentions=0)["linked"]  # the window's pane
+    assert [entry["path"] for entry in linked] == ["private/people/ada.md"]
 
     # an extension of `private` reads Ada, but the link reads as one to nothing
     view = vault_reads.record(vault, open_session(vault, "agent"), "pg_ada")
