@@ -202,8 +202,8 @@ def _crossing(claims: LinkClaims, adopted: set[str]) -> list[dict[str, str]]:
 
 def root_notes(root: str) -> list[dict[str, str]]:
     """The Markdown files at the vault root, each skipped with the reason: a record needs a
-    partition (docs/writing.md, "Adopting notes": a whole vault), and one written at the root
-    would be outside every partition; moving it into one would break its path links."""
+    partition, and one written at the root would be outside every partition; moving it into
+    one would break its path links (docs/decisions.md, "Notes at the vault root stay notes")."""
     try:
         names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
     except OSError:
@@ -212,8 +212,9 @@ def root_notes(root: str) -> list[dict[str, str]]:
         _skip(
             name,
             "root-note",
-            "a note at the vault root belongs to no partition, and a record must; it stays a note"
-            " (move it into a folder to adopt it)",
+            "a note at the vault root belongs to no partition, and a record must; it stays a note,"
+            " its links working both ways as before (moving it into a folder would adopt it, but"
+            " change the path its Markdown links use)",
         )
         for name in names
         if name.lower().endswith(".md") and not name.startswith(".")
