@@ -26,6 +26,7 @@ def link_name(target: str) -> str:
 
 
 def partition_of(path: str) -> str | None:
+    """The top-level folder of a vault path (a note's or record's partition); None at the root."""
     return path.split("/", 1)[0] if "/" in path else None
 
 
