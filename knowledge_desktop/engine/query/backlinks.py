@@ -28,7 +28,6 @@ from typing import Any
 
 from knowledge_desktop.engine.fs.read import read_file
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
-from knowledge_desktop.engine.store.projections.links import BY_PATH_ONLY
 
 CONTEXT_CHARS = 200
 """A context line longer than this is cut around the marked text."""
@@ -124,6 +123,10 @@ _BY_PATH = _LINKED + (
     " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line"
 )
 """Links to a file by path: a note's (an ambiguous link counts for the file it went to)."""
+BY_PATH_ONLY = " AND (c.status='note' OR l.target_id IS NULL)"
+"""The links to a record found by path alone: a note's, or one from beyond its partition (a
+record's link within its partition names the record's id). The same condition as
+`store/projections/links.py`'s, kept here so that this module does not load the graph."""
 
 
 def _linked(conn: sqlite3.Connection, lines: _LineCache, sql: str, params: tuple[Any, ...]) -> list[Any]:
