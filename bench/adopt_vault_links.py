@@ -35,7 +35,9 @@ def links_of(vault: Vault) -> tuple[collections.Counter[Link], int]:
     """Links to a file as a record can have them, and how many links lead nowhere."""
     found: collections.Counter[Link] = collections.Counter()
     missing = 0
-    rows = vault.store.reader().execute("SELECT src_path, link_kind, target_text, target_path, status FROM links")
+    rows = vault.store.reader().execute(
+        "SELECT src_path, link_kind, target_text, target_path, status FROM links"
+    )
     for source, kind, text, target, status in rows:
         if status in ("missing", "outside") and kind in ("wiki", "markdown"):
             missing += 1
