@@ -73,9 +73,12 @@ def _vault_path(source: str, path: str) -> str | None:
 def beyond_partition(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key]) -> Found | None:
     """A record's link that its partition's rules matched to nothing, read by this module's
     rule over the whole vault (a file name or a path from the vault root, a title or alias of
-    any partition, an attachment); None when that finds nothing too. A record of another
-    partition is reached by path alone: ids are a partition's own, and the links table's id
-    column keeps meaning a record of the linking record's partition."""
+    any partition, an attachment); None when that finds nothing too. A record of its own
+    partition is found here by a path only, never by a bare file name: there its title and
+    aliases name it (records-and-ontology), so a record vault's links keep their meaning.
+    A record of another partition is reached by path alone, without its id: ids are a
+    partition's own, and the links table's id column means a record of the linking record's
+    partition."""
     if raw.kind == "markdown":
         rel = _vault_path(node.path, raw.target)
         if rel is None:
@@ -89,6 +92,8 @@ def beyond_partition(resolver: Resolver, node: RecordNode, raw: RawLink, watch: 
     if not name:
         return None
     found = _files(resolver, name, watch)
+    if "/" not in name:  # a bare name: a record of the partition by its title or alias only
+        found = [p for p in found if not _own_record(resolver, node, p)]
     if not found:
         bare = name[:-3] if name.lower().endswith(".md") else name
         key = normalise_name(bare)
@@ -100,6 +105,11 @@ def beyond_partition(resolver: Resolver, node: RecordNode, raw: RawLink, watch: 
         return None
     chosen, every = pick(found, node.path)
     return _beyond(resolver, node, raw, chosen, every), every
+
+
+def _own_record(resolver: Resolver, node: RecordNode, path: str) -> bool:
+    target = resolver.nodes[path]
+    return target.is_record and target.scope == node.scope
 
 
 def _beyond(
