@@ -88,8 +88,8 @@ def backlinks(
     else:
         out["linked"] = _linked(conn, lines, _BY_ID, (scope, record_id))
         seen = {entry["path"] for entry in out["linked"]}
-        by_notes = _BY_PATH.format(notes=" AND c.status='note'")
-        out["linked"] += [  # notes link a record by its title, from any folder
+        by_notes = _BY_PATH.format(notes=BY_PATH_ONLY)
+        out["linked"] += [  # notes, and records beyond its partition, link a record by path
             entry
             for entry in _linked(conn, lines, by_notes, (row["path"], row["path"]))
             if entry["path"] not in seen
@@ -130,6 +130,10 @@ _BY_PATH = _LINKED + (
     " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line"
 )
 """Links to a file by path: a note's (an ambiguous link counts for the file it went to)."""
+BY_PATH_ONLY = " AND (c.status='note' OR l.target_id IS NULL)"
+"""The links to a record found by path alone: a note's, or one from beyond its partition (a
+record's link within its partition names the record's id). The same condition as
+`store/projections/links.py`'s, kept here so that this module does not load the graph."""
 
 
 def _linked(conn: sqlite3.Connection, lines: _LineCache, sql: str, params: tuple[Any, ...]) -> list[Any]:
