@@ -3,10 +3,11 @@
 The Timeline and the Chronicle follow the page in focus: when the record pane
 opens a page, they scope to it, and the chip reads "Scoped to Ada Lovelace ✕".
 ✕ shows the whole vault; the next page opened scopes again. The pin keeps the
-current choice — that page, or the whole vault — while other pages open, until
-it is released. While a claim or relationship is open the scope stays on the
-last page (they are records about pages, not pages to scope to). With the
-whole vault shown and a page in focus, "Only <title>" scopes back to it.
+current choice — that page, or the whole vault — while other pages open;
+releasing it scopes to the page in focus. While a claim or relationship is
+open the scope stays on the last page (they are records about pages, not pages
+to scope to). With another page in focus than the scope, "Only <title>"
+scopes to it. See docs/decisions.md, "The Timeline follows the page in focus".
 """
 
 from __future__ import annotations
