@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
@@ -40,6 +40,7 @@ class ScopeChip(QFrame):
             "#scopeChip { border: 1px solid palette(mid); border-radius: 10px; background: palette(base); }"
         )
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # a title is text, never markup
         self.label.setForegroundRole(QPalette.ColorRole.Text)
         self.clear_button = _button("✕", "Show the whole vault (the next page you open scopes again)")
         self.clear_button.setAccessibleName("Show the whole vault")
@@ -111,7 +112,8 @@ class ScopeChip(QFrame):
         self.clear_button.setVisible(self.scope is not None)
         offer = self.focus is not None and not _same(self.scope, self.focus)
         self.scope_button.setVisible(offer)
-        self.scope_button.setText(f"Only {focus}" if offer and focus else "")
+        # "&" in a title is a character, not a mnemonic marker
+        self.scope_button.setText(f"Only {focus.replace('&', '&&')}" if offer and focus else "")
         self.pin.setText("Pinned" if self.pinned() else "Pin")
         self.pin.setToolTip(
             "Pinned: this scope stays while other pages open (click to follow the record pane again)"
