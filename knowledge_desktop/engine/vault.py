@@ -560,12 +560,15 @@ class Vault:
 
     def search_text(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
         """The window's search: records, then notes (issue 25 §3, "records first where both
-        match"). A filter only records have (a record kind, type, lifecycle, date field)
+        match"); among records, those the query names exactly (title or alias) first.
+        A filter only records have (a record kind, type, lifecycle, date field)
         leaves notes out; `kind` "note" searches notes alone. `grep` stays records only,
         as the spec's search is."""
         if q.kind == grep_notes_module.NOTE:
             return self.grep_notes(q, scope)
-        records = self.grep(q, scope)
+        # A name typed whole finds its page first (issue 29 §8), not the relationships
+        # that repeat the name in their titles and outscore it on BM25.
+        records = self.grep(replace(q, names_first=True), scope)
         if not grep_notes_module.for_notes(q):
             return records
         if records["total"] is None:

@@ -182,6 +182,9 @@ def test_enter_without_an_exact_match_opens_the_first_hit(
     QTest.keyClicks(pane.field, "ferry morning")
     with qtbot.waitSignal(pane.open_requested, timeout=10_000) as opened:
         QTest.keyClick(pane.field, Qt.Key.Key_Return)  # before the debounce fires: waits for the hits
+    assert opened.args == ["private/claims/ferry.md", 0]  # the record, rendered (issue 29 §8)
+    with qtbot.waitSignal(pane.open_requested, timeout=10_000) as opened:
+        QTest.keyClick(pane.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert opened.args == ["private/claims/ferry.md", body_line]  # the line of the matched passage
 
 

@@ -15,6 +15,9 @@ Enter first asks exact lookup, because someone who typed a whole title or an
 id wants that record, not the best keyword match: found opens it, ambiguous
 lists the candidates to choose from, missing opens the selected (or first)
 search hit. A row the user moved to with the arrow keys wins over lookup.
+Enter and a double-click open the rendered record (issue 29 §8: the person
+asked for the record, not its file); Shift+Enter opens the source at the
+matched line instead.
 
 Every one of these reads first brings the vault up to date on its worker
 (`live`, see ui/live.py `LiveReads`), so a file saved just before typing is
@@ -219,7 +222,10 @@ class SearchPane(Pane):
         layout.addWidget(self.summary)
         layout.addWidget(self.results, 1)
         layout.addWidget(self.more)
-        self._show_summary("Type to search titles, aliases and text. Enter opens an exact id or title.")
+        self._show_summary(
+            "Type to search titles, aliases and text. Enter opens an exact id or title,"
+            " Shift+Enter a hit's matched line."
+        )
 
     # -- the window's calls --------------------------------------------------------------------
     def focus_target(self) -> QWidget:
@@ -470,22 +476,23 @@ class SearchPane(Pane):
         else:
             self._open_hit()
 
-    def _open_hit(self) -> None:
+    def _open_hit(self, at_line: bool = False) -> None:
         index = self.results.currentIndex()
         if not index.isValid() and self.model.rowCount():
             index = self.model.index(0, 0)
         if index.isValid():
-            self._open_index(index)
+            self._open_index(index, at_line)
         elif self.field.text().strip():
             self.status_message.emit(f"Nothing is named or matches “{self.field.text().strip()}”")
 
-    def _open_index(self, index: QModelIndex) -> None:
+    def _open_index(self, index: QModelIndex, at_line: bool = False) -> None:
+        """Open the hit's record rendered; `at_line`: its source at the matched line."""
         if not index.isValid():
             return
         row = self.model.row_at(index.row())
         key = index.data(KEY_ROLE)
         if key:
-            self.open_requested.emit(str(key), int(row.get("line") or 0))
+            self.open_requested.emit(str(key), int(row.get("line") or 0) if at_line else 0)
 
     def selected_key(self) -> str | None:
         index = self.results.currentIndex()
@@ -506,7 +513,10 @@ class SearchPane(Pane):
                     self._move(key)
                     return True
                 if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                    self.enter()
+                    if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                        self._open_hit(at_line=True)
+                    else:
+                        self.enter()
                     return True
                 if key == Qt.Key.Key_Escape and self.field.text():
                     self.field.clear()
@@ -516,6 +526,11 @@ class SearchPane(Pane):
                     self._user_picked = True
                 if key == Qt.Key.Key_Escape:
                     self.field.setFocus()
+                    return True
+                if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                    event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+                ):
+                    self._open_index(self.results.currentIndex(), at_line=True)
                     return True
         return super().eventFilter(watched, event)
 
