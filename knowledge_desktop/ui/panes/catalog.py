@@ -90,6 +90,7 @@ class CatalogPane(Pane):
         self.model.window_shifting.connect(self._hold_top)
         self.model.window_shifted.connect(self._restore_top)
         self._top: CatalogItem | None = None
+        self._was_syncing = False
         self._fetch_timer = QTimer(self)
         self._fetch_timer.setSingleShot(True)
         self._fetch_timer.setInterval(0)
@@ -331,11 +332,11 @@ class CatalogPane(Pane):
         self._top = self.model.node(index) if index.isValid() else None
         # A row let go may be the current one: Qt then moves the current index, which
         # is not the user choosing another record.
-        self._syncing = True
+        self._was_syncing, self._syncing = self._syncing, True
 
     def _restore_top(self) -> None:
         """Put the remembered row back at the top, so the view does not jump."""
-        self._syncing = False
+        self._syncing = self._was_syncing
         top, self._top = self._top, None
         owner = top.parent if top is not None else None
         if (
