@@ -16,12 +16,26 @@ from knowledge_desktop.engine.query.catalog_tree import Branch
 
 KIND_ORDER = {"page": 0, "claim": 1, "relationship": 2}
 BRANCH_KINDS = ("type", "invalid", "unrecognized", "note-folder")
+EARLIER = "earlier"
+"""The kind of the row above a branch's window that stands for the files before it."""
 
 
 class CatalogItem:
     """One row of the tree; record nodes carry the engine's item dict."""
 
-    __slots__ = ("branch", "children", "count", "item", "key", "kind", "parent", "pending", "row", "why")
+    __slots__ = (
+        "branch",
+        "children",
+        "count",
+        "item",
+        "key",
+        "kind",
+        "parent",
+        "pending",
+        "row",
+        "start",
+        "why",
+    )
 
     def __init__(self, kind: str, key: tuple[Any, ...], parent: CatalogItem | None = None) -> None:
         self.kind = kind
@@ -34,10 +48,28 @@ class CatalogItem:
         self.item: dict[str, Any] = {}
         self.branch: Branch | None = None
         self.pending = False
+        self.start = 0
+        """A branch's position in its listing of the first file row it holds (see `lead`)."""
 
     @property
     def is_branch(self) -> bool:
         return self.kind in BRANCH_KINDS
+
+    @property
+    def lead(self) -> int:
+        """1 when the branch's first row stands for the `start` files not loaded above its
+        window (an `earlier` row), else 0: file rows are `children[lead:]`."""
+        return 1 if self.children and self.children[0].kind == EARLIER else 0
+
+    @property
+    def loaded(self) -> int:
+        """How many file rows the branch holds."""
+        return len(self.children) - self.lead
+
+    @property
+    def end(self) -> int:
+        """The listing position just past the last file row held."""
+        return self.start + self.loaded
 
     def renumber(self, start: int = 0) -> None:
         for i in range(start, len(self.children)):

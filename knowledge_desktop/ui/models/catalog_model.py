@@ -7,6 +7,16 @@ call; it is small even for a huge vault. Nodes whose children are files
 `Fetcher` the pane supplies (the pane runs it on a worker; tests may answer
 synchronously). The model itself never touches the vault.
 
+A branch holds a window of its listing, not necessarily from the top: to
+reveal a file 400,000 rows down a million-record vault, the branch drops
+what it held and loads only the page holding that file (`jump`), with one
+`earlier` row above standing for the files before it; scrolling up to that
+row loads the page above (`fetch_earlier`). Past `max_rows` file rows a
+branch lets go of those furthest from where rows were last added, so
+scrolling through a huge branch holds a bounded number of rows. Around
+such a shift the model emits `window_shifting` and `window_shifted`, for the
+view's owner to keep the rows on screen where they were.
+
 Changes never reset the model: `update_tree` diffs the new counts tree
 against the shown one and `replace_rows` diffs a branch's fresh rows against
 its loaded ones, emitting row insertions, removals and `dataChanged`, so a
@@ -19,12 +29,12 @@ import difflib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from knowledge_desktop.engine.query.catalog_tree import Branch
-from knowledge_desktop.ui.models.catalog_items import CatalogItem, build_items
+from knowledge_desktop.ui.models.catalog_items import EARLIER, CatalogItem, build_items
 from knowledge_desktop.ui.render.values import literal
 
 Index = QModelIndex | QPersistentModelIndex
@@ -37,6 +47,8 @@ NODE_ROLE = Qt.ItemDataRole.UserRole + 2
 
 KIND_LABELS = {"page": "Pages", "claim": "Claims", "relationship": "Relationships"}
 NOT_ACTIVE = ("superseded", "withdrawn", "merged")
+MAX_ROWS = 5000
+"""File rows one branch holds at most (25 default pages): a few MB, however long the branch."""
 
 
 # Built once: the tree view asks for every row's flags on each layout.
@@ -52,10 +64,21 @@ def error_color(palette: QPalette) -> QColor:
 
 
 class CatalogModel(QAbstractItemModel):
-    def __init__(self, fetcher: Fetcher, page_size: int = 200, parent: QObject | None = None) -> None:
+    window_shifting = Signal(object)
+    """Rows of a branch (the argument) are about to come or go above its window's rows."""
+    window_shifted = Signal()
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        page_size: int = 200,
+        parent: QObject | None = None,
+        max_rows: int = MAX_ROWS,
+    ) -> None:
         super().__init__(parent)
         self.fetcher = fetcher
         self.page_size = page_size
+        self.max_rows = max_rows
         self.root = CatalogItem("root", ("root",))
         self._generation = 0
         self._branches: dict[tuple[Any, ...], CatalogItem] = {}
@@ -150,8 +173,17 @@ class CatalogModel(QAbstractItemModel):
 
     @staticmethod
     def has_more(node: CatalogItem) -> bool:
-        """A branch with rows not loaded yet and no request on the way."""
-        return node.is_branch and not node.pending and len(node.children) < node.count
+        """A branch with rows not loaded below its window and no request on the way."""
+        return node.is_branch and not node.pending and node.end < node.count
+
+    @staticmethod
+    def has_earlier(node: CatalogItem) -> bool:
+        """A branch whose window does not start at the top, and no request on the way."""
+        return node.is_branch and not node.pending and node.start > 0
+
+    def held_rows(self) -> int:
+        """File rows held in the whole tree (what the window costs in memory)."""
+        return sum(node.loaded for node in self._branches.values())
 
     def fetchMore(self, parent: Index) -> None:
         if not self.canFetchMore(parent):
@@ -159,20 +191,39 @@ class CatalogModel(QAbstractItemModel):
         self.fetch(self.node(parent), self.page_size)
 
     def fetch(self, node: CatalogItem, limit: int, then: Callable[[], None] | None = None) -> None:
-        """Ask for the next `limit` rows of a branch; `then` runs once they are in."""
+        """Ask for the next `limit` rows below a branch's window; `then` runs once they are in."""
+        self._request(node, node.end, limit, then, below=True)
+
+    def fetch_earlier(self, node: CatalogItem, then: Callable[[], None] | None = None) -> None:
+        """Ask for the page just above a branch's window."""
+        offset = max(0, node.start - self.page_size)
+        self._request(node, offset, node.start - offset, then, below=False)
+
+    def jump(self, node: CatalogItem, offset: int, then: Callable[[], None] | None = None) -> None:
+        """Let go of a branch's rows and load only the page holding listing row `offset`."""
+        assert node.is_branch
+        self._drop_rows(node)
+        self._set_start(node, offset // self.page_size * self.page_size)
+        self.fetch(node, self.page_size, then)
+
+    def _request(
+        self, node: CatalogItem, offset: int, limit: int, then: Callable[[], None] | None, *, below: bool
+    ) -> None:
         assert node.branch is not None
         node.pending = True
         generation = self._generation
-        offset = len(node.children)
         key = node.key
+        start = node.start
 
         def done(page: dict[str, Any]) -> None:
             target = self._branches.get(key)
             if generation != self._generation or target is None:
                 return
             target.pending = False
-            if page["offset"] == len(target.children):
+            if below and page["offset"] == target.end:
                 self._append_rows(target, page["items"], page["total"])
+            elif not below and page["offset"] == offset and target.start == start:
+                self._prepend_rows(target, page["items"], page["total"], offset)
             if then is not None:
                 then()
 
@@ -195,6 +246,58 @@ class CatalogModel(QAbstractItemModel):
             node.children.append(self._record_node(node, item))
         node.renumber(start)
         self.endInsertRows()
+        excess = node.loaded - self.max_rows
+        if excess > 0:  # let go of the rows furthest above
+            self.window_shifting.emit(node)
+            self._remove(node, node.lead, node.lead + excess)
+            self._set_start(node, node.start + excess)
+            self.window_shifted.emit()
+
+    def _prepend_rows(self, node: CatalogItem, items: list[dict[str, Any]], total: int, offset: int) -> None:
+        if total != node.count:
+            node.count = total
+            self._changed(node)
+        self.window_shifting.emit(node)
+        lead = node.lead
+        if items:
+            self.beginInsertRows(self.index_of(node), lead, lead + len(items) - 1)
+            node.children[lead:lead] = [self._record_node(node, item) for item in items]
+            node.renumber(lead)
+            self.endInsertRows()
+        self._set_start(node, offset)
+        excess = node.loaded - self.max_rows
+        if excess > 0:  # let go of the rows furthest below
+            self._remove(node, len(node.children) - excess, len(node.children))
+        self.window_shifted.emit()
+
+    def _set_start(self, node: CatalogItem, start: int) -> None:
+        """Move the window's top to `start`, adding, updating or removing the `earlier` row."""
+        node.start = start
+        parent = self.index_of(node)
+        if start > 0 and node.lead == 0:
+            self.beginInsertRows(parent, 0, 0)
+            node.children.insert(0, CatalogItem(EARLIER, (EARLIER, *node.key), node))
+            node.renumber()
+            self.endInsertRows()
+        elif start > 0:
+            self._changed(node.children[0])
+        elif node.lead:
+            self._remove(node, 0, 1)
+
+    def _remove(self, node: CatalogItem, first: int, stop: int) -> None:
+        """Remove children rows [first, stop)."""
+        if stop <= first:
+            return
+        self.beginRemoveRows(self.index_of(node), first, stop - 1)
+        for gone in node.children[first:stop]:
+            self._forget(gone)
+        del node.children[first:stop]
+        node.renumber(first)
+        self.endRemoveRows()
+
+    def _drop_rows(self, node: CatalogItem) -> None:
+        self._remove(node, 0, len(node.children))
+        node.start = 0
 
     def _record_node(self, parent: CatalogItem, item: dict[str, Any]) -> CatalogItem:
         child = CatalogItem("record", ("record", item["path"]), parent)
@@ -203,6 +306,8 @@ class CatalogModel(QAbstractItemModel):
         return child
 
     def _forget(self, node: CatalogItem) -> None:
+        if node.kind == EARLIER:
+            return
         if node.kind == "record":
             nodes = self._by_path.get(node.item["path"], [])
             if node in nodes:
@@ -262,37 +367,41 @@ class CatalogModel(QAbstractItemModel):
         if not old.is_branch:
             self._sync(old, new.children)
 
-    def replace_rows(self, key: tuple[Any, ...], items: list[dict[str, Any]], total: int) -> None:
-        """A branch's first rows as the engine lists them now: apply the difference."""
+    def replace_rows(
+        self, key: tuple[Any, ...], items: list[dict[str, Any]], total: int, start: int = 0
+    ) -> None:
+        """A branch's window as the engine lists it now, from listing row `start`:
+        apply the difference (nothing when the window has moved since)."""
         node = self._branches.get(key)
         if node is None:
             return
         if total != node.count:
             node.count = total
             self._changed(node)
-        old_paths = [c.item["path"] for c in node.children]
+        if start != node.start:
+            return
+        if start and start >= total:  # the branch shrank above the window: start again at the top
+            self._drop_rows(node)
+            return
+        lead = node.lead
+        old_paths = [c.item["path"] for c in node.children[lead:]]
         new_paths = [item["path"] for item in items]
         matcher = difflib.SequenceMatcher(a=old_paths, b=new_paths, autojunk=False)
         parent = self.index_of(node)
         for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
             if tag == "equal":
                 for offset, item in enumerate(items[j1:j2]):
-                    child = node.children[i1 + offset]
+                    child = node.children[lead + i1 + offset]
                     if child.item != item:
                         child.item = item
                         self._changed(child)
                 continue
-            if i2 > i1:
-                self.beginRemoveRows(parent, i1, i2 - 1)
-                for gone in node.children[i1:i2]:
-                    self._forget(gone)
-                del node.children[i1:i2]
-                node.renumber(i1)
-                self.endRemoveRows()
+            self._remove(node, lead + i1, lead + i2)
             if j2 > j1:
-                self.beginInsertRows(parent, i1, i1 + (j2 - j1) - 1)
-                node.children[i1:i1] = [self._record_node(node, item) for item in items[j1:j2]]
-                node.renumber(i1)
+                at = lead + i1
+                self.beginInsertRows(parent, at, at + (j2 - j1) - 1)
+                node.children[at:at] = [self._record_node(node, item) for item in items[j1:j2]]
+                node.renumber(at)
                 self.endInsertRows()
 
     # -- what the rows look like ---------------------------------------------------------------
@@ -323,7 +432,7 @@ class CatalogModel(QAbstractItemModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return _NO_FLAGS
-        return _RECORD_FLAGS if self.node(index).kind == "record" else _BRANCH_FLAGS
+        return _RECORD_FLAGS if self.node(index).kind in ("record", EARLIER) else _BRANCH_FLAGS
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -351,6 +460,9 @@ class CatalogModel(QAbstractItemModel):
             return "Notes"
         if kind == "note-folder":
             return node.key[1] or "Vault root"
+        if kind == EARLIER:
+            above = node.parent.start if node.parent is not None else 0
+            return f"↑ {above:,} earlier"
         label = str(node.item.get("label") or "")
         if node.item.get("status") == "note" and not node.item.get("title"):
             return label.removesuffix(".md")  # as Obsidian names a note: its file name
@@ -358,6 +470,8 @@ class CatalogModel(QAbstractItemModel):
 
     @staticmethod
     def _detail(node: CatalogItem) -> str:
+        if node.kind == EARLIER:
+            return ""
         if node.kind != "record":
             return f"{node.count:,}"
         lifecycle = node.item.get("lifecycle")
@@ -386,6 +500,11 @@ class CatalogModel(QAbstractItemModel):
         if kind == "note-folder":
             where = node.key[1] or "the vault root"
             return f"{node.count:,} notes in {where}"
+        if kind == EARLIER:
+            return (
+                "The files listed above these are not loaded: scroll up to here, "
+                "or press Enter, to load them a page at a time"
+            )
         if kind == "scope":
             scope = node.key[1]
             if scope is None:

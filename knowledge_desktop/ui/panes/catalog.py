@@ -5,7 +5,9 @@ also shows an Invalid and an Unrecognized group when it has such files, so
 nothing the scan found is hidden unless the user asks a facet to hide it.
 The tree's structure comes from one engine call; files load a page at a
 time as branches are expanded or scrolled (`CatalogModel`), so a vault of
-100,000 records opens as fast as a small one.
+100,000 records opens as fast as a small one. A branch holds a bounded
+window of its files: revealing one far down loads only the page that holds
+it, and scrolling loads the pages above or below as they come into view.
 
 A change on disk refreshes the counts and only the loaded branches that
 could hold a changed file, applied as row diffs: expansion, selection and
@@ -31,7 +33,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.changes import CATALOG, ChangeSet
 from knowledge_desktop.engine.query.catalog_tree import MAX_LIMIT, Branch, CatalogQuery
 from knowledge_desktop.engine.vault import Vault
-from knowledge_desktop.ui.models.catalog_items import CatalogItem, branch_key, branch_totals
+from knowledge_desktop.ui.models.catalog_items import EARLIER, CatalogItem, branch_key, branch_totals
 from knowledge_desktop.ui.models.catalog_model import CatalogModel
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.tasks import Runner
@@ -39,8 +41,13 @@ from knowledge_desktop.ui.widgets.catalog_filters import CatalogFilters
 
 FETCH_AHEAD = 40
 """Fetch the next page once the view shows a row this close to a branch's loaded end."""
+CONTIGUOUS_PAGES = 5
+"""Revealing a file at most this many pages below a branch's window loads the pages
+between; further away (or above), the window jumps to the file's page."""
 MAX_CHANGED_PATHS = 2000
 """Beyond this many changed files, refresh every loaded branch instead of finding the right ones."""
+Rows = tuple[list[dict[str, Any]], int, int]
+"""A branch's refreshed window: its file rows, the branch's total, the listing row they start at."""
 
 
 class CatalogPane(Pane):
@@ -80,6 +87,10 @@ class CatalogPane(Pane):
         self.tree.verticalScrollBar().valueChanged.connect(lambda _value: self._schedule_fetch())
         self.tree.verticalScrollBar().rangeChanged.connect(lambda _lo, _hi: self._schedule_fetch())
         self.model.rowsInserted.connect(lambda *_args: self._schedule_fetch())
+        self.model.window_shifting.connect(self._hold_top)
+        self.model.window_shifted.connect(self._restore_top)
+        self._top: CatalogItem | None = None
+        self._was_syncing = False
         self._fetch_timer = QTimer(self)
         self._fetch_timer.setSingleShot(True)
         self._fetch_timer.setInterval(0)
@@ -290,16 +301,52 @@ class CatalogPane(Pane):
         seen = 0
         while index.isValid() and seen < 400:
             parent = index.parent()
-            if self.model.node(index).kind == "record":
+            kind = self.model.node(index).kind
+            if kind == "record":
                 branch = self.model.node(parent)
                 if index.row() >= len(branch.children) - FETCH_AHEAD and self.model.has_more(branch):
                     self.model.fetch(branch, self.model.page_size)
+            elif kind == EARLIER:
+                branch = self.model.node(parent)
+                if self.model.has_earlier(branch):
+                    self.model.fetch_earlier(branch)
             elif self.tree.isExpanded(index) and self.model.canFetchMore(index):
                 self.model.fetchMore(index)
             if self.tree.visualRect(index).top() > bottom:
                 break
             index = self.tree.indexBelow(index)
             seen += 1
+
+    def _hold_top(self, branch: CatalogItem) -> None:
+        """Remember the row to keep in place before rows of `branch` come or go above it:
+        the branch's first file row when it shows (so that, once a page comes above,
+        the `earlier` row is off screen and loads no more), else the top row."""
+        index = self.tree.indexAt(QPoint(1, 1))
+        first = branch.children[branch.lead] if branch.loaded else None
+        if first is not None:
+            rect = self.tree.visualRect(self.model.index_of(first))
+            if rect.isValid() and 0 <= rect.top() < self.tree.viewport().height():
+                index = self.model.index_of(first)
+        if index.isValid() and self.model.node(index).kind == EARLIER:
+            index = self.tree.indexBelow(index)
+        self._top = self.model.node(index) if index.isValid() else None
+        # A row let go may be the current one: Qt then moves the current index, which
+        # is not the user choosing another record.
+        self._was_syncing, self._syncing = self._syncing, True
+
+    def _restore_top(self) -> None:
+        """Put the remembered row back at the top, so the view does not jump."""
+        self._syncing = self._was_syncing
+        top, self._top = self._top, None
+        owner = top.parent if top is not None else None
+        if (
+            top is None
+            or owner is None
+            or top.row >= len(owner.children)
+            or owner.children[top.row] is not top
+        ):
+            return  # the row itself went
+        self.tree.scrollTo(self.model.index_of(top), QAbstractItemView.ScrollHint.PositionAtTop)
 
     # -- selection and focus ---------------------------------------------------------------------
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -312,7 +359,11 @@ class CatalogPane(Pane):
 
     def _activated(self, index: QModelIndex) -> None:
         path = self._path_at(index)
-        if path:
+        node = self.model.node(index) if index.isValid() else None
+        if node is not None and node.kind == EARLIER and node.parent is not None:
+            if self.model.has_earlier(node.parent):
+                self.model.fetch_earlier(node.parent)
+        elif path:
             self.open_requested.emit(str(path), 0)
         elif self.model.hasChildren(index.siblingAtColumn(0)):
             first = index.siblingAtColumn(0)
@@ -373,7 +424,7 @@ class CatalogPane(Pane):
             self._select(node)
             return
         branch = self.model.branch_node(key)
-        if branch is None or len(branch.children) > offset:
+        if branch is None or branch.start <= offset < branch.end or offset >= branch.count:
             return  # the tree moved on since; the next change or query will place it
         if branch.pending:
             if self._reveal_tries < 100:
@@ -381,9 +432,12 @@ class CatalogPane(Pane):
                 QTimer.singleShot(30, self, lambda: self._reveal(path, key, offset))  # dropped with the pane
             return
         page = self.model.page_size
-        need = offset + 1 - len(branch.children)
-        limit = min(MAX_LIMIT, -(-need // page) * page)
-        self.model.fetch(branch, limit, then=lambda: self._reveal(path, key, offset))
+        need = offset + 1 - branch.end
+        then = lambda: self._reveal(path, key, offset)  # noqa: E731
+        if offset >= branch.end and need <= CONTIGUOUS_PAGES * page:
+            self.model.fetch(branch, min(MAX_LIMIT, -(-need // page) * page), then=then)
+        else:  # far below, or above: only the page holding the file
+            self.model.jump(branch, offset, then=then)
 
     def _select(self, node: CatalogItem) -> None:
         index = self.model.index_of(node)
@@ -422,33 +476,34 @@ class CatalogPane(Pane):
         refresh_all = self._refresh_all
         query = self.query
         loaded = {
-            key: (node.branch, len(node.children), len(node.children) >= node.count, node.count)
+            key: (node.branch, node.start, node.loaded, node.end >= node.count, node.count)
             for key, node in self.model.loaded_branches().items()
         }
         holding = {
             n.parent.key for path in paths for n in self.model.nodes_for_path(path) if n.parent is not None
         }
 
-        def work() -> tuple[dict[str, Any], dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]]]:
+        def work() -> tuple[dict[str, Any], dict[tuple[Any, ...], Rows]]:
             tree = vault.catalog_tree(query)
             totals = branch_totals(tree)
             now = {branch_key(Branch(**b)) for b in vault.catalog_branches_of(query, paths)}
-            pages: dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]] = {}
-            for key, (branch, count, complete, old_total) in loaded.items():
+            pages: dict[tuple[Any, ...], Rows] = {}
+            for key, (branch, start, count, complete, old_total) in loaded.items():
                 total = totals.get(key, 0)
                 if not (refresh_all or key in holding or key in now or total != old_total):
                     continue
-                if branch is None or total == 0:
-                    pages[key] = ([], 0)
+                if branch is None or total == 0 or start >= total:
+                    pages[key] = ([], total, start)
                     continue
-                want = total if complete else min(count, total)
+                want = total - start if complete else min(count, total - start)
                 items: list[dict[str, Any]] = []
                 while len(items) < want:
-                    page = vault.catalog_branch(query, branch, len(items), min(MAX_LIMIT, want - len(items)))
+                    at = start + len(items)
+                    page = vault.catalog_branch(query, branch, at, min(MAX_LIMIT, want - len(items)))
                     items.extend(page["items"])
                     if page["nextOffset"] is None:
                         break
-                pages[key] = (items, total)
+                pages[key] = (items, total, start)
             return tree, pages
 
         self.runner.submit(
@@ -457,7 +512,7 @@ class CatalogPane(Pane):
 
     def _changed(
         self,
-        result: tuple[dict[str, Any], dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]]],
+        result: tuple[dict[str, Any], dict[tuple[Any, ...], Rows]],
         query: CatalogQuery,
         paths: list[str],
     ) -> None:
@@ -470,8 +525,8 @@ class CatalogPane(Pane):
         self._syncing = True
         try:
             self.model.update_tree(tree)
-            for key, (items, total) in pages.items():
-                self.model.replace_rows(key, items, total)
+            for key, (items, total, start) in pages.items():
+                self.model.replace_rows(key, items, total, start)
             if keep and self.selected_path() != keep:
                 self.tree.selectionModel().clearCurrentIndex()
                 self.tree.clearSelection()
