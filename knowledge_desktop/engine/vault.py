@@ -39,6 +39,7 @@ from knowledge_desktop.engine.fs.refused import refusal
 from knowledge_desktop.engine.fs.walk import is_ignored_folder, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
+from knowledge_desktop.engine.query.diagnostics_table import DiagnosticsTable
 from knowledge_desktop.engine.query import grep_notes as grep_notes_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
@@ -492,6 +493,13 @@ class Vault:
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
+
+    def diagnostics_table(self) -> DiagnosticsTable:
+        """The findings to read in pages (the Diagnostics pane): the projection's rows, the
+        vault's own findings and one "possible duplicates" row per merge candidate group."""
+        extra = self.vault_diagnostics()
+        extra.extend(merge_candidates_module.as_diagnostics(self.merge_candidates()))
+        return DiagnosticsTable(self.store.reader, extra)
 
     def merge_candidates(self, scope: str | None = None) -> list[dict[str, Any]]:
         """Pages that may be one entity: a shared identity alias (strong) or the same title
