@@ -39,7 +39,6 @@ from knowledge_desktop.engine.fs.refused import refusal
 from knowledge_desktop.engine.fs.walk import is_ignored_folder, walk
 from knowledge_desktop.engine.ontology.view import ontology_view
 from knowledge_desktop.engine.query import catalog_tree as catalog_tree_module
-from knowledge_desktop.engine.query.diagnostics_table import DiagnosticsTable
 from knowledge_desktop.engine.query import grep_notes as grep_notes_module
 from knowledge_desktop.engine.query import inventory
 from knowledge_desktop.engine.query import lookup as lookup_module
@@ -47,6 +46,7 @@ from knowledge_desktop.engine.query import lookup_notes as lookup_notes_module
 from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
+from knowledge_desktop.engine.query.diagnostics_table import DiagnosticsTable
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import faults

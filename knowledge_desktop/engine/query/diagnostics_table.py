@@ -71,6 +71,17 @@ class DiagnosticsView:
         return DiagnosticsView(words=tuple(text.casefold().split()), **kwargs)
 
 
+Resume = tuple[object, ...]
+"""Where a page ended: its last row's sort keys and row id, to read the next page from."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    rows: list[Diagnostic]
+    last: Resume | None
+    """Where this page ended (`page(after=…)` reads on from there); None when empty."""
+
+
 @dataclass(frozen=True, slots=True)
 class Shown:
     """How many findings pass the view's filter: the problems, and the notes' rows."""
@@ -146,17 +157,48 @@ class DiagnosticsTable:
         )
         return Shown(total - notes, notes)
 
-    def page(self, view: DiagnosticsView, *, notes: bool, offset: int, limit: int) -> list[Diagnostic]:
-        """Rows `offset`… of one section (the notes' rows, or every other) in the view's order."""
+    def page(
+        self, view: DiagnosticsView, *, notes: bool, offset: int, limit: int, after: Resume | None = None
+    ) -> Page:
+        """Rows of one section (the notes' rows, or every other) in the view's order: those
+        after `after` (where the previous page ended) when given, else from `offset`.
+
+        The projection's rows and the extra ones are two ordered arms merged by SQLite,
+        so the projection's arm reads the `diagnostics_order` index in the default order
+        (severity) and a page costs the same at any depth; other orders sort the arm,
+        and `after` still spares them walking past the rows before the page."""
         where, params = _where(view, notes)
-        rows = self._conn().execute(
-            f"{_ROWS} SELECT {', '.join(_COLUMNS)} FROM found WHERE {where}"
-            f" ORDER BY {_order(view)} LIMIT ? OFFSET ?",
-            (self._extra, *params, limit, offset),
+        keys = _keys(view)
+        names = [f"k{i}" for i in range(len(keys) + 1)]
+        bound = ""
+        bound_params: list[object] = []
+        if after is not None:
+            beyond = "<" if view.descending else ">"
+            bound = f" AND ({', '.join([*keys, '{id}'])}) {beyond} ({', '.join('?' * len(after))})"
+            bound_params = list(after)
+        named = ", ".join(f"{k} AS {n}" for k, n in zip([*keys, "{id}"], names, strict=True))
+        arm = f"{', '.join(_COLUMNS)}, {named}"
+        extra = (
+            "(SELECT json_extract(value, '$[0]') AS path, json_extract(value, '$[1]') AS code,"
+            " json_extract(value, '$[2]') AS severity, json_extract(value, '$[3]') AS line,"
+            " json_extract(value, '$[4]') AS record_id, json_extract(value, '$[5]') AS message,"
+            " -1 - key AS id FROM json_each(?))"
         )
-        return [
-            Diagnostic(code, Severity(sev), path, line, rid, msg) for path, code, sev, line, rid, msg in rows
+        direction = " DESC" if view.descending else ""
+        projection = f"{arm} FROM diagnostics WHERE {where}{bound}".replace("{id}", "rowid")
+        extras = f"{arm} FROM {extra} WHERE {where}{bound}".replace("{id}", "id")
+        order = ", ".join(n + direction for n in names)
+        sql = f"SELECT {projection} UNION ALL SELECT {extras} ORDER BY {order} LIMIT ?"
+        args: list[object] = [*params, *bound_params, self._extra, *params, *bound_params, limit]
+        if after is None:
+            sql += " OFFSET ?"
+            args.append(offset)
+        rows = self._conn().execute(sql, args).fetchall()
+        found = [
+            Diagnostic(code, Severity(sev), path, line, rid, text)
+            for path, code, sev, line, rid, text, *_ in rows
         ]
+        return Page(found, tuple(rows[-1][len(_COLUMNS) :]) if rows else after)
 
     def position(self, view: DiagnosticsView, d: Diagnostic) -> int | None:
         """The row of `d` in its section under the view, or None when the filter hides it
@@ -184,7 +226,8 @@ class DiagnosticsTable:
 
 
 def _keys(view: DiagnosticsView) -> list[str]:
-    return [_PRIMARY[view.sort], *_TIE_BREAK]
+    primary = _PRIMARY[view.sort]
+    return [primary, *(key for key in _TIE_BREAK if key != primary)]
 
 
 def _order(view: DiagnosticsView) -> str:

@@ -14,7 +14,8 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-9"  # 8: notes (issue 25); 9: the catalog label index (issue 26)
+# 8: notes (issue 25); 9: the catalog label and diagnostics order indexes (issue 26)
+_SCHEMA_GENERATION = "catalog-9"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -190,8 +191,8 @@ CREATE INDEX IF NOT EXISTS catalog_problems ON catalog(scope) WHERE status='unre
 CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
 -- covers the catalog pane's counts tree and its per-type pages (GROUP BY without a sort)
 CREATE INDEX IF NOT EXISTS catalog_tree ON catalog(scope, kind, type, status, valid);
--- a type branch's pages in title order, read from the index at any depth (issue 26 §3);
--- the expression is CATALOG_LABEL, which the query must spell the same way
+-- a type branch's pages in title order, read from the index at any depth (issue 26 §3).
+-- The expression is CATALOG_LABEL, which the query must spell the same way
 CREATE INDEX IF NOT EXISTS catalog_label ON catalog(
     scope, kind, type, status,
     coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE,
@@ -256,6 +257,12 @@ CREATE TABLE IF NOT EXISTS diagnostics (
     message TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
+-- the Diagnostics pane's default order (severity, then every field, issue 26 §3), spelled
+-- as query/diagnostics_table.py spells it, so its pages are read from here at any depth
+CREATE INDEX IF NOT EXISTS diagnostics_order ON diagnostics(
+    (CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END),
+    path, coalesce(line, 0), code, message, coalesce(record_id, '')
+);
 
 -- dated facts of records and who/what they are about (spec: Dates and Chronicle)
 CREATE TABLE IF NOT EXISTS temporal_v1 (

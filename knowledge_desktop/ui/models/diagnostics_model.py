@@ -40,6 +40,8 @@ from knowledge_desktop.engine.query.diagnostics_table import (
     SORTS,
     DiagnosticsTable,
     DiagnosticsView,
+    Page,
+    Resume,
     Shown,
     Totals,
 )
@@ -112,6 +114,8 @@ class Snapshot:
     shown: Shown
     problems: list[Diagnostic]
     notes: list[Diagnostic]
+    resume: tuple[Resume | None, Resume | None]
+    """Where each section's rows read so far end (problems, notes): the next page's start."""
 
 
 def read_snapshot(
@@ -134,11 +138,21 @@ def read_snapshot(
             want_notes = max(want_notes, row + 1)
         elif row is not None:
             want_problems = max(want_problems, row + 1)
-    problems = table.page(view, notes=False, offset=0, limit=want_problems) if shown.problems else []
-    notes: list[Diagnostic] = []
-    if expanded and shown.notes and len(problems) == shown.problems:
+    problems = table.page(view, notes=False, offset=0, limit=want_problems)
+    notes = Page([], None)
+    if expanded and shown.notes and len(problems.rows) == shown.problems:
         notes = table.page(view, notes=True, offset=0, limit=want_notes)
-    return Snapshot(generation, table, view, expanded, table.totals(), shown, problems, notes)
+    return Snapshot(
+        generation,
+        table,
+        view,
+        expanded,
+        table.totals(),
+        shown,
+        problems.rows,
+        notes.rows,
+        (problems.last, notes.last),
+    )
 
 
 def _at_once(work: Callable[[], Any], done: Callable[[Any], None], _failed: object, _kind: str) -> None:
@@ -171,6 +185,7 @@ class DiagnosticsModel(QAbstractTableModel):
         self._answered = 0
         """The newest request whose answer (or failure) came back."""
         self._fetching = False
+        self._resume: tuple[Resume | None, Resume | None] = (None, None)
         self._updating = False
         """Rows are being changed: a page asked for now would land among them."""
         self._icons: dict[Severity, QIcon] = {}
@@ -352,6 +367,7 @@ class DiagnosticsModel(QAbstractTableModel):
     def _apply(self, snapshot: Snapshot, *, reset: bool, sorting: bool) -> None:
         self._table, self._view, self._expanded = snapshot.table, snapshot.view, snapshot.expanded
         self._totals, self._shown = snapshot.totals, snapshot.shown
+        self._resume = snapshot.resume
         self._fetching = False
         target: list[Row] = list(snapshot.problems)
         if snapshot.shown.notes and len(snapshot.problems) == snapshot.shown.problems:
@@ -370,14 +386,19 @@ class DiagnosticsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(group, 0), self.index(group, len(HEADERS) - 1))
 
     def _relayout(self, target: list[Row]) -> bool:
-        """A new order of the rows: as many rows as before, the view's indexes remapped;
-        rows read to reach what the view holds are inserted after."""
+        """A new order of the rows, as a layout change that remaps the view's indexes.
+        Rows read to reach what the view holds are first added at the end, so the
+        selection can move down to them."""
         count = len(self._rows)
         if len(target) < count:
             return False
+        if len(target) > count:
+            self.beginInsertRows(QModelIndex(), count, len(target) - 1)
+            self._rows = self._rows + target[count:]
+            self.endInsertRows()
         self.layoutAboutToBeChanged.emit()
         places: dict[Row, list[int]] = {}
-        for row, item in reversed(list(enumerate(target[:count]))):
+        for row, item in reversed(list(enumerate(target))):
             places.setdefault(item, []).append(row)
         # Each old row goes to the next free place of an equal row (identical findings in order).
         moved = [places[item].pop() if places.get(item) else -1 for item in self._rows]
@@ -386,13 +407,9 @@ class DiagnosticsModel(QAbstractTableModel):
             self.index(moved[i.row()], i.column()) if i.isValid() and moved[i.row()] >= 0 else QModelIndex()
             for i in old_indexes
         ]
-        self._rows = target[:count]
+        self._rows = target
         self.changePersistentIndexList(old_indexes, new_indexes)
         self.layoutChanged.emit()
-        if len(target) > count:
-            self.beginInsertRows(QModelIndex(), count, len(target) - 1)
-            self._rows = target
-            self.endInsertRows()
         return True
 
     def _apply_incrementally(self, target: list[Row]) -> bool:
@@ -467,14 +484,17 @@ class DiagnosticsModel(QAbstractTableModel):
         notes, offset = nxt
         self._fetching = True
         generation, table, view = self._generation, self._table, self._view
+        after = self._resume[1 if notes else 0]
         run = _at_once if table.at_once else self._run_later or _at_once
 
-        def done(rows: list[Diagnostic]) -> None:
+        def done(page: Page) -> None:
             if generation != self._generation:
                 return  # the rows changed meanwhile; the view will ask again
             self._fetching = False
             if self._next_page() != (notes, offset):
                 return
+            rows = page.rows
+            self._resume = (self._resume[0], page.last) if notes else (page.last, self._resume[1])
             added: list[Row] = list(rows)
             if not notes and offset + len(rows) == self._shown.problems and self._shown.notes:
                 added.append(GROUP)  # every problem is read: the notes' group row comes next
@@ -484,7 +504,7 @@ class DiagnosticsModel(QAbstractTableModel):
                 self.endInsertRows()
 
         run(
-            lambda: table.page(view, notes=notes, offset=offset, limit=PAGE),
+            lambda: table.page(view, notes=notes, offset=offset, limit=PAGE, after=after),
             done,
             self._failed,
             "diagnostics-page",
