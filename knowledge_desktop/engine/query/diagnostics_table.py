@@ -163,10 +163,12 @@ class DiagnosticsTable:
         """Rows of one section (the notes' rows, or every other) in the view's order: those
         after `after` (where the previous page ended) when given, else from `offset`.
 
-        The projection's rows and the extra ones are two ordered arms merged by SQLite,
-        so the projection's arm reads the `diagnostics_order` index in the default order
-        (severity) and a page costs the same at any depth; other orders sort the arm,
-        and `after` still spares them walking past the rows before the page."""
+        Reading on from `after` costs one scan that keeps the best `limit` rows past it,
+        at any depth; an `OFFSET` would sort and walk past every row before the page
+        (at 110,000 findings, 1.2–2.3 s 90,000 rows down instead of 40–140 ms). An index
+        on the default order did not help: the scan then fetches every row it passes.
+        The projection's rows and the extra ones are two arms of one UNION ALL.
+        """
         where, params = _where(view, notes)
         keys = _keys(view)
         names = [f"k{i}" for i in range(len(keys) + 1)]

@@ -14,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-# 8: notes (issue 25); 9: the catalog label and diagnostics order indexes (issue 26)
+# 8: notes (issue 25); 9: the catalog label index (issue 26)
 _SCHEMA_GENERATION = "catalog-9"
 
 # Code whose output the projections store: when any of it changes (an
@@ -257,12 +257,6 @@ CREATE TABLE IF NOT EXISTS diagnostics (
     message TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
--- the Diagnostics pane's default order (severity, then every field, issue 26 §3), spelled
--- as query/diagnostics_table.py spells it, so its pages are read from here at any depth
-CREATE INDEX IF NOT EXISTS diagnostics_order ON diagnostics(
-    (CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END),
-    path, coalesce(line, 0), code, message, coalesce(record_id, '')
-);
 
 -- dated facts of records and who/what they are about (spec: Dates and Chronicle)
 CREATE TABLE IF NOT EXISTS temporal_v1 (

@@ -68,19 +68,3 @@ def test_pages_after_the_last_row_match_pages_by_offset(sort: str, descending: b
             while len(by_offset) < len(whole):
                 by_offset += found.page(view, notes=notes, offset=len(by_offset), limit=37).rows
             assert keyset == by_offset == whole
-
-
-def test_the_default_order_is_read_from_its_index() -> None:
-    found, conn = table(findings(random.Random(1), 200), [make("yaml-syntax", "x.md", "extra")])
-    statements: list[str] = []
-    conn.set_trace_callback(statements.append)  # each statement as run, its values filled in
-    first = found.page(DiagnosticsView(), notes=False, offset=0, limit=10)
-    found.page(DiagnosticsView(), notes=False, offset=0, limit=10, after=first.last)
-    conn.set_trace_callback(None)
-    pages = [sql for sql in statements if "UNION ALL" in sql]
-    assert len(pages) == 2
-    for sql in pages:
-        plan = " ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
-        projection = plan.split("RIGHT")[0]  # the merge's left arm reads the projection
-        assert "USING INDEX diagnostics_order" in projection
-        assert "TEMP B-TREE" not in projection  # only the extra rows' arm is sorted
