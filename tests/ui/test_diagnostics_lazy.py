@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,7 @@ def finding(rng: random.Random, n: int) -> Diagnostic:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[Diagnostic]]]:
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Diagnostic]]:
     rng = random.Random(26)
     items = [finding(rng, n) for n in range(COUNT)]
     path = tmp_path_factory.mktemp("lazy") / "state.sqlite"
@@ -63,7 +62,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list
             "INSERT INTO diagnostics VALUES (?, ?, ?, ?, ?, ?)",
             [(d.path, d.code, d.severity.value, d.line, d.record_id, d.message) for d in items],
         )
-    yield path, items
+    return path, items
 
 
 def table_of(path: Path) -> DiagnosticsTable:
@@ -134,7 +133,7 @@ def test_filters_and_sorts_in_sql_agree_with_the_whole_list(
     model.set_table(lambda: table_of(path))
     want = expected(items, column, descending, text)
     assert model.shown_count - model.group_count == len(want)
-    assert 0 < len(want)
+    assert len(want) > 0
     assert problems(model) == want[:PAGE]
     while model.canFetchMore(QModelIndex()) and model.rowCount() < 3 * PAGE:
         model.fetchMore(QModelIndex())
@@ -203,3 +202,19 @@ def test_a_reload_keeps_a_selection_far_down_and_reads_on_the_worker(
     assert pane.selected_diagnostic() == chosen
     assert pane.shown_label.text().endswith(f"of {COUNT - 3000 + 20} shown")
     assert resets == []
+
+
+def test_scrolling_to_the_end_reads_the_next_page(qtbot: QtBot, store: tuple[Path, list[Diagnostic]]) -> None:
+    pane = DiagnosticsPane(Runner())
+    qtbot.addWidget(pane)
+    pane.runner.setParent(pane)
+    pane.vault = FakeVault(store[0])  # type: ignore[assignment]
+    pane.resize(900, 400)
+    pane.show()
+    pane.refresh()
+    wait_rows(qtbot, pane)
+    assert pane.model.rowCount() == PAGE
+    pane.table.scrollToBottom()  # the view asks the model for more (fetchMore), on the worker
+    qtbot.waitUntil(lambda: pane.model.rowCount() >= 2 * PAGE, timeout=30_000)
+    wait_rows(qtbot, pane)
+    assert pane.model.fetched < 10 * PAGE

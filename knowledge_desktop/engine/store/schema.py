@@ -130,8 +130,7 @@ DYNAMIC_PROJECTION_PREFIXES = (
 """Per-scope tables, created as partitions appear; dropped with the projections."""
 
 CATALOG_LABEL = (
-    "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1))"
-    " COLLATE NOCASE"
+    "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
 )
 """The label a catalog row shows (its title, else what follows the path's last '/'), as
 the catalog pane sorts by it. The index `catalog_label` below is on this very expression:

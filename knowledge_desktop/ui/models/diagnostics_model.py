@@ -475,10 +475,12 @@ class DiagnosticsModel(QAbstractTableModel):
         return None
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return not (parent.isValid() or self._fetching or self._updating) and self._next_page() is not None
+        if parent.isValid() or self._fetching or self._updating or self._answered < self._generation:
+            return False  # a page asked for now would be of rows about to be replaced
+        return self._next_page() is not None
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        nxt = None if parent.isValid() or self._fetching or self._updating else self._next_page()
+        nxt = self._next_page() if self.canFetchMore(parent) else None
         if nxt is None:
             return
         notes, offset = nxt
