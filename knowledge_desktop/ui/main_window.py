@@ -166,6 +166,7 @@ class MainWindow(WindowParts):
         self.writes: WriteActions = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
         # The Diagnostics pane's "N plain notes — Adopt…" row opens File › Adopt Notes….
         self.diagnostics.adopt_requested.connect(self.writes.adopt.action.trigger)
+        self.catalog.adopt_requested.connect(self.writes.adopt.action.trigger)  # its mostly-notes hint
         self.past = AsOfView(self)  # File › Open As Of…, its banner, Compare with Now: ui/as_of.py
         self.observed = ObservedCheckpoints(self)  # checkpoints of outside edits: ui/observed.py
         self._update_actions()

@@ -104,7 +104,7 @@ class WriteActions:
             window, window.runner, lambda: self.window.vault, self.your_name.name, self.activity.refresh
         )  # Edit › Undo, the status bar's Undo
         self.activity.undo_requested.connect(self.undoing.run)
-        self.adopt = AdoptAction(window, self._wrote)  # File › Adopt Notes…
+        self.adopt = AdoptAction(window, self._wrote, self.your_name.name)  # File › Adopt Notes…
 
         self.merge_candidate = QAction("Merge…", window.diagnostics.table)
         self.merge_candidate.setStatusTip("Merge the possible duplicates this row names")
