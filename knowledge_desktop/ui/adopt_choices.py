@@ -166,7 +166,7 @@ class ChoicesTable(QWidget):
         for tree in (self.files, self.folders):
             for i in range(tree.topLevelItemCount()):
                 item = tree.topLevelItem(i)
-                if item.text(0) in (path, path + "/"):
+                if item is not None and item.text(0) in (path, path + "/"):
                     return tree.itemWidget(item, column)
         return None
 
