@@ -482,10 +482,11 @@ class SearchPane(Pane):
     def _open_index(self, index: QModelIndex) -> None:
         if not index.isValid():
             return
-        row = self.model.row_at(index.row())
         key = index.data(KEY_ROLE)
         if key:
-            self.open_requested.emit(str(key), int(row.get("line") or 0))
+            # The rendered record, not the Source tab at the hit's line (issue 29, §8): a person
+            # searching for a page wants to read it; Ctrl+U shows the source.
+            self.open_requested.emit(str(key), 0)
 
     def selected_key(self) -> str | None:
         index = self.results.currentIndex()
