@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, TEXT, ChangeSet
+from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
 from knowledge_desktop.engine.vault import Vault
@@ -308,7 +309,9 @@ class SearchPane(Pane):
         live = self.live
         if self.hybrid_button.isChecked():
             self.runner.submit(
-                fresh_then(live, lambda: as_grep(vault.search(query, "hybrid", notes=True))),
+                fresh_then(
+                    live, lambda: with_exact(vault, text, as_grep(vault.search(query, "hybrid", notes=True)))
+                ),
                 lambda result: self._show_hits(query, result),
                 lambda message: self._search_failed(query, message),
                 key="search",
@@ -316,7 +319,7 @@ class SearchPane(Pane):
             )
             return
         self.runner.submit(
-            fresh_then(live, lambda: vault.search_text(query)),
+            fresh_then(live, lambda: with_exact(vault, text, vault.search_text(query))),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -342,6 +345,8 @@ class SearchPane(Pane):
             return  # the box changed since; a newer request follows
         self.error.setVisible(False)
         rows = [hit_row(hit, query.query) for hit in result["hits"]]
+        if query.offset == 0 and isinstance(result.get("exact"), dict):
+            rows = exact_first(rows, result["exact"])
         if query.offset == 0:
             self.model.set_rows(rows)
             self._user_picked = False
@@ -559,3 +564,22 @@ def as_grep(result: dict[str, Any]) -> dict[str, Any]:
 
 def _fields(query: GrepQuery) -> dict[str, Any]:
     return {name: getattr(query, name) for name in GrepQuery.__dataclass_fields__}
+
+
+def with_exact(vault: Vault, text: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Runs on a worker: the search result with `exact`, the record whose title, alias or id
+    the query is (as Enter's lookup finds it), or None."""
+    try:
+        answer = vault.lookup(text, notes=True)
+    except QueryError:
+        answer = {}
+    return {**result, "exact": answer.get("record") if answer.get("status") == "found" else None}
+
+
+def exact_first(rows: list[dict[str, Any]], exact: dict[str, Any]) -> list[dict[str, Any]]:
+    """The record a name query names first, above the records that only mention it — a
+    person's page above the relationships and claims with their name in the title (issue 29,
+    §8); the text ranking decides the rest."""
+    path = exact.get("path")
+    named = [r for r in rows if r.get("key") == path]
+    return (named or [record_row(exact)]) + [r for r in rows if r.get("key") != path]
