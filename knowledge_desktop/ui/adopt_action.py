@@ -59,7 +59,7 @@ class DryRun:
     result: dict[str, Any] | WriteRejected
 
 
-def dry_run(vault: Vault, partition: str | None, choices: Choices) -> DryRun:
+def dry_run(vault: Vault, partition: str | None, choices: Choices | None = None) -> DryRun:
     """Runs on a worker: the vault's partitions and their page types, and what adopting
     `partition` (None: the whole vault) with `choices` would do, or why it cannot."""
     activations = vault.reconciler.ontologies()
@@ -67,6 +67,7 @@ def dry_run(vault: Vault, partition: str | None, choices: Choices) -> DryRun:
         scope: [d.name for d in a.ontology.page_types()] if a.ontology is not None else []
         for scope, a in activations.items()
     }
+    choices = choices or Choices()
     try:
         result: dict[str, Any] | WriteRejected = adoption.previewed(
             vault.preview, partition, type_map=choices.type_map(), move=choices.move
@@ -76,9 +77,13 @@ def dry_run(vault: Vault, partition: str | None, choices: Choices) -> DryRun:
     return DryRun(sorted(activations), types, result)
 
 
-def adopt(vault: Vault, dry: dict[str, Any], choices: Choices, actor: str) -> dict[str, Any] | WriteRejected:
+def adopt(
+    vault: Vault, dry: dict[str, Any], choices: Choices | None = None, actor: str | None = None
+) -> dict[str, Any] | WriteRejected:
     """Runs on a worker: the dry run published with the same choices, refused if any of its
-    files changed since."""
+    files changed since. `actor` None: the OS user, as the CLI's default."""
+    choices = choices or Choices()
+    options = {"actor": actor} if actor else {}
     try:
         return adoption.adopt(
             vault.write,
@@ -86,7 +91,7 @@ def adopt(vault: Vault, dry: dict[str, Any], choices: Choices, actor: str) -> di
             type_map=choices.type_map(),
             move=choices.move,
             expect=adoption.expected_from(dry),
-            actor=actor,
+            **options,
         )
     except WriteRejected as rejected:
         return rejected
