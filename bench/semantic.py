@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from knowledge_desktop.engine.query import hybrid  # noqa: E402
 from knowledge_desktop.engine.query.grep_query import GrepQuery  # noqa: E402
 from knowledge_desktop.engine.vault import Vault  # noqa: E402
 from knowledge_desktop.resources import demo_vault_path  # noqa: E402
@@ -67,7 +68,14 @@ def quality() -> dict[str, dict[str, float]]:
             return evaluate(vault, labelled)
 
 
-def cost(records: int) -> dict[str, object]:
+def cost(
+    records: int, vault_dir: Path | None, recall_queries: int, synthesise: bool = False
+) -> dict[str, object]:
+    """Build, size, latency, recall against the exact scan, one edit; on a copy of
+    `bench/vaults/<records>-1`, or on `vault_dir` in place (its state kept, so a second
+    run measures the queries without embedding again)."""
+    if vault_dir is not None:
+        return _cost(vault_dir, recall_queries, synthesise)
     source = ROOT / "bench" / "vaults" / f"{records}-1"
     if not source.is_dir():
         import subprocess
@@ -85,52 +93,69 @@ def cost(records: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "vault"
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".knowledge"))
-        with Vault.open(copy) as vault:
-            started = time.perf_counter()
-            vault.reconcile()
-            scan = time.perf_counter() - started
-            vault.index_keywords()
-            started = time.perf_counter()
-            settled = vault.index_meaning()
-            build = time.perf_counter() - started
-            conn = vault.store.reader()
-            chunks = conn.execute("SELECT count(*) FROM semantic_chunks_v1").fetchone()[0]
-            size = conn.execute(
-                "SELECT sum(pgsize) FROM dbstat WHERE name IN ('semantic_chunks_v1',"
-                " 'semantic_chunks_path', 'semantic_chunks_scope')"
-            ).fetchone()[0]
-            words = [
-                "field notes survey",
-                "who leads the project",
-                "budget freeze",
-                "weekly sync",
-                "offline maps",
-                "harbour",
-                "a meeting about money",
-                "new hire onboarding",
-            ]
-            timings: dict[str, list[float]] = {m: [] for m in MODES}
-            for mode in MODES:
-                vault.search(GrepQuery(words[0], limit=10), mode)  # load the matrix once
-                for _ in range(5):
-                    for text in words:
-                        started = time.perf_counter()
-                        vault.search(GrepQuery(text, limit=10), mode)
-                        timings[mode].append((time.perf_counter() - started) * 1000)
-            target = next(copy.rglob("*.md"))
-            target.write_text(target.read_text("utf-8") + "\nOne more paragraph, edited.\n", "utf-8")
+        return _cost(copy, recall_queries)
+
+
+WORDS = [
+    "field notes survey",
+    "who leads the project",
+    "budget freeze",
+    "weekly sync",
+    "offline maps",
+    "harbour",
+    "a meeting about money",
+    "new hire onboarding",
+]
+
+
+def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str, object]:
+    with Vault.open(copy) as vault:
+        started = time.perf_counter()
+        vault.reconcile()
+        scan = time.perf_counter() - started
+        vault.index_keywords()
+        started = time.perf_counter()
+        settled = synthesised(vault) if synthesise else vault.index_meaning()
+        build = time.perf_counter() - started
+        conn = vault.store.reader()
+        chunks = conn.execute("SELECT count(*) FROM semantic_chunks_v1").fetchone()[0]
+        files = conn.execute("SELECT count(*) FROM semantic_records_v1").fetchone()[0]
+        size = conn.execute(
+            "SELECT sum(pgsize) FROM dbstat"
+            " WHERE name LIKE 'semantic_chunks%' OR name LIKE 'semantic_records%'"
+        ).fetchone()[0]
+        timings: dict[str, list[float]] = {m: [] for m in MODES}
+        for mode in MODES:
+            vault.search(GrepQuery(WORDS[0], limit=10), mode)  # load the first stage once
+            for _ in range(5):
+                for text in WORDS:
+                    started = time.perf_counter()
+                    vault.search(GrepQuery(text, limit=10), mode)
+                    timings[mode].append((time.perf_counter() - started) * 1000)
+        held = sum(v.matrix.nbytes for (db, _s), v in hybrid._cache.items() if db == str(vault.store.path))
+        overlap = None if synthesise else recall(vault, recall_queries)
+        target = sorted(copy.rglob("*.md"))[0]
+        before = target.read_text("utf-8")
+        target.write_text(before + "\nOne more paragraph, edited.\n", "utf-8")
+        try:
             vault.reconcile()
             vault.index_keywords()
             started = time.perf_counter()
             vault.index_meaning()
             edit = time.perf_counter() - started
+        finally:
+            target.write_text(before, "utf-8")
+        vault.reconcile()
+        vault.index_keywords()
+        vault.index_meaning()
     return {
-        "records": records,
+        "records": files,
         "scanSeconds": round(scan, 2),
         "embeddedFiles": settled,
         "chunks": chunks,
         "buildSeconds": round(build, 2),
-        "vectorTableMB": round((size or 0) / 1e6, 1),
+        "vectorTablesMB": round((size or 0) / 1e6, 1),
+        "firstStageInMemoryMB": round(held / 1e6, 1),
         "queryMs": {
             m: {
                 "p50": round(statistics.median(t), 1),
@@ -138,17 +163,156 @@ def cost(records: int) -> dict[str, object]:
             }
             for m, t in timings.items()
         },
+        "overlapAt10": overlap,
         "oneEditSeconds": round(edit, 3),
     }
+
+
+def synthesised(vault: Vault) -> int:
+    """Random unit vectors in the real tables instead of the model's, one per passage as
+    the projection cuts them (to time the query stage of a vault too big to embed here);
+    how many files. Leaves the tables alone when they already hold vectors."""
+    import numpy as np
+
+    from knowledge_desktop.engine.semantic.chunks import chunk_lines
+    from knowledge_desktop.engine.semantic.model import embedder
+    from knowledge_desktop.engine.store.projections import semantic as projection
+    from knowledge_desktop.engine.store.schema import keyword_tables
+
+    if vault.store.reader().execute("SELECT count(*) FROM semantic_records_v1").fetchone()[0]:
+        return 0
+    model = embedder()
+    rng = np.random.default_rng(27)
+    files = 0
+    with vault.store.write(bulk=True) as tx:
+        projection.adopt_model(tx, model)
+        for scope in vault.scopes():
+            fts, rows = keyword_tables(scope)[:2]
+            found = tx.execute(
+                f"SELECT r.path, r.sha256, r.body_line, f.body FROM {rows} r"
+                f" JOIN {fts} f ON f.rowid = r.rowid"
+            )
+            for path, sha, body_line, body in found:
+                parts = chunk_lines(str(body or "")) or [("", 0, 0)]
+                vectors = rng.standard_normal((len(parts), model.dim)).astype(np.float32)
+                vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float16)
+                mean = vectors.astype(np.float32).mean(axis=0)
+                tx.executemany(
+                    "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    [
+                        (scope, path, sha, n, (body_line or 1) + a, (body_line or 1) + b, text[:240])
+                        for n, (text, a, b) in enumerate(parts)
+                    ],
+                )
+                tx.execute(
+                    "INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)",
+                    (
+                        path,
+                        scope,
+                        (mean / np.linalg.norm(mean)).astype(np.float16).tobytes(),
+                        vectors.tobytes(),
+                    ),
+                )
+                files += 1
+            tx.execute("DELETE FROM semantic_pending_v1 WHERE scope=?", (scope,))
+            projection._stamp(tx, scope)
+    return files
+
+
+def recall(vault: Vault, count: int, k: int = 10) -> dict[str, object]:
+    """overlap@k of the two-stage neighbours with the exact scan of every passage, over
+    the labelled queries and `count` random ones (four words of random passages), for
+    several numbers of candidates, with the time of the neighbours call alone."""
+    import random
+
+    import numpy as np
+
+    from knowledge_desktop.engine.semantic.model import embedder
+
+    conn = vault.store.reader()
+    db = str(vault.store.path)
+    rng = random.Random(27)
+    top = conn.execute("SELECT max(rowid) FROM semantic_chunks_v1").fetchone()[0] or 0
+    texts = [str(q["query"]) for q in json.loads(EVAL.read_text("utf-8"))["queries"]]
+    while len(texts) < 20 + count and top:
+        row = conn.execute(
+            "SELECT text FROM semantic_chunks_v1 WHERE rowid=?", (rng.randint(1, top),)
+        ).fetchone()
+        words = [w for w in (row[0].split() if row else []) if w.isalpha() and len(w) > 3]
+        if len(words) >= 4:
+            texts.append(" ".join(rng.sample(words, 4)))
+    vectors = embedder().embed(texts)
+    scopes = list(vault.scopes())
+    exact: list[dict[str, float]] = [{} for _ in texts]
+    for scope in scopes:  # one streaming pass over every passage for all the queries
+        cursor = conn.execute("SELECT path, passages FROM semantic_records_v1 WHERE scope=?", (scope,))
+        while files := cursor.fetchmany(5_000):
+            matrix = np.frombuffer(b"".join(v for _p, v in files), dtype=np.float16).reshape(
+                -1, vectors.shape[1]
+            )
+            paths = [p for p, v in files for _ in range(len(v) // (2 * vectors.shape[1]))]
+            starts = [j for j in range(len(paths)) if j == 0 or paths[j] != paths[j - 1]]
+            best = np.maximum.reduceat(matrix.astype(np.float32) @ vectors.T, starts, axis=0)
+            for i in range(len(texts)):
+                column = best[:, i].tolist()
+                for at, score in zip(starts, column, strict=True):
+                    if score > exact[i].get(paths[at], -2.0):
+                        exact[i][paths[at]] = score
+    out: dict[str, object] = {"queries": len(texts), "labelled": 20}
+    for candidates in sorted({100, hybrid.CANDIDATES, 1000, 3000}):
+        shares: list[float] = []
+        close: list[float] = []
+        took: list[float] = []
+        for i, text in enumerate(texts):
+            q = GrepQuery(text)
+            ranked = sorted(exact[i].items(), key=lambda item: (-item[1], item[0]))[: k * 20]
+            allowed = set().union(*(hybrid._passing(conn, s, [p for p, _ in ranked], q) for s in scopes))
+            truth = [(p, score) for p, score in ranked if p in allowed][:k]
+            started = time.perf_counter()
+            near = [
+                n
+                for s in scopes
+                for n in hybrid.neighbours(conn, db, s, vectors[i], q, k, candidates=candidates)
+            ]
+            took.append((time.perf_counter() - started) * 1000)
+            found = sorted(near, key=lambda n: (-n.score, n.path))[:k]
+            shares.append(len({n.path for n in found} & {p for p, _ in truth}) / max(1, len(truth)))
+            # a neighbour scoring within 0.01 of the exact k-th is as good as a tie
+            last = truth[-1][1] if truth else 0.0
+            close.append(sum(1 for n in found if n.score >= last - 0.01) / max(1, len(truth)))
+        out[str(candidates)] = {
+            "overlapLabelled": round(statistics.fmean(shares[:20]), 3),
+            "overlapRandom": round(statistics.fmean(shares[20:]), 3) if shares[20:] else None,
+            "overlapRandomMin": round(min(shares[20:]), 2) if shares[20:] else None,
+            "withinHundredthAll": round(statistics.fmean(close), 3),
+            "neighboursMsP50": round(statistics.median(took), 1),
+        }
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, help="also measure cost on a generated vault of N records")
+    parser.add_argument(
+        "--vault",
+        type=Path,
+        help="measure cost on this generated vault in place (kept embedded between runs)",
+    )
+    parser.add_argument(
+        "--recall-queries", type=int, default=50, help="random queries for overlap@10 (default 50)"
+    )
+    parser.add_argument(
+        "--synthesise",
+        action="store_true",
+        help="random unit vectors instead of embedding (query cost only; no recall)",
+    )
     args = parser.parse_args()
     out: dict[str, object] = {"quality": quality()}
-    if args.records:
-        out["cost"] = cost(args.records)
+    if args.records or args.vault:
+        out["cost"] = cost(
+            args.records or 0, args.vault, 0 if args.synthesise else args.recall_queries, args.synthesise
+        )
     print(json.dumps(out, indent=2))
 
 

@@ -46,7 +46,7 @@ def test_the_human_summary(capsys: pytest.CaptureFixture[str], repo: RepoKit) ->
     code, out, _ = run(capsys, "entities", str(repo.root))
     assert code == 0
     assert out.splitlines()[0] == "1 decisions, 1 concepts, 3 changes, 0 memory relations"
-    assert "  symbols    not-analyzed (no-symbol-discovery)" in out.splitlines()
+    assert "  symbols    complete" in out.splitlines()
 
 
 @pytest.mark.parametrize("value", ["0", "201"])
@@ -117,3 +117,30 @@ def test_a_folder_the_app_does_not_keep_is_refused_and_left_as_it_was(
     assert code == 2
     assert "not a vault the app keeps" in err
     assert not (folder / ".knowledge").exists()
+
+
+def test_symbols_prints_the_discovery_snapshot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_text("class Engine: ...\n_hidden = 1\n")
+    (tmp_path / "web.ts").write_text("export default function view() {}\n")
+    code, snapshot, _ = run(capsys, "symbols", str(tmp_path), "--json")
+    assert code == 0
+    assert [(m["path"], [s["name"] for s in m["symbols"]]) for m in snapshot["facts"]] == [
+        ("pkg/core.py", ["Engine"]),
+        ("web.ts", ["view"]),
+    ]
+    assert snapshot["coverage"]["status"] == "complete"
+    code, out, _ = run(capsys, "symbols", str(tmp_path))
+    assert out.splitlines()[-1] == "2 modules, 2 symbols; coverage complete"
+
+
+def test_entities_without_symbols_says_so(capsys: pytest.CaptureFixture[str], repo: RepoKit) -> None:
+    code, doc, _ = run(capsys, "entities", str(repo.root), "--no-symbols", "--json")
+    assert code == 0
+    assert doc["coverage"]["symbols"]["status"] == "not-analyzed"
+
+
+def test_symbols_of_a_missing_folder_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "symbols", str(tmp_path / "nope"))
+    assert code == 2
+    assert "is not a folder" in err

@@ -121,7 +121,7 @@ def _dry_human(result: dict[str, Any]) -> str:
         lines += [f"  {_safe(s['path'])}: {_safe(s['reason'])}" for s in result["skipped"]]
     if result["crossPartitionLinks"]:
         count = len(result["crossPartitionLinks"])
-        lines.append(f"links into another partition (left unresolved once adopted): {count}")
+        lines.append(f"links into another partition (they keep their targets once adopted): {count}")
         lines += [
             f"  {_safe(c['path'])}: [[{_safe(c['target'])}]] -> {_safe(c['resolvesTo'])}"
             for c in result["crossPartitionLinks"]

@@ -1,11 +1,13 @@
 """`knowledge entities`: decisions, concepts and changes of a documentation repository (issue 17).
 
-    knowledge entities REPO [--max-commits N] [--since-tag TAG] [--vault VAULT] --json
+    knowledge entities REPO [--max-commits N] [--since-tag TAG] [--vault VAULT] [--no-symbols] --json
+    knowledge symbols REPO --json
 
 Prints the `KnowledgeEntitiesV1` document (spec: knowledge-entities-extraction.md;
 docs/extraction.md); without `--json`, a short summary with each coverage
 area's status. With `--vault`, that vault's current claims are the memory
-candidates of `memoryRelations`. The command's positional is a repository,
+candidates of `memoryRelations`. `symbols` prints the discovery snapshot the
+entities link to (code modules and the names they export, issue 31). The commands' positional is a repository,
 not a vault, so it is added beside the vault commands rather than through
 their `command(...)` helper. Exit 0, or 2 for a usage error, a folder that
 cannot be read, or more than 10,000 memory relations (never cut short).
@@ -39,8 +41,38 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--since-tag", metavar="TAG", help="stop at this local tag, an ancestor of HEAD")
     p.add_argument("--vault", metavar="VAULT", help="link this vault's current claims (memoryRelations)")
+    p.add_argument(
+        "--no-symbols",
+        action="store_true",
+        help="do not read code (no defines-symbol or affected-fact links)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(standalone=cmd_entities)
+    helptext = "Code modules of a repository and the names they export (the discovery snapshot)."
+    p = sub.add_parser("symbols", help=helptext, description=helptext)
+    p.add_argument("repo", metavar="REPO", help="the repository folder")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(standalone=cmd_symbols)
+
+
+def cmd_symbols(args: argparse.Namespace) -> int:
+    from knowledge_desktop.engine.extraction.symbols.discovery import discover_symbols
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise QueryError(f"{root} is not a folder")
+    snapshot = discover_symbols(root).as_json()
+    if args.json:
+        print(json_escaped(to_json(snapshot)), end="")
+        return 0
+    for module in snapshot["facts"]:
+        names = ", ".join(s["name"] for s in module["symbols"])
+        print(f"{module['path']}  ({module['language']}){': ' + names if names else ''}")
+    cov = snapshot["coverage"]
+    codes = sorted({r["code"] for r in cov["reasons"]})
+    why = f" ({', '.join(codes)})" if codes else ""
+    print(f"{cov['modules']} modules, {cov['symbols']} symbols; coverage {cov['status']}{why}")
+    return 0
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
@@ -56,7 +88,9 @@ def cmd_entities(args: argparse.Namespace) -> int:
         with Vault.open(args.vault) as vault:
             vault.reconcile()
             memory = vault_claims(vault)
-    options = ExtractOptions(max_commits=args.max_commits, since_tag=args.since_tag)
+    options = ExtractOptions(
+        max_commits=args.max_commits, since_tag=args.since_tag, symbols=not args.no_symbols
+    )
     document = extract(Path(args.repo), options, memory)
     if args.json:
         print(json_escaped(to_json(document)), end="")

@@ -51,6 +51,11 @@ COMMANDS: tuple[Command, ...] = (
         "entities",
     ),
     Command(
+        "symbols",
+        "Code modules of a repository and the names they export (the discovery snapshot).",
+        "entities",
+    ),
+    Command(
         "extensions",
         "Installed extensions and their knowledge permissions (all off until granted).",
         "extensions",

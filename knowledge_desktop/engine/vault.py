@@ -476,8 +476,7 @@ class Vault:
     def new_record(self, text: str, **options: Any) -> dict[str, Any]:
         """Create a page, claim or relationship from a record file without the fields the
         store assigns (`write/operations/create.py`). `options`: see `make_request`."""
-        request = make_request("new", {"record": text}, **options)
-        return self.write(request, lambda ctx: create.plan_new(ctx, text))
+        return create.new_record(self.write, text, **options)
 
     def save_page(self, fence: str, text: str, **options: Any) -> dict[str, Any]:
         """Replace a page's whole file, fenced `ID:REVISION:HASH` (`write/operations/pages.py`)."""
@@ -561,12 +560,15 @@ class Vault:
 
     def search_text(self, q: GrepQuery, scope: str | None = None) -> dict[str, Any]:
         """The window's search: records, then notes (issue 25 §3, "records first where both
-        match"). A filter only records have (a record kind, type, lifecycle, date field)
+        match"); among records, those the query names exactly (title or alias) first.
+        A filter only records have (a record kind, type, lifecycle, date field)
         leaves notes out; `kind` "note" searches notes alone. `grep` stays records only,
         as the spec's search is."""
         if q.kind == grep_notes_module.NOTE:
             return self.grep_notes(q, scope)
-        records = self.grep(q, scope)
+        # A name typed whole finds its page first (issue 29 §8), not the relationships
+        # that repeat the name in their titles and outscore it on BM25.
+        records = self.grep(replace(q, names_first=True), scope)
         if not grep_notes_module.for_notes(q):
             return records
         if records["total"] is None:
@@ -878,8 +880,9 @@ class Vault:
             hits: list[dict[str, Any]] = found["hits"]
             return hits
 
+        confirm = self._mention_matcher(row) if scope else None
         result = backlinks_module.backlinks(
-            self.store.reader(), self.root, row, search if scope else None, mentions
+            self.store.reader(), self.root, row, search if scope else None, mentions, confirm
         )
         activation = self.reconciler.ontologies().get(scope) if scope else None
         ontology = activation.ontology if activation is not None else None
@@ -887,6 +890,33 @@ class Vault:
             definition = ontology.definitions.get(group["label"]) if ontology is not None else None
             group["name"] = definition.label if definition is not None and definition.label else None
         return result
+
+    def _mention_matcher(self, row: dict[str, Any]) -> Callable[[str], list[tuple[str, int]]] | None:
+        """For a person or company page, what finds it named in a file's indexed text: the
+        mention matcher `documents.get` and the entities filter of `search` use
+        (`query/mentions.py`: exact, case-aware, word-bounded), each name with its file line.
+        None for any other record, whose unlinked mentions stay the phrase search's."""
+        from knowledge_desktop.engine.query import mentions as mentions_module
+        from knowledge_desktop.engine.store.schema import keyword_tables
+
+        if row.get("kind") != "page" or row.get("type") not in mentions_module.MENTIONABLE or not row["id"]:
+            return None
+        names = mentions_module.names_of({"title": row.get("title"), "aliases": row.get("aliases")})
+        matcher = mentions_module.Names([(str(row["id"]), str(row["path"]), names)])
+        fts, rows = keyword_tables(str(row["scope"]))[:2]
+        conn = self.store.reader()
+
+        def confirm(path: str) -> list[tuple[str, int]]:
+            found = conn.execute(
+                f"SELECT r.body_line, f.body FROM {rows} r JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?",
+                (path,),
+            ).fetchone()
+            if found is None:
+                return []
+            first = int(found[0] or 1)
+            return [(m.name, first + m.line - 1) for m in matcher.find(str(found[1] or ""))]
+
+        return confirm
 
     def record_types(self) -> list[str]:
         """Every record type in the vault (page types, claim kinds, relationship labels), sorted."""

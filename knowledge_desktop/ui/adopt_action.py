@@ -215,7 +215,7 @@ class AdoptDialog(QDialog):
         if ambiguous:
             lines.append(f"Names that reach two notes (no alias made): {', '.join(map(str, ambiguous))}")
         lines += [
-            f"Link into another partition, unresolved once adopted: {c['path']} [[{c['target']}]]"
+            f"Link into another partition (it keeps its target): {c['path']} [[{c['target']}]]"
             f" -> {c['resolvesTo']}"
             for c in dry.get("crossPartitionLinks", [])
         ]

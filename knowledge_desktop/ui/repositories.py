@@ -124,9 +124,16 @@ class Extraction:
         self.lock = threading.Lock()
         self.document: dict[str, Any] | None = None
         """The last result taken on the UI thread (read by the backlinks section)."""
+        self.snapshot: dict[str, Any] | None = None
+        """The discovery snapshot (code modules and symbols) of that result, on the UI thread."""
 
     def run(self, vault: Vault | None) -> dict[str, Any]:
         """Extract now (on a worker), linking the vault's current claims."""
+        return self.run_with_symbols(vault)[0]
+
+    def run_with_symbols(self, vault: Vault | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Extract now (on a worker): the document and the discovery snapshot it linked to,
+        taken together under the lock so the two always belong to one run."""
         memory = vault_claims(vault) if vault is not None else None
         options = self.options
         with self.lock:
@@ -134,7 +141,9 @@ class Extraction:
                 self.extractor = Extractor(self.root, options)
             elif self.extractor.options != options:
                 self.extractor.set_options(options)
-            return self.extractor.extract(memory)
+            document = self.extractor.extract(memory)
+            discovery = self.extractor.last_discovery
+            return document, discovery.as_json() if discovery is not None else None
 
 
 def _moves_head(rel: str) -> bool:

@@ -6,6 +6,8 @@ to manage. Suggestions come from `Vault.suggest` on a worker under the
 Runner key "switcher", after a short pause in typing (names are cheap to
 match, so the pause is shorter than the Search pane's). Like a search, each
 request first brings the vault up to date on its worker (ui/live.py `LiveReads`).
+Closing it — Esc, or Enter on a suggestion — gives the keyboard focus back to
+the widget that had it when it popped up (issue 29 §8).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.live import LiveReads, fresh_then
 from knowledge_desktop.ui.models.search_model import KEY_ROLE, ResultDelegate, ResultsModel, suggestion_row
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.widgets.focus_return import focus_again, focused_now
 
 DEBOUNCE_MS = 50
 LIMIT = 30
@@ -46,6 +49,9 @@ class QuickSwitcher(QDialog):
         self._shown_for = ""
         """The text the listed suggestions answer (the box may have moved on)."""
         self._open_when_ready = False
+        self._return_to: QWidget | None = None
+        """The widget that had the keyboard focus when the switcher popped up."""
+        self.finished.connect(self._give_focus_back)
         self.setWindowTitle("Quick Switcher")
         self.setModal(True)
 
@@ -83,6 +89,9 @@ class QuickSwitcher(QDialog):
 
     def popup(self, vault: Vault, live: LiveReads | None = None) -> None:
         """Show empty and centred on the window, ready for typing."""
+        before = focused_now()
+        if before is not None and before.window() is not self:
+            self._return_to = before
         self.vault = vault
         self.live = live
         self.field.clear()
@@ -147,8 +156,13 @@ class QuickSwitcher(QDialog):
     def _open_index(self, index: QModelIndex) -> None:
         key = index.data(KEY_ROLE) if index.isValid() else None
         if key:
-            self.hide()
+            self.accept()  # hides it, and `finished` gives the focus back
             self.chosen.emit(str(key))
+
+    def _give_focus_back(self, _code: int) -> None:
+        to, self._return_to = self._return_to, None
+        if to is not None:
+            focus_again(to)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.field and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):

@@ -27,11 +27,14 @@ from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import lifecycle
 from knowledge_desktop.engine.write.naming import new_id
 from knowledge_desktop.ui.adopt_action import AdoptAction
+from knowledge_desktop.ui.forms.correction import correction_form, with_back
+from knowledge_desktop.ui.forms.new_records import NewRecords
+from knowledge_desktop.ui.forms.record_form import RecordForm
 from knowledge_desktop.ui.panes.activity import ActivityPane
 from knowledge_desktop.ui.panes.diagnostics import DUPLICATES
 from knowledge_desktop.ui.undo import UndoCommands
 from knowledge_desktop.ui.widgets.focus_return import focused_now, return_focus_after
-from knowledge_desktop.ui.write_forms import CorrectionForm, RecordPicker
+from knowledge_desktop.ui.write_forms import RecordPicker
 from knowledge_desktop.ui.write_ops import Operation, Subject, correction_draft, describe_receipt
 from knowledge_desktop.ui.your_name import YourName
 
@@ -49,7 +52,7 @@ class WriteActions:
         self.window = window
         self.dialog: PublishDialog | None = None
         """The confirmation dialog open now (tests drive it)."""
-        self.form: CorrectionForm | RecordPicker | None = None
+        self.form: RecordForm | RecordPicker | None = None
         """The form or picker open before the dialog (Correct…, Supersede By…, Merge Into…)."""
         self._rules: dict[QAction, Applies] = {}
         self.shown: Subject | None = None
@@ -105,6 +108,7 @@ class WriteActions:
         )  # Edit › Undo, the status bar's Undo
         self.activity.undo_requested.connect(self.undoing.run)
         self.adopt = AdoptAction(window, self._wrote, self.your_name.name)  # File › Adopt Notes…
+        self.new = NewRecords(window, self._wrote)  # File › New…
 
         self.merge_candidate = QAction("Merge…", window.diagnostics.table)
         self.merge_candidate.setStatusTip("Merge the possible duplicates this row names")
@@ -190,18 +194,22 @@ class WriteActions:
     def start_correct(self, s: Subject) -> None:
         loaded = self.window.record.loaded
         source = loaded.source if loaded is not None else ""
-        self.form = CorrectionForm(s, correction_draft(source), self.window)
-        return_focus_after(self.form, self._focus)
+        vault = self.window.vault
+        if vault is None:
+            return
         replacement_id = new_id(s.kind)  # once: the preview shows the id the file gets
 
-        def corrected(text: str) -> None:
+        def corrected(text: str) -> Operation:
             def call(write: lifecycle.Write, fences: dict[str, str], reason: str) -> dict[str, Any]:
                 return lifecycle.correct(write, fences[s.id], text, reason, replacement_id=replacement_id)
 
-            self.confirm(Operation("Correct", f"{s.label} ({s.id}) with a new record", {s.id: s.fence}, call))
+            return Operation("Correct", f"{s.label} ({s.id}) with a new record", {s.id: s.fence}, call)
 
-        self.form.chosen.connect(corrected)
-        self.form.open()
+        form = correction_form(vault, self.window.runner, s, correction_draft(source), corrected, self.window)
+        self.form = form
+        return_focus_after(form, self._focus)
+        form.chosen.connect(lambda text: with_back(self._confirmed(corrected(text)), form))
+        form.open()
 
     def start_supersede(self, s: Subject) -> None:
         wanted = RecordFilter(kind="claim", scope=s.scope)
@@ -283,9 +291,12 @@ class WriteActions:
 
     def confirm(self, op: Operation) -> None:
         """Open the one confirmation dialog for `op`."""
+        self._confirmed(op)
+
+    def _confirmed(self, op: Operation) -> PublishDialog | None:
         vault = self.window.vault
         if vault is None:
-            return
+            return None
         from knowledge_desktop.ui.publish_dialog import PublishDialog  # when first opened
 
         op.actor = self.your_name.name()
@@ -296,6 +307,7 @@ class WriteActions:
         return_focus_after(self.dialog, self._focus)
         self._focus = None
         self.dialog.open()
+        return self.dialog
 
     def _published(self, result: object) -> None:
         if isinstance(result, dict):

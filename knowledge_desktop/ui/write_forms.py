@@ -1,10 +1,8 @@
-"""The forms some write actions ask before their confirmation dialog.
+"""The picker some write actions ask before their confirmation dialog.
 
-`CorrectionForm`: the replacement record for Correct…, prefilled with the
-original's file text without the fields the store assigns. `RecordPicker`:
-the other record of Supersede By… (the replacing claim) and Merge Into… (the
-surviving page), listed on a worker and filtered as you type; an id typed in
-full is taken as it is.
+`RecordPicker`: the other record of Supersede By… (the replacing claim) and
+Merge Into… (the surviving page), listed on a worker and filtered as you
+type; an id typed in full is taken as it is. Correct…'s form is `ui/forms/`.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,7 +17,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -28,42 +24,8 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.tasks import Runner
-from knowledge_desktop.ui.write_ops import Subject
 
 PICK_LIMIT = 1000
-
-
-class CorrectionForm(QDialog):
-    """The replacement of a claim or relationship, edited as a record file."""
-
-    chosen = Signal(str)
-
-    def __init__(self, subject: Subject, draft: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Correct {subject.kind} — Knowledge Desktop")
-        self.resize(680, 560)
-        note = QLabel(
-            f"The replacement for {subject.label} ({subject.id}). It becomes a new record; "
-            "the original is kept, superseded by it. The fields the store assigns are left out."
-        )
-        note.setWordWrap(True)
-        self.editor = QPlainTextEdit(draft)
-        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.next_button = buttons.addButton("Review…", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        self.editor.textChanged.connect(
-            lambda: self.next_button.setEnabled(bool(self.editor.toPlainText().strip()))
-        )
-        layout = QVBoxLayout(self)
-        layout.addWidget(note)
-        layout.addWidget(self.editor, 1)
-        layout.addWidget(buttons)
-
-    def accept(self) -> None:
-        super().accept()
-        self.chosen.emit(self.editor.toPlainText())
 
 
 class RecordPicker(QDialog):

@@ -148,3 +148,35 @@ def test_a_new_link_appears_without_resetting_the_tree(
     assert group.data() == "Linked from  ·  2"
     assert "Unlinked mentions  ·  1" not in top_titles(pane)  # it links now
     assert resets == []
+
+
+def test_a_persons_mentions_are_the_mention_matchers(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """Issue 27 §4: for a person page the pane lists the mentions `documents.get` counts
+    (exact, case-aware, word-bounded names), at the line the matcher found them."""
+    kit.page(
+        "private/people/grace.md",
+        "pg_grace",
+        "Grace Hopper",
+        "Admiral.\n",
+        type="person",
+        aliases=["Amazing"],
+    )
+    kit.page("private/notes/fair.md", "pg_fair", "Fair", "Stalls and rides.\n\nWe met Grace Hopper there.\n")
+    kit.page("private/notes/hymn.md", "pg_hymn", "Hymn", "An amazing grace hopper of a tune.\n")
+    kit.page("private/notes/ship.md", "pg_ship", "Ship", "The Amazing sailed at dawn.\n")
+    pane = show(qtbot, open_window(kit.root), "pg_grace")
+    group = pane.model.find_key("mentions")
+    assert group.data() == "Unlinked mentions  ·  2", "the lower-case words are no mention"
+    fair = pane.model.index(0, 0, pane.model.find_key("mentions", "mention:private/notes/fair.md"))
+    assert fair.data() == "We met Grace Hopper there."
+    number = (kit.root / "private/notes/fair.md").read_text().splitlines().index(
+        "We met Grace Hopper there."
+    ) + 1
+    assert fair.data(LINE_ROLE) == number
+    start, end = fair.data(MARK_ROLE)
+    assert fair.data()[start:end] == "Grace Hopper"
+    ship = pane.model.index(0, 0, pane.model.find_key("mentions", "mention:private/notes/ship.md"))
+    start, end = ship.data(MARK_ROLE)
+    assert ship.data()[start:end] == "Amazing"

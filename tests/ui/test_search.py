@@ -23,7 +23,6 @@ from knowledge_desktop.ui.models.search_model import (
     plain_passage,
     suggestion_row,
 )
-from knowledge_desktop.ui.panes.record import RENDERED_TAB
 from knowledge_desktop.ui.panes.search import SearchPane
 from tests.vaultkit import VaultKit, wait_idle
 
@@ -175,16 +174,18 @@ def test_enter_on_an_exact_name_or_id_opens_it(qtbot: QtBot, pane: SearchPane, t
     assert window_of(pane).current_path == "private/notes/harbour.md"
 
 
-def test_enter_without_an_exact_match_opens_the_first_hit_rendered(qtbot: QtBot, pane: SearchPane) -> None:
-    """The hit opens as the rendered record, not the Source tab at its line (issue 29, §8)."""
+def test_enter_without_an_exact_match_opens_the_first_hit(
+    qtbot: QtBot, pane: SearchPane, vault: VaultKit
+) -> None:
+    lines = (vault.root / "private/claims/ferry.md").read_text("utf-8").splitlines()
+    body_line = next(n for n, line in enumerate(lines, 1) if "every morning" in line)
     QTest.keyClicks(pane.field, "ferry morning")
     with qtbot.waitSignal(pane.open_requested, timeout=10_000) as opened:
         QTest.keyClick(pane.field, Qt.Key.Key_Return)  # before the debounce fires: waits for the hits
-    assert opened.args == ["private/claims/ferry.md", 0]
-    window = window_of(pane)
-    wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.record.loaded is not None)
-    assert window.record.tabs.currentIndex() == RENDERED_TAB
+    assert opened.args == ["private/claims/ferry.md", 0]  # the record, rendered (issue 29 §8)
+    with qtbot.waitSignal(pane.open_requested, timeout=10_000) as opened:
+        QTest.keyClick(pane.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert opened.args == ["private/claims/ferry.md", body_line]  # the line of the matched passage
 
 
 def test_arrows_move_through_results_and_enter_opens_the_chosen_one(qtbot: QtBot, pane: SearchPane) -> None:

@@ -67,7 +67,7 @@ def test_search_pane_lists_records_then_notes_and_opens_a_note_hit(qtbot: QtBot,
     assert pane.summary.text().startswith("2 results")
     with qtbot.waitSignal(pane.open_requested, timeout=5000) as opened:
         pane.results.activated.emit(pane.model.index(1, 0))
-    assert opened.args == ["Harbour walk.md", 0]  # rendered, not the source at the line (issue 29, §8)
+    assert opened.args == ["Harbour walk.md", 0]  # rendered; Shift+Enter would give its line
     # the kind filter can ask for notes alone
     pane.kind.setCurrentIndex(pane.kind.findData("note"))
     qtbot.waitUntil(lambda: not pane.timer.isActive(), timeout=5000)

@@ -109,7 +109,7 @@ def test_filters_by_time_field_kind_range_and_inactive(
     pane.controls.until.set_value(date(2026, 9, 10))
     assert titles(settle(qtbot, window)) == []
     assert pane.results.currentWidget() is pane.empty
-    assert pane.focus_target() is pane.controls.scope  # the hidden list would take the focus out of sight
+    assert pane.focus_target() is pane.controls.kind  # the hidden list would take the focus out of sight
     pane.controls.inactive.setChecked(True)
     assert titles(settle(qtbot, window)) == ["Old plan"]
     pane.controls.until.set_value(None)
@@ -122,15 +122,15 @@ def test_entity_scope_follows_the_page_in_focus(
 ) -> None:
     window = open_window(dated.root)
     pane = settle(qtbot, window)
-    choose(pane.controls.scope, "entity")
-    settle(qtbot, window)
-    assert "Open a page" in pane.empty.text()
+    assert pane.controls.chip.text() == "Whole vault"  # no page open yet
+    assert len(titles(pane)) == 4
     window.open_record("pg_ada")
+    qtbot.waitUntil(lambda: pane.controls.chip.text() == "Scoped to Ada", timeout=5000)
     assert titles(settle(qtbot, window)) == ["Ship on Friday", "Ada writes the memo"]
-    assert pane.controls.scope.currentText() == "Page: Ada"
     window.open_record("cl_late")  # a claim: the timeline stays on the last page
     assert titles(settle(qtbot, window)) == ["Ship on Friday", "Ada writes the memo"]
     window.open_record("pg_bob")
+    qtbot.waitUntil(lambda: pane.controls.chip.text() == "Scoped to Bob", timeout=5000)
     assert titles(settle(qtbot, window)) == ["Bob calls late"]
 
 
@@ -140,7 +140,7 @@ def test_entity_timeline_grouped_by_source(
     window = open_window(dated.root)
     pane = settle(qtbot, window)
     window.open_record("pg_ada")
-    choose(pane.controls.scope, "entity")
+    qtbot.waitUntil(pane.controls.page_scope, timeout=5000)
     pane.controls.by_source.setChecked(True)
     settle(qtbot, window)
     assert not pane.controls.field.isEnabled()
@@ -252,7 +252,7 @@ def test_controls_are_saved_and_restored(qtbot: QtBot, settings: QSettings) -> N
     runner = first.runner
     runner.setParent(first)  # it goes with the pane, deleted on this thread
     first.controls.mode_chronicle.setChecked(True)
-    choose(first.controls.scope, "entity")
+    first.controls.chip.pin.setChecked(True)  # on the whole vault: no page is open
     choose(first.controls.field, "due_at")
     choose(first.controls.order, "desc")
     first.controls.since.set_value(date(2026, 9, 1))
@@ -269,7 +269,7 @@ def test_controls_are_saved_and_restored(qtbot: QtBot, settings: QSettings) -> N
     qtbot.addWidget(second)
     second.restore_settings(settings)
     assert second.controls.mode_chronicle.isChecked()
-    assert second.controls.scope.currentData() == "entity"
+    assert second.controls.chip.pinned_to_vault()
     assert second.controls.field.currentData() == "due_at"
     assert second.controls.order.currentData() == "desc"
     assert second.controls.since.value() == date(2026, 9, 1)

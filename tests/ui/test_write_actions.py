@@ -182,13 +182,7 @@ def test_merge_from_a_possible_duplicates_row(
     qtbot.waitUntil(lambda: pane.code_box.itemText(1) != "Possible duplicates (1)", timeout=20_000)
 
 
-def test_supersede_by_a_picked_claim_then_undo(
-    qtbot: QtBot, open_window: OpenWindow, people: VaultKit
-) -> None:
-    """Supersede By… picks the replacing claim; Undo Supersession restores the claim
-    (spec: corrections-and-merges, Supersede and its undo)."""
-    people.claim("private/claims/coffee.md", "cl_coffee", "Ada likes coffee", entities=["pg_ada"])
-    window = open_window(people.root, watch=False)
+def supersede_tea(qtbot: QtBot, window: MainWindow) -> dict[str, Any]:
     show(qtbot, window, TEA)
     window.writes.supersede.trigger()
     picker: Any = window.writes.form
@@ -198,6 +192,17 @@ def test_supersede_by_a_picked_claim_then_undo(
     qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     receipt = publish(qtbot, planned(qtbot, window), "she switched")
     assert isinstance(receipt, dict)
+    return receipt
+
+
+def test_supersede_by_a_picked_claim_then_undo(
+    qtbot: QtBot, open_window: OpenWindow, people: VaultKit
+) -> None:
+    """Supersede By… picks the replacing claim; Undo Supersession restores the claim
+    (spec: corrections-and-merges, Supersede and its undo)."""
+    people.claim("private/claims/coffee.md", "cl_coffee", "Ada likes coffee", entities=["pg_ada"])
+    window = open_window(people.root, watch=False)
+    receipt = supersede_tea(qtbot, window)
     assert receipt["operation"] == "supersede"
     qtbot.waitUntil(lambda: window.record.loaded.view["lifecycle"] == "superseded")  # type: ignore[union-attr]
     window.writes.refresh()
@@ -214,20 +219,23 @@ def test_supersede_by_a_picked_claim_then_undo(
 def test_correct_is_a_form_prefilled_from_the_original(
     qtbot: QtBot, open_window: OpenWindow, people: VaultKit
 ) -> None:
-    """Correct… opens the original's file without the fields the store assigns; the
-    edited text is published as the replacement, the original superseded by it (spec:
-    corrections-and-merges, Correct a claim)."""
+    """Correct… opens the original's file without the fields the store assigns (its
+    Advanced tab shows the file); the edited text is published as the replacement, the
+    original superseded by it (spec: corrections-and-merges, Correct a claim). The form's
+    fields: tests/ui/test_record_forms.py."""
     window = open_window(people.root, watch=False)
     show(qtbot, window, TEA)
     window.writes.correct.trigger()
     form: Any = window.writes.form
+    form.tabs.setCurrentIndex(1)
     draft = form.editor.toPlainText()
     assert "title: Ada likes tea" in draft
     assert "attribution: Ada in the stand-up" in draft
     for assigned in ("id:", "revision:", "lifecycle:", "recorded_at:", "updated_at:"):
         assert f"\n{assigned}" not in draft
     form.editor.setPlainText(draft.replace("Ada likes tea", "Ada likes green tea"))
-    form.accept()
+    form.review_button.click()
+    qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     dialog = planned(qtbot, window)
     text = diff_text(dialog)
     assert "(new file)" in text or "+title: Ada likes green tea" in text

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.engine.records import frontmatter as fm
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.test_write_actions import ADA, LOVELACE, TEA, diff_text, planned, publish, show
+from tests.ui.test_write_actions import ADA, LOVELACE, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
@@ -33,19 +33,6 @@ def people(kit: VaultKit) -> VaultKit:
     kit.claim(TEA, "cl_tea", "Ada likes tea", entities=["pg_ada"])
     kit.claim("private/claims/coffee.md", "cl_coffee", "Ada likes coffee", entities=["pg_ada"])
     return kit
-
-
-def supersede_tea(qtbot: QtBot, window: MainWindow) -> dict[str, Any]:
-    show(qtbot, window, TEA)
-    window.writes.supersede.trigger()
-    picker: Any = window.writes.form
-    qtbot.waitUntil(lambda: picker.list.count() > 0)
-    picker.choose("cl_coffee")
-    picker.accept()
-    qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
-    receipt = publish(qtbot, planned(qtbot, window), "she switched")
-    assert isinstance(receipt, dict)
-    return receipt
 
 
 def test_the_withdraw_dialog_says_before_its_button_that_a_withdrawal_is_final(
@@ -170,8 +157,10 @@ def test_the_correct_preview_shows_the_id_and_text_that_are_written(
     show(qtbot, window, TEA)
     window.writes.correct.trigger()
     form: Any = window.writes.form
+    form.tabs.setCurrentIndex(1)  # Advanced: the file as text
     form.editor.setPlainText(form.editor.toPlainText().replace("Ada likes tea", "Ada likes green tea"))
-    form.accept()
+    form.review_button.click()
+    qtbot.waitUntil(lambda: window.writes.dialog is not None, timeout=20_000)
     dialog = planned(qtbot, window)
     assert dialog.preview is not None
     (new_file,) = [d for d in dialog.preview.diffs if d.new_file]

@@ -106,7 +106,9 @@ def references(
     out = []
     for ref in refs:
         status, record_id, path = resolve(conn, scope, source, ref["kind"], ref["target"], seen)
-        out.append({**ref, "status": status, "id": record_id, "path": path})
+        # judged within the partition only: the vault's word that the link crossed into
+        # another partition would tell of a record the extension cannot read
+        out.append({**ref, "status": status, "id": record_id, "path": path, "crossPartition": False})
     return tuple(out)
 
 

@@ -36,3 +36,12 @@ METADATA_LINES = 40
 
 MAX_REASONS = 1_000
 """Coverage reasons kept per area; the rest are counted in one `reasons-capped` entry."""
+
+# Code-symbol discovery (issue 31). The spec bounds documents; code gets bounds of the
+# same shape, sized for source files: a generated bundle past 1 MiB is not a module a
+# concept is defined in, and a file exporting thousands of names is generated too.
+MAX_CODE_FILES = 10_000
+MAX_CODE_FILE_BYTES = 1024 * 1024
+MAX_CODE_TOTAL_BYTES = 64 * 1024 * 1024
+MAX_SYMBOLS_PER_FILE = 1_000
+MAX_SYMBOLS = 100_000

@@ -6,9 +6,10 @@ per area (`documents`, `decisions`, `concepts`, `changes`, `history`,
 `symbols`, `memory`), each `{status, reasons[, counts…]}`. An area is complete
 only when nothing was cut, unread, invalid, unresolved or ambiguous, and the
 areas read from documents inherit a partial `documents` area (a document not
-read may have held a decision). `symbols` is always `not-analyzed`: this
-engine has no code-symbol discovery, so it never emits `fact` evidence or
-`defines-symbol` links.
+read may have held a decision). `symbols` is the discovery snapshot's:
+complete when every Python, TypeScript and JavaScript file was read whole,
+partial with the reasons (bounds, syntax errors, ambiguous owners), and
+`not-analyzed` when discovery was not asked for.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from knowledge_desktop.engine.extraction.model import (
 )
 
 COMPLETE, PARTIAL, NOT_ANALYZED = "complete", "partial", "not-analyzed"
-NO_SYMBOLS = Reason(SYMBOLS, "no-symbol-discovery", detail="code symbols are not discovered by this engine")
+NO_SYMBOLS = Reason(SYMBOLS, "symbols-not-requested", detail="code-symbol discovery was turned off")
 NO_MEMORY = Reason(MEMORY, "no-memory-source", detail="no vault was given")
 
 
@@ -39,15 +40,18 @@ def build(
     counts: dict[str, dict[str, Any]],
     history_status: str,
     memory_status: str,
+    symbols_status: str = NOT_ANALYZED,
 ) -> dict[str, Any]:
     """The coverage object, reasons sorted and deduplicated, at most 1,000 per area."""
     by_area: dict[str, set[Reason]] = {area: set() for area in AREAS}
     for r in reasons:
         by_area[r.area].add(r)
-    by_area[SYMBOLS].add(NO_SYMBOLS)
+    if symbols_status == NOT_ANALYZED:
+        by_area[SYMBOLS].add(NO_SYMBOLS)
     statuses = {area: PARTIAL if by_area[area] else COMPLETE for area in AREAS}
     statuses[HISTORY] = history_status
-    statuses[SYMBOLS] = NOT_ANALYZED
+    if symbols_status == NOT_ANALYZED:
+        statuses[SYMBOLS] = NOT_ANALYZED
     statuses[MEMORY] = memory_status
     if history_status == NOT_ANALYZED:  # commits are changes too
         by_area[CHANGES].add(Reason(CHANGES, "history-not-analyzed", detail="see history"))

@@ -24,6 +24,7 @@ from typing import Any
 from knowledge_desktop.engine.extraction.bounds import MAX_ALIASES, MAX_ENTITIES, MAX_EVIDENCE, MAX_LINKS
 from knowledge_desktop.engine.extraction.model import CHANGES, CONCEPTS, DECISIONS, Found, Reason
 from knowledge_desktop.engine.extraction.parsed import resolve
+from knowledge_desktop.engine.extraction.symbols.links import Owners, link_symbols
 
 SCHEMA_VERSION = 1
 _AREA = {"decision": DECISIONS, "concept": CONCEPTS, "change": CHANGES}
@@ -41,6 +42,7 @@ def merge(finds: Iterable[Found]) -> dict[str, Found]:
                 commits=list(f.commits),
                 aliases=list(f.aliases),
                 links=list(f.links),
+                facts=list(f.facts),
                 cited=list(f.cited),
                 supersession=list(f.supersession),
             )
@@ -49,6 +51,7 @@ def merge(finds: Iterable[Found]) -> dict[str, Found]:
         have.commits += f.commits
         have.aliases += [a for a in f.aliases if a not in have.aliases]
         have.links += f.links
+        have.facts += f.facts
         have.cited += f.cited
         have.supersession += f.supersession
         have.status = have.status or f.status
@@ -57,11 +60,12 @@ def merge(finds: Iterable[Found]) -> dict[str, Found]:
 
 
 def assemble(
-    root: Path, finds: Iterable[Found], adr_paths: dict[str, str]
+    root: Path, finds: Iterable[Found], adr_paths: dict[str, str], owners: Owners | None = None
 ) -> tuple[list[dict[str, Any]], list[Reason]]:
     """Entities as JSON objects in canonical order, and the reasons assembly adds.
 
-    `adr_paths` maps each extracted ADR's path to its decision id."""
+    `adr_paths` maps each extracted ADR's path to its decision id; `owners`, when code
+    was discovered, gives the links to it (`symbols/links.py`)."""
     reasons: list[Reason] = []
     merged = merge(finds)
     exists: dict[str, bool] = {}
@@ -79,6 +83,8 @@ def assemble(
                 exists[path] = os.path.isfile(os.path.join(root, path))
             if exists[path]:
                 f.links.append(("affected-path", path))
+    if owners is not None:
+        link_symbols(merged.values(), owners, reasons)
     _ambiguous_aliases(merged.values(), reasons)
     ordered = sorted(merged)
     if len(ordered) > MAX_ENTITIES:
@@ -112,6 +118,7 @@ def _entity(f: Found, reasons: list[Reason]) -> dict[str, Any]:
     where = f.regions[0].path if f.regions else ""
     evidence: list[dict[str, Any]] = [r.as_json() for r in sorted(set(f.regions))]
     evidence += [{"kind": "commit", "sha": sha} for sha in sorted(set(f.commits))]
+    evidence += [{"kind": "fact", "factId": fact} for fact in sorted(set(f.facts))]
     if len(evidence) > MAX_EVIDENCE:
         reasons.append(Reason(area, "evidence-capped", where, f"{f.id}: {len(evidence)} pieces"))
         evidence = evidence[:MAX_EVIDENCE]
@@ -130,7 +137,7 @@ def _entity(f: Found, reasons: list[Reason]) -> dict[str, Any]:
         "name": f.name,
         "aliases": aliases,
         "evidence": evidence,
-        "links": [{"kind": k, "target": t} for k, t in links],
+        "links": [_link(link) for link in links],
     }
     if f.status is not None:
         out["status"] = f.status
@@ -138,6 +145,13 @@ def _entity(f: Found, reasons: list[Reason]) -> dict[str, Any]:
         out["date"] = f.date
     if f.conventional is not None:
         out["conventional"] = f.conventional
+    return out
+
+
+def _link(link: tuple[str, ...]) -> dict[str, str]:
+    out = {"kind": link[0], "target": link[1]}
+    if len(link) > 2:
+        out["symbol"] = link[2]
     return out
 
 

@@ -26,8 +26,18 @@ from knowledge_desktop.engine.extraction.bounds import DEFAULT_MAX_COMMITS
 from knowledge_desktop.engine.extraction.document import SCHEMA_VERSION, assemble
 from knowledge_desktop.engine.extraction.documents import DocumentCache, scan_documents
 from knowledge_desktop.engine.extraction.history import CommitCache, check_max_commits, read_history
-from knowledge_desktop.engine.extraction.model import CHANGES, DOCUMENTS, HISTORY, MEMORY, Found, Reason
+from knowledge_desktop.engine.extraction.model import (
+    CHANGES,
+    DOCUMENTS,
+    HISTORY,
+    MEMORY,
+    SYMBOLS,
+    Found,
+    Reason,
+)
 from knowledge_desktop.engine.extraction.relations import MemoryCandidate, link_memory
+from knowledge_desktop.engine.extraction.symbols.discovery import Discovery, SymbolCache, discover_symbols
+from knowledge_desktop.engine.extraction.symbols.links import Owners
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +48,8 @@ class ExtractOptions:
     """Stop at this local tag (exclusive); it must be HEAD or an ancestor of it."""
     history: bool = True
     """False: leave history out (reported `not-analyzed`), as for captured inputs."""
+    symbols: bool = True
+    """False: no code-symbol discovery (`symbols` reported `not-analyzed`)."""
 
 
 @dataclass(slots=True)
@@ -48,6 +60,9 @@ class Extractor:
     options: ExtractOptions = field(default_factory=ExtractOptions)
     documents: DocumentCache = field(default_factory=DocumentCache)
     commits: CommitCache = field(default_factory=dict)
+    symbols: SymbolCache = field(default_factory=SymbolCache)
+    last_discovery: Discovery | None = None
+    """The discovery snapshot the last run linked against (None when turned off)."""
 
     def __post_init__(self) -> None:
         check_max_commits(self.options.max_commits)
@@ -103,7 +118,13 @@ class Extractor:
                 del self.commits[sha]
         else:
             reasons.append(Reason(HISTORY, "history-not-requested"))
-        entities, more = assemble(self.repo_root, finds, adr_paths)
+        owners = None
+        self.last_discovery = None
+        if self.options.symbols:
+            self.last_discovery = discover_symbols(self.repo_root, self.symbols)
+            owners = Owners.of(self.last_discovery)
+            reasons += self.last_discovery.reasons
+        entities, more = assemble(self.repo_root, finds, adr_paths, owners)
         reasons += more
         relations: list[dict[str, Any]] = []
         memory_status = coverage.NOT_ANALYZED
@@ -119,12 +140,20 @@ class Extractor:
             HISTORY: {"head": head, **history_info},
             MEMORY: memory_counts,
         }
+        if self.last_discovery is not None:
+            counts[SYMBOLS] = self.last_discovery.counts()
         for kind, area in (("decision", "decisions"), ("concept", "concepts"), ("change", CHANGES)):
             counts[area] = {"entities": sum(1 for e in entities if e["kind"] == kind)}
         document: dict[str, Any] = {
             "schemaVersion": SCHEMA_VERSION,
             "entities": entities,
-            "coverage": coverage.build(reasons, counts, history_status, memory_status),
+            "coverage": coverage.build(
+                reasons,
+                counts,
+                history_status,
+                memory_status,
+                coverage.COMPLETE if self.options.symbols else coverage.NOT_ANALYZED,
+            ),
         }
         if relations:
             document["memoryRelations"] = relations

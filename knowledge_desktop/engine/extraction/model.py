@@ -70,8 +70,10 @@ class Found:
     regions: list[Region] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
-    links: list[tuple[str, str]] = field(default_factory=list)
-    """Resolved typed links: (kind, target)."""
+    links: list[tuple[str, ...]] = field(default_factory=list)
+    """Resolved typed links: (kind, target), or (kind, target, symbol) for `defines-symbol`."""
+    facts: list[str] = field(default_factory=list)
+    """Ids of discovery facts cited as `fact` evidence (the symbol a concept defines)."""
     cited: list[str] = field(default_factory=list)
     """Repository paths its region links to; kept as `affected-path` when they exist."""
     supersession: list[tuple[str, str]] = field(default_factory=list)

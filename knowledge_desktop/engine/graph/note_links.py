@@ -10,8 +10,9 @@ has the name, a record's title or alias matches (a note reaching a record),
 and last a non-Markdown file of the vault (images, PDFs). A Markdown link
 `[text](path)` is a path from the note's folder first.
 
-A record's wikilink that matches no record of its partition falls back to a
-note of that name (`note_for_record`).
+A record's link that its partition's rules match to nothing is read as a
+note's link would be, over the whole vault (`beyond_partition`;
+docs/decisions.md, "Links beyond a record's partition").
 
 Every lookup notes the vault-wide key it read ('f' a file name, 'N' a record
 name; `graph/keys.py`), so a note is derived again exactly when a file of a
@@ -69,16 +70,55 @@ def _vault_path(source: str, path: str) -> str | None:
     return None if rel in ("..", ".") or rel.startswith("../") else rel
 
 
-def note_for_record(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key]) -> Found | None:
-    """A record's wikilink that matched no record: the note of that file name, if any."""
+def beyond_partition(resolver: Resolver, node: RecordNode, raw: RawLink, watch: set[Key]) -> Found | None:
+    """A record's link that its partition's rules matched to nothing, read by this module's
+    rule over the whole vault (a file name or a path from the vault root, a title or alias of
+    any partition, an attachment); None when that finds nothing too. A record of its own
+    partition is found here by a path only, never by a bare file name: there its title and
+    aliases name it (records-and-ontology), so a record vault's links keep their meaning.
+    A record of another partition is reached by path alone, without its id: ids are a
+    partition's own, and the links table's id column means a record of the linking record's
+    partition."""
+    if raw.kind == "markdown":
+        rel = _vault_path(node.path, raw.target)
+        if rel is None:
+            return None
+        markdown = rel if rel.lower().endswith(".md") else f"{rel}.md"
+        watch.add(("f", "", file_key(markdown)))
+        if markdown not in resolver.nodes:
+            return None
+        return _beyond(resolver, node, raw, markdown, ()), ()
     name = raw.target.strip()
     if not name:
         return None
-    candidates = [p for p in _files(resolver, name, watch) if resolver.nodes[p].is_note]
-    if not candidates:
+    found = _files(resolver, name, watch)
+    if "/" not in name:  # a bare name: a record of the partition by its title or alias only
+        found = [p for p in found if not _own_record(resolver, node, p)]
+    if not found:
+        bare = name[:-3] if name.lower().endswith(".md") else name
+        key = normalise_name(bare)
+        watch.add(("N", "", key))
+        found = [p for scope in resolver.names.groups() for p in resolver.names.get(scope, key)]
+    if not found and "." in name.rsplit("/", 1)[-1]:
+        found = _attachments(resolver, name)
+    if not found:
         return None
-    chosen, every = pick(candidates, node.path)
-    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", None, chosen), every
+    chosen, every = pick(found, node.path)
+    return _beyond(resolver, node, raw, chosen, every), every
+
+
+def _own_record(resolver: Resolver, node: RecordNode, path: str) -> bool:
+    target = resolver.nodes[path]
+    return target.is_record and target.scope == node.scope
+
+
+def _beyond(
+    resolver: Resolver, node: RecordNode, raw: RawLink, path: str, every: tuple[str, ...]
+) -> ResolvedLink:
+    target = resolver.nodes.get(path)
+    same = target is not None and target.is_record and target.scope == node.scope
+    record_id = target.id if target is not None and same else None
+    return ResolvedLink(raw, "ambiguous" if len(every) > 1 else "resolved", record_id, path)
 
 
 def pick(candidates: Collection[str], source: str) -> tuple[str, tuple[str, ...]]:

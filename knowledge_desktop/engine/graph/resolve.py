@@ -152,8 +152,9 @@ class Resolver:
         a collection folder only when no other has that name: `links/precedence.py`)."""
         scope = node.scope or ""
         candidate, name = link_keys(raw.kind, node.rel, raw.target)
-        if candidate is None:
-            return ResolvedLink(raw, "outside")
+        if candidate is None:  # a path that leaves the partition: a file beyond it, if any
+            beyond = note_links.beyond_partition(self, node, raw, watch)
+            return beyond[0] if beyond is not None else ResolvedLink(raw, "outside")
         matches: set[str] = set()
         if candidate:
             watch.add(("p", scope, candidate))
@@ -165,9 +166,9 @@ class Resolver:
             named_paths = self.names.get(scope, name)
             if named_paths:
                 matches = matches.union(name_matches(named_paths))
-        if not matches:
-            fallback = note_links.note_for_record(self, node, raw, watch) if raw.kind == "wiki" else None
-            return fallback[0] if fallback is not None else ResolvedLink(raw, "missing")
+        if not matches:  # nothing of its partition: what lies beyond it (`graph/note_links.py`)
+            beyond = note_links.beyond_partition(self, node, raw, watch)
+            return beyond[0] if beyond is not None else ResolvedLink(raw, "missing")
         # Names that reach one page through merges are one target: the survivor
         # gains the absorbed page's title and aliases, so both match.
         if len(matches) == 1:

@@ -329,7 +329,7 @@ def _link_diagnostic(node: RecordNode, link: ResolvedLink) -> Diagnostic:
     shown = f"[[{raw.target}]]" if raw.kind == "wiki" else f"({raw.target})"
     line = node.body_line + raw.line
     if link.status == "ambiguous":
-        what = f"several notes; it goes to {link.target_path}" if link.target_path else "several records"
+        what = f"several files; it goes to {link.target_path}" if link.target_path else "several records"
         return dg.make(
             "link-ambiguous", node.path, f"link {shown} matches {what}", line=line, record_id=node.id
         )

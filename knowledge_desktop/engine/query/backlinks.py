@@ -11,7 +11,10 @@
 - `mentions`: records whose text contains its title or an alias without
   linking to or referencing it — candidates for a link. Found through the
   keyword index by the caller-supplied `search`, so this module stays free
-  of the grep service's freshness duties.
+  of the grep service's freshness duties. For a person or company page the
+  caller also passes `confirm`, the mention matcher (`query/mentions.py`):
+  only the records it finds naming the page are listed, at the line it
+  found, so the pane and `documents.get` count the same mentions.
 
 Source records are listed whatever their state (a broken record's link is
 still a link); each entry carries `lifecycle` and `eligible` so a view can
@@ -52,6 +55,9 @@ FIELD_ORDER = tuple(FIELD_NAMES)
 
 Search = Callable[[str], list[dict[str, Any]]]
 """Phrase search for one name; returns grep hits (id, path, title, snippet)."""
+Confirm = Callable[[str], list[tuple[str, int]]]
+"""The names of the record the mention matcher finds in one file's text, each with its
+file line (first first); an empty list means the file does not mention it."""
 
 
 def backlinks(
@@ -60,6 +66,7 @@ def backlinks(
     row: dict[str, Any],
     search: Search | None = None,
     mention_limit: int = MENTION_LIMIT,
+    confirm: Confirm | None = None,
 ) -> dict[str, Any]:
     record_id, scope = row["id"], row["scope"]
     out: dict[str, Any] = {
@@ -81,8 +88,8 @@ def backlinks(
     else:
         out["linked"] = _linked(conn, lines, _BY_ID, (scope, record_id))
         seen = {entry["path"] for entry in out["linked"]}
-        by_notes = _BY_PATH.format(notes=" AND c.status='note'")
-        out["linked"] += [  # notes link a record by its title, from any folder
+        by_notes = _BY_PATH.format(notes=BY_PATH_ONLY)
+        out["linked"] += [  # notes, and records beyond its partition, link a record by path
             entry
             for entry in _linked(conn, lines, by_notes, (row["path"], row["path"]))
             if entry["path"] not in seen
@@ -97,7 +104,7 @@ def backlinks(
         for group in out["references"]:
             known.update(item["path"] for item in group["items"])
         names = _names(row)
-        out["mentions"] = _mentions(lines, search, names, known, mention_limit)
+        out["mentions"] = _mentions(lines, search, names, known, mention_limit, confirm)
     out["counts"] = {
         "linked": sum(len(entry["lines"]) for entry in out["linked"]),
         "relationships": sum(len(group["items"]) for group in out["relationships"]),
@@ -123,6 +130,10 @@ _BY_PATH = _LINKED + (
     " ORDER BY c.title COLLATE NOCASE, l.src_path, l.line"
 )
 """Links to a file by path: a note's (an ambiguous link counts for the file it went to)."""
+BY_PATH_ONLY = " AND (c.status='note' OR l.target_id IS NULL)"
+"""The links to a record found by path alone: a note's, or one from beyond its partition (a
+record's link within its partition names the record's id). The same condition as
+`store/projections/links.py`'s, kept here so that this module does not load the graph."""
 
 
 def _linked(conn: sqlite3.Connection, lines: _LineCache, sql: str, params: tuple[Any, ...]) -> list[Any]:
@@ -419,20 +430,33 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 
 def _mentions(
-    lines: _LineCache, search: Search, names: list[str], known: set[str], limit: int
+    lines: _LineCache,
+    search: Search,
+    names: list[str],
+    known: set[str],
+    limit: int,
+    confirm: Confirm | None = None,
 ) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
-    for name in names:
-        if not re.search(r"\w", name):
+    for searched in names:
+        if not re.search(r"\w", searched):
             continue
-        pattern = _name_pattern(name)
-        for hit in search(name):
+        pattern = _name_pattern(searched)
+        for hit in search(searched):
             path = hit.get("path")
             if not isinstance(path, str) or path in known or path in found:
                 continue
             if len(found) >= limit:
                 return list(found.values())
-            line, context, mark = _mention_context(lines, path, hit, pattern)
+            name = searched
+            if confirm is None:
+                line, context, mark = _mention_context(lines, path, hit, pattern)
+            else:
+                named = confirm(path)
+                if not named:
+                    continue  # the words, but not the name as the page writes it
+                name, line = named[0]
+                context, mark = _exact_context(lines.get(path, line), name)
             found[path] = {
                 "id": hit.get("id"),
                 "path": path,
@@ -446,6 +470,12 @@ def _mentions(
                 "mark": mark,
             }
     return sorted(found.values(), key=lambda m: (str(m["title"] or "").casefold(), m["path"]))
+
+
+def _exact_context(text: str, name: str) -> tuple[str, list[int] | None]:
+    """The line cut around the first word-bounded, case-exact occurrence of `name`."""
+    match = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
+    return _trim(*plain_line(*_around(text, match.span() if match else None)))
 
 
 def _mention_context(

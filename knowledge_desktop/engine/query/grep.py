@@ -10,7 +10,8 @@ the query and its filters (`grep_query`), each partition's best matches
 (`grep_ranking`, with the array arithmetic in `ranking`), current records
 reached through superseded wording (`grep_superseded`), and the hits of
 the page as shown (`grep_hits`). Searching several partitions merges their
-hits by score.
+hits by score. The window's search (`names_first`) puts the records the query
+names exactly — full title or alias — before the rest.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.query.grep_hits import Hit, complete
 from knowledge_desktop.engine.query.grep_query import (
     MAX_OFFSET,
+    Condition,
     GrepQuery,
     filter_parts,
     match_expression,
@@ -42,6 +45,7 @@ def grep(
     now = q.at or now_text()
     want = q.offset + q.limit
     direct: list[Hit] = []
+    named: set[tuple[str, int]] = set()
     total = 0
     history_modes = {"active": (False,), "superseded": (True,), "all": (False, True)}
     try:
@@ -56,9 +60,11 @@ def grep(
                 count, best, matched = ranked(conn, scope, history, words, q, parts, want, probe)
                 total += count
                 direct += [Hit(scope, rowid, score, history, rid) for rowid, rid, score in best]
+                if q.names_first and not history:
+                    named |= _named(conn, scope, words, q, parts, want, direct)
                 if earlier is not None and not history:
                     reached.append((earlier, earlier.finals(matched)))
-        direct.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
+        direct.sort(key=lambda h: ((h.scope, h.rowid) not in named, -(h.score or 0.0), h.record_id))
         # one replacement per (scope, current record); they follow every direct hit,
         # so they are only looked at when the direct hits do not fill the page
         replaced = sum(len(finals) for _, finals in reached)
@@ -94,6 +100,30 @@ def grep(
             "indexedAt": max((states[s]["indexedAt"] or "" for s in scopes), default="") or None,
         },
     }
+
+
+def _named(
+    conn: sqlite3.Connection,
+    scope: str,
+    words: list[str],
+    q: GrepQuery,
+    parts: list[Condition],
+    want: int,
+    direct: list[Hit],
+) -> set[tuple[str, int]]:
+    """`names_first`: the matches of `scope` named exactly by the query, added to `direct`
+    when BM25 left them off the page; returns their (scope, rowid).
+
+    They pass the same filters and the same MATCH as every hit, so the total is unchanged,
+    and the first `want` of "named, then the rest in BM25 order" are among these and the
+    BM25 page already scored (the rest's first `want` minus the named ones are in it)."""
+    named = Condition("r.path IN (SELECT path FROM catalog_names WHERE name=?)", [normalise_name(q.query)])
+    _count, best, _matched = ranked(conn, scope, False, words, q, [*parts, named], want)
+    have = {(h.scope, h.rowid) for h in direct}
+    direct += [
+        Hit(scope, rowid, score, False, rid) for rowid, rid, score in best if (scope, rowid) not in have
+    ]
+    return {(scope, rowid) for rowid, _rid, _score in best}
 
 
 def scope_state(conn: sqlite3.Connection, scope: str) -> dict[str, Any]:

@@ -42,6 +42,11 @@ class GrepQuery:
     within: tuple[str, tuple[object, ...]] | None = None
     """An SQL condition on a rows table (alias `r`) and its values that a hit must meet
     too: what a reader may see (`api/visibility.py`), applied before ranking and counting."""
+    names_first: bool = False
+    """The window's search (issue 29 §8): current records whose full title or an alias is
+    the query (normalised as exact lookup compares names) come before the other hits, which
+    keep BM25 order. The spec's grep (CLI, MCP, extensions) leaves this off: its order is
+    BM25 alone, and a person page scored below the relationships that repeat its name."""
 
 
 def validate(q: GrepQuery) -> list[str]:

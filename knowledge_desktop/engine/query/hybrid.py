@@ -2,8 +2,9 @@
 Search and documents, asks for the hybrid).
 
 - *keyword*: BM25 over title, aliases and body (`grep`), any of the query's words;
-- *semantic*: the query's vector against every passage vector of the partitions
-  (`store/projections/semantic.py`), a record scoring as its best passage;
+- *semantic*: the query's vector against one vector per file of the partitions
+  (`store/projections/semantic.py`), then against every passage of the files nearest,
+  a record scoring as its best passage (`neighbours`);
 - *hybrid*: both lists fused by reciprocal rank fusion (each list adds 1/(K + rank)),
   which needs no calibration between BM25 scores and cosines.
 
@@ -54,15 +55,21 @@ class Neighbour:
     """The rowid of the best passage in `semantic_chunks_v1`."""
 
 
+CANDIDATES = 1000
+"""How many files the first stage (one vector a file) hands the second (their passages).
+A trade measured at 10k (bench/RESULTS.md, "Search by meaning"): 300 keep about two
+thirds of the exact scan's top 10 (most of the rest near-ties) for 29 ms; 1,000 keep
+0.85-0.9 for three times the second stage. A result a person misses costs more than
+tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
+
+
 @dataclass(slots=True)
 class _Loaded:
     generation: int
     model: str | None
     matrix: NDArray[np.float32]
+    """One row per file: the normalised mean of its passages' vectors."""
     paths: list[str]
-    rowids: NDArray[np.int64]
-    starts: NDArray[np.intp]
-    """Index of each record's first row (rows are grouped by path)."""
 
 
 _cache: dict[tuple[str, str], _Loaded] = {}
@@ -70,16 +77,16 @@ _cache_lock = threading.Lock()
 
 
 def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
-    """A partition's vectors, read from SQLite once per generation and kept in memory."""
+    """A scope's file vectors, read from SQLite once per generation and kept in memory
+    (float32: numpy has no fast float16 product; 1 KB a file, 100 MB at 100k)."""
     generation = projection.generation(conn, scope)
     model = projection.model_of(conn)
     with _cache_lock:
         held = _cache.get((db, scope))
         if held is not None and held.generation == generation and held.model == model:
             return held
-    matrix, paths, rowids = projection.load(conn, scope, dim)
-    starts = np.flatnonzero(np.r_[True, np.asarray(paths[1:], dtype=object) != np.asarray(paths[:-1])])
-    loaded = _Loaded(generation, model, matrix, paths, rowids, starts.astype(np.intp))
+    matrix, paths = _load(conn, scope, dim)
+    loaded = _Loaded(generation, model, matrix, paths)
     with _cache_lock:
         _cache[(db, scope)] = loaded
     return loaded
@@ -93,30 +100,56 @@ def neighbours(
     q: GrepQuery,
     limit: int,
     keep: Callable[[str], bool] | None = None,
+    candidates: int = CANDIDATES,
 ) -> list[Neighbour]:
     """The records of `scope` nearest `vector` that pass `q`'s filters (and `keep`, by
-    path), best first. Records left out are never counted in the ranks of the others."""
+    path), best first, each scored as its best passage. Records left out are never
+    counted in the ranks of the others.
+
+    Two stages: the files' own vectors pick the `candidates` nearest files that pass the
+    filters, then those files' passages are read and scored exactly. Scanning every
+    passage instead costs thirteen times more at 100k (1.3 M passages); what it would
+    rank differently is measured in bench/RESULTS.md."""
     loaded = _matrix(conn, db, scope, int(vector.shape[0]))
     if not loaded.paths:
         return []
-    sims = loaded.matrix @ vector
-    best = np.maximum.reduceat(sims, loaded.starts)
-    found: list[Neighbour] = []
+    wanted = max(candidates, limit)
+    sims = _dot(loaded.matrix, vector)
+    kept: list[str] = []
     taken = 0
-    step = max(limit * 4, 64)
-    while taken < len(best) and len(found) < limit:
-        window = _top(best, taken + step)[taken:]
+    step = wanted * 2
+    while taken < len(sims) and len(kept) < wanted:
+        window = _top(sims, taken + step)[taken:]
         taken += len(window)
-        candidates = {loaded.paths[int(loaded.starts[i])]: int(i) for i in window}
-        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, list(candidates), q)
-        for path, i in candidates.items():
-            if path in allowed and len(found) < limit and (keep is None or keep(path)):
-                start = int(loaded.starts[i])
-                stop = int(loaded.starts[i + 1]) if i + 1 < len(loaded.starts) else len(loaded.paths)
-                row = start + int(np.argmax(sims[start:stop]))
-                found.append(Neighbour(scope, path, float(best[i]), int(loaded.rowids[row])))
+        paths = [loaded.paths[int(i)] for i in window]
+        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, paths, q)
+        kept += [p for p in paths if p in allowed and (keep is None or keep(p))][: wanted - len(kept)]
         step *= 4
+    if not kept:
+        return []
+    matrix, files, starts = _passages(conn, kept, int(vector.shape[0]))
+    if not files:
+        return []
+    scores = _dot(matrix, vector)
+    best = np.maximum.reduceat(scores, starts)
+    ends = [*starts[1:], len(scores)]
+    found: list[Neighbour] = []
+    for i in sorted(range(len(files)), key=lambda i: (-float(best[i]), files[i])):
+        place = int(np.argmax(scores[starts[i] : ends[i]]))
+        rowid = _passage_row(conn, files[i], place)
+        if rowid is not None:
+            found.append(Neighbour(scope, files[i], float(best[i]), rowid))
+            if len(found) == limit:
+                break
     return found
+
+
+def _dot(matrix: NDArray[np.float32], vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each row's dot product with `vector`, on this thread. `matrix @ vector` goes to
+    OpenBLAS, which wakes its worker threads for it: on a busy machine that wait cost the
+    second stage 50 ms for a product of 0.2 ms (bench/RESULTS.md)."""
+    out: NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
+    return out
 
 
 def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:
@@ -354,11 +387,10 @@ def related(
     where to look (the record's partition and the notes by default)."""
     if scopes is None:
         scopes = [path.split("/", 1)[0], NOTES] if "/" in path else [NOTES]
-    own = conn.execute("SELECT vector FROM semantic_chunks_v1 WHERE path=?", (path,)).fetchall()
-    if not own:
+    own = conn.execute("SELECT vector FROM semantic_records_v1 WHERE path=?", (path,)).fetchone()
+    if own is None:
         return []
-    vectors = np.stack([np.frombuffer(v, dtype=projection.STORED).astype(np.float32) for (v,) in own])
-    centre = vectors.mean(axis=0)
+    centre = np.frombuffer(own[0], dtype=projection.STORED).astype(np.float32)
     norm = float(np.linalg.norm(centre))
     if norm == 0:
         return []
@@ -424,3 +456,52 @@ def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
             )
         )
     return found
+
+
+# -- reading the projection's vectors ------------------------------------------------
+
+
+def _load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str]]:
+    """A scope's file vectors (the first stage) as one float32 matrix, with each row's path."""
+    paths: list[str] = []
+    blobs: list[bytes] = []
+    for path, vector in conn.execute(
+        "SELECT path, vector FROM semantic_records_v1 WHERE scope=? ORDER BY path", (scope,)
+    ):
+        paths.append(path)
+        blobs.append(vector)
+    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
+    return matrix, paths
+
+
+def _passages(
+    conn: sqlite3.Connection, paths: list[str], dim: int
+) -> tuple[NDArray[np.float32], list[str], list[int]]:
+    """The passage vectors of `paths` (the second stage) as one matrix, a file's rows
+    together: the files found, and the row each one's passages start at."""
+    files: list[str] = []
+    starts: list[int] = []
+    blobs: list[bytes] = []
+    rows = 0
+    for start in range(0, len(paths), 500):
+        some = paths[start : start + 500]
+        marks = ",".join("?" * len(some))
+        for path, blob in conn.execute(
+            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
+        ):
+            count = len(blob) // (dim * projection.STORED().itemsize)
+            if count:
+                files.append(path)
+                starts.append(rows)
+                blobs.append(blob)
+                rows += count
+    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
+    return matrix, files, starts
+
+
+def _passage_row(conn: sqlite3.Connection, path: str, place: int) -> int | None:
+    """The rowid in `semantic_chunks_v1` of a file's passage number `place`."""
+    row = conn.execute(
+        "SELECT rowid FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk LIMIT 1 OFFSET ?", (path, place)
+    ).fetchone()
+    return int(row[0]) if row else None

@@ -145,6 +145,7 @@ def show(conn: sqlite3.Connection, root: Path, row: dict[str, Any]) -> dict[str,
             "id": tid,
             "path": tpath,
             "embed": kind in EMBED_KINDS,
+            "crossPartition": tpath is not None and _partition(tpath) != _partition(path),
         }
         for kind, text, label, line, status, tid, tpath in links_projection.links_from(conn, path)
     ]
@@ -292,3 +293,8 @@ def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, An
         "diagnostics": severity,
         "scopes": scopes,
     }
+
+
+def _partition(path: str) -> str | None:
+    """The top-level folder a vault path lies in; None at the vault root."""
+    return path.split("/", 1)[0] if "/" in path else None

@@ -2,7 +2,10 @@
 
 - `timeline`: dated records, optionally about one entity, of one exact
   record type, on one date field, inside a range, in either order; current
-  records by default, or also superseded and expired ones.
+  records by default, or also superseded and expired ones. An entity's records
+  are those naming it (entities, owner, endpoints, evidence sources), the page
+  itself, and what it takes part in: the records at the other end of its
+  relationships (the meeting a person attended).
 - `group="source"` with an entity: one row per dated source connected to the
   entity by a relationship or a sourced claim, dated by the source.
 - `chronicle_day`: one day (or its Monday–Sunday week) in an IANA zone.
@@ -28,11 +31,46 @@ from knowledge_desktop.engine.store.projections import temporal as temporal_proj
 from knowledge_desktop.engine.store.projections.keyword import TIME_FIELDS, stamp
 
 RESPONSE_BUDGET = 24 * 1024
-CURRENT = (
-    "c.eligible=1 AND (c.active_from IS NULL OR c.active_from <= :now) AND "
-    "(c.active_until IS NULL OR c.active_until > :now)"
-)
-INACTIVE_TOO = "c.valid=1 AND c.duplicate=0 AND c.deps_ok=1 AND c.lifecycle IN ('active', 'superseded')"
+
+
+def _current(alias: str) -> str:
+    """The catalog row `alias` is a current record: eligible and inside its active window."""
+    return (
+        f"{alias}.eligible=1 AND ({alias}.active_from IS NULL OR {alias}.active_from <= :now) AND "
+        f"({alias}.active_until IS NULL OR {alias}.active_until > :now)"
+    )
+
+
+def _inactive_too(alias: str) -> str:
+    """The catalog row `alias` is current, superseded or expired, never withdrawn or broken."""
+    return (
+        f"{alias}.valid=1 AND {alias}.duplicate=0 AND {alias}.deps_ok=1"
+        f" AND {alias}.lifecycle IN ('active', 'superseded')"
+    )
+
+
+CURRENT = _current("c")
+INACTIVE_TOO = _inactive_too("c")
+
+
+def _takes_part_in(eligibility: str) -> str:
+    """Paths of the records at the other end of the entity's relationships.
+
+    A person takes part in a meeting through an `attended` relationship, works at a
+    company through `works_at`: the meeting is an endpoint association of the person
+    (spec: retrieval-and-dates, Dates and Chronicle — endpoints associate, mentions do
+    not), so the person's timeline shows it. Only a relationship that is itself
+    current (or, with include_inactive, superseded or expired) connects them: a
+    withdrawn "attended" proves nothing.
+    """
+    live = _current("r") if eligibility == "current" else _inactive_too("r")
+    return (
+        "SELECT o.path FROM associations_v1 a"
+        f" JOIN catalog r ON r.path = a.path AND r.kind = 'relationship' AND {live}"
+        " JOIN associations_v1 b ON b.path = a.path AND b.via IN ('from', 'to') AND b.entity_id != :entity"
+        " JOIN catalog o ON o.id = b.entity_id AND o.scope = b.scope"
+        " WHERE a.entity_id = :entity AND a.via IN ('from', 'to')"
+    )
 
 
 def timeline(
@@ -130,7 +168,8 @@ def timeline(
         # One IN list (not an OR) so the planner starts from the entity's few paths.
         where.append(
             "t.path IN (SELECT path FROM associations_v1 WHERE entity_id = :entity"
-            " AND via != 'source_event' UNION SELECT path FROM catalog WHERE id = :entity)"
+            " AND via != 'source_event' UNION SELECT path FROM catalog WHERE id = :entity"
+            f" UNION {_takes_part_in(eligibility)})"
         )
     if time_field == "occurred_at" and kind != "meeting":
         # A shared event claim with source_event: true stands for its meeting.
@@ -233,7 +272,7 @@ def _by_source(
     scope_sql = "AND c.scope = :scope" if scope else ""
     # Records about the entity: relationships with it as an endpoint, claims naming it.
     about = conn.execute(
-        f"SELECT c.path, c.id, c.kind, c.type, c.scope FROM associations_v1 a JOIN catalog c"
+        f"SELECT DISTINCT c.path, c.id, c.kind, c.type, c.scope FROM associations_v1 a JOIN catalog c"
         f" ON c.path = a.path WHERE a.entity_id = :entity AND a.via IN"
         f" ('entities','owner','from','to') AND {ok} {scope_sql}",
         params,
@@ -375,14 +414,24 @@ def chronicle_day(
     kind: str | None = None,
     scope: str | None = None,
     notes: bool = False,
+    entity: str | None = None,
 ) -> dict[str, Any]:
+    """One day (or week) of dated records; with `entity`, only that page's (as `timeline`)."""
     low, high = day_span(day, tz, week)
     # A date-only value is a calendar date with no zone: it belongs to its own date
     # in every zone, never to the UTC day it would start (spec: retrieval-and-dates,
     # Dates and Chronicle). Only timestamps are placed through the zone.
     calendar = day_span(day, "UTC", week)
     result = timeline(
-        conn, kind=kind, scope=scope, span=(low, high), calendar=calendar, tz=tz, limit=500, notes=notes
+        conn,
+        entity=entity,
+        kind=kind,
+        scope=scope,
+        span=(low, high),
+        calendar=calendar,
+        tz=tz,
+        limit=500,
+        notes=notes,
     )
     return {
         "items": result["items"],

@@ -176,6 +176,13 @@ def _destination(raw: str) -> str | None:
     return target.strip() or None
 
 
+def property_text(body: str) -> str:
+    """The Logseq property lines the body opens with, as written ("" when none): a note
+    reads no links in them, a record would (adopting, `write/operations/adopt.py`)."""
+    taken = _properties(body)[1]
+    return "\n".join(body.split("\n", taken)[:taken]) if taken else ""
+
+
 def _properties(body: str) -> tuple[dict[str, str], int]:
     """Logseq page properties: the `key:: value` lines the body opens with, and how many
     lines of the body (blank ones before them included) they take."""

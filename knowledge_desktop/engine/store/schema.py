@@ -90,6 +90,7 @@ PROJECTION_TABLES = (
     "note_names_v1",
     "semantic_pending_v1",
     "semantic_chunks_v1",
+    "semantic_records_v1",
     "semantic_state_v1",
     "projection_meta",
 )
@@ -317,8 +318,9 @@ CREATE TABLE IF NOT EXISTS keyword_state_v1 (
 );
 
 -- search by meaning (store/projections/semantic.py): files whose passages the next search
--- by meaning must (re)embed or drop, one float16 vector per passage, per scope a generation
--- (bumped when its vectors change) and, under scope '', the model that made them
+-- by meaning must (re)embed or drop, each passage's place and start, each file's float16
+-- vectors, per scope a generation (bumped when its vectors change) and, under scope '', the
+-- model that made them
 CREATE TABLE IF NOT EXISTS semantic_pending_v1 (
     path TEXT PRIMARY KEY,
     scope TEXT NOT NULL
@@ -331,11 +333,19 @@ CREATE TABLE IF NOT EXISTS semantic_chunks_v1 (
     chunk INTEGER NOT NULL,        -- 0-based, as documents.get counts chunks
     line_start INTEGER NOT NULL,   -- 1-based file lines of the passage
     line_end INTEGER NOT NULL,
-    text TEXT NOT NULL,            -- the passage's start, for a snippet
-    vector BLOB NOT NULL           -- float16 x dim, unit length
+    text TEXT NOT NULL             -- the passage's start, for a snippet
 );
 CREATE INDEX IF NOT EXISTS semantic_chunks_path ON semantic_chunks_v1(path);
 CREATE INDEX IF NOT EXISTS semantic_chunks_scope ON semantic_chunks_v1(scope, path, chunk);
+-- per embedded file, the first stage of a search by meaning (query/hybrid.py) reads
+-- `vector`, the second `passages`
+CREATE TABLE IF NOT EXISTS semantic_records_v1 (
+    path TEXT PRIMARY KEY,
+    scope TEXT NOT NULL,
+    vector BLOB NOT NULL,          -- float16 x dim, unit length: its passages' mean
+    passages BLOB NOT NULL         -- float16 x dim per passage, unit length, in chunk order
+);
+CREATE INDEX IF NOT EXISTS semantic_records_scope ON semantic_records_v1(scope, path);
 CREATE TABLE IF NOT EXISTS semantic_state_v1 (
     scope TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,

@@ -1,21 +1,15 @@
-"""Reading plain notes as Obsidian, Foam and zk write them: titles, aliases, tags, wikilinks.
+"""Reading plain notes as Obsidian, Foam and zk write them: titles, aliases, tags.
 
-Adopting a folder of notes (`operations/adopt.py`) has to keep every link
-working, so it first has to know what each link meant to the tool that wrote
-it. Obsidian resolves `[[target]]` (and `![[target]]`, `[[target#Heading]]`,
-`[[target|label]]`) by file name, ignoring case and the `.md` suffix: a target
-is first a path from the vault's root; failing that, one with a `/` is the end
-of a path, and a bare name a file name — when several files share it, the one in the
-linking note's folder, else the one nearest the root — and, failing a file, a
-note's frontmatter alias. `ObsidianIndex` is that rule; what our resolver
-needs to reach the same note (an alias for the file name) follows from it.
+Adopting notes (`operations/adopt.py`) gives each the title, aliases and tags
+its tool showed. Where its links go is not read here but from the vault's
+own resolution of them (`write/link_claims.py`), so that adopting keeps the
+targets the window and CLI showed before.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge_desktop.engine.graph.keys import normalise_name
@@ -26,13 +20,6 @@ _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TAG = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/-]*[^\W\d/-][\w/-]*)", re.UNICODE)
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-
-
-@dataclass(frozen=True, slots=True)
-class WikiLink:
-    target: str
-    """The note part: before `#` and `|`, trimmed, without a `.md` suffix."""
-    embed: bool
 
 
 def prose_lines(body: str) -> Iterable[str]:
@@ -73,21 +60,6 @@ def inline_tags(body: str) -> list[str]:
     return out
 
 
-def wikilinks(body: str) -> list[WikiLink]:
-    """Every `[[…]]` and `![[…]]` outside code, with its note part."""
-    out: list[WikiLink] = []
-    for line in prose_lines(body):
-        if "[[" not in line:
-            continue
-        for match in _WIKILINK.finditer(line):
-            target = match.group(2).split("|", 1)[0].split("#", 1)[0].strip()
-            if target.lower().endswith(".md"):
-                target = target[:-3]
-            if target:
-                out.append(WikiLink(target, bool(match.group(1))))
-    return out
-
-
 def string_list(value: Any) -> list[str] | None:
     """An Obsidian/Foam list field (`aliases`, `tags`): a list of strings, or one string
     (tags split at commas and spaces, aliases at commas); None when it is something else."""
@@ -117,43 +89,3 @@ def unique(values: Iterable[str]) -> list[str]:
             seen.add(key)
             out.append(value)
     return out
-
-
-@dataclass(slots=True)
-class ObsidianIndex:
-    """Obsidian's link resolution over one folder's notes (paths relative to the folder,
-    with `.md`)."""
-
-    by_stem: dict[str, list[str]] = field(default_factory=dict)
-    by_path: dict[str, str] = field(default_factory=dict)
-    by_alias: dict[str, list[str]] = field(default_factory=dict)
-
-    def add(self, rel: str, aliases: Iterable[str] = ()) -> None:
-        bare = rel[:-3] if rel.lower().endswith(".md") else rel
-        self.by_path[bare.lower()] = rel
-        self.by_stem.setdefault(bare.rsplit("/", 1)[-1].lower(), []).append(rel)
-        for alias in aliases:
-            self.by_alias.setdefault(alias.lower(), []).append(rel)
-
-    def resolve(self, target: str, source_rel: str) -> str | None:
-        """The note `[[target]]` in `source_rel` opens under Obsidian's rules; None: none."""
-        key = target.strip().lstrip("/").lower()
-        if not key:
-            return None
-        exact = self.by_path.get(key)
-        if exact is not None:
-            return exact
-        if "/" in key:
-            ends = sorted(
-                (p for b, p in self.by_path.items() if b.endswith("/" + key)), key=lambda p: (len(p), p)
-            )
-            return ends[0] if ends else None
-        found = self.by_stem.get(key)
-        if found:
-            if len(found) == 1:
-                return found[0]
-            folder = source_rel.rsplit("/", 1)[0] if "/" in source_rel else ""
-            near = [p for p in found if (p.rsplit("/", 1)[0] if "/" in p else "") == folder]
-            return near[0] if near else min(found, key=lambda p: (p.count("/"), p))
-        aliased = self.by_alias.get(key)
-        return sorted(aliased)[0] if aliased else None

@@ -42,6 +42,12 @@ from knowledge_desktop.ui.panes.backlinks_docs import DocIndex, DocumentationSec
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.panes.region_viewer import RegionViewer, read_commit, read_region, region_text
 from knowledge_desktop.ui.panes.repository_history import HistoryRow
+from knowledge_desktop.ui.panes.repository_symbols import (
+    SymbolIndex,
+    concept_pages,
+    fill_symbols_tree,
+    symbol_rows,
+)
 from knowledge_desktop.ui.repositories import (
     Extraction,
     RepositoryWatcher,
@@ -114,6 +120,18 @@ class RepositoryPane(Pane):
             tree.setColumnWidth(0, 280)
             self.trees[kind] = tree
             self.tabs.addTab(tree, TAB_TITLES[kind])
+        self.symbols = QTreeWidget()
+        self.symbols.setHeaderLabels(["Module or symbol", "Kind", "Lines"])
+        self.symbols.setUniformRowHeights(True)
+        self.symbols.setAlternatingRowColors(True)
+        self.symbols.setColumnWidth(0, 320)
+        # a module's file name is what a person scans for: cut long paths in the middle
+        self.symbols.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.symbols.itemActivated.connect(self._activate)
+        self.symbols.itemClicked.connect(self._activate)
+        self.tabs.addTab(self.symbols, "Symbols")
+        self.named_pages: dict[str, DocIndex] = {}
+        """Per repository: vault page id → the concepts of its name that are defined in code."""
         self.coverage = QTreeWidget()
         self.coverage.setHeaderLabels(["Area", "Status"])
         self.coverage.setColumnWidth(0, 260)
@@ -151,6 +169,7 @@ class RepositoryPane(Pane):
         self.watcher.stop()
         self.extractions.clear()
         self.definitions.clear()
+        self.named_pages.clear()
         self.repos.blockSignals(True)
         self.repos.clear()
         for folder in added_repositories(self.settings, vault.root) if vault is not None else []:
@@ -184,6 +203,7 @@ class RepositoryPane(Pane):
         self.watcher.unwatch(Path(key))
         del self.extractions[key]
         self.definitions.pop(key, None)
+        self.named_pages.pop(key, None)
         set_repositories(self.settings, self.vault.root, list(self.extractions))
         set_history_options(self.settings, self.vault.root, key, None)
         self.repos.removeItem(self.repos.findData(key))
@@ -201,14 +221,15 @@ class RepositoryPane(Pane):
         if extraction is None:
             return
 
-        def work() -> tuple[dict[str, Any], dict[str, str], list[str]]:
-            document = extraction.run(vault)
+        def work() -> tuple[dict[str, Any], dict[str, str], list[str], dict[str, Any] | None, DocIndex]:
+            document, snapshot = extraction.run_with_symbols(vault)
+            named = concept_pages(document, vault, extraction.root)
             defs = {
                 e["id"]: region_text(extraction.root, e["evidence"][0])
                 for e in document["entities"]
                 if e["kind"] == "concept" and e["evidence"] and e["evidence"][0]["kind"] == "document-region"
             }
-            return document, defs, local_tags(extraction.root)
+            return document, defs, local_tags(extraction.root), snapshot, named
 
         self.progress.setVisible(True)
         self.runner.submit(
@@ -219,12 +240,20 @@ class RepositoryPane(Pane):
         )
 
     def _extracted(
-        self, folder: str, document: dict[str, Any], defs: dict[str, str], tags: list[str]
+        self,
+        folder: str,
+        document: dict[str, Any],
+        defs: dict[str, str],
+        tags: list[str],
+        snapshot: dict[str, Any] | None = None,
+        named: DocIndex | None = None,
     ) -> None:
         extraction = self.extractions.get(folder)
         if extraction is None:
             return
         extraction.document = document
+        extraction.snapshot = snapshot
+        self.named_pages[folder] = named or {}
         extraction.tags = tags
         self.definitions[folder] = defs
         self.progress.setVisible(False)
@@ -258,6 +287,8 @@ class RepositoryPane(Pane):
                     continue
                 for claim in claims:
                     index.setdefault(claim, []).append((folder, target, e["kind"], e["name"]))
+            for page, rows in self.named_pages.get(folder, {}).items():
+                index.setdefault(page, []).extend(rows)
         self.documentation.set_index(index)
 
     def _history_changed(self, options: ExtractOptions) -> None:
@@ -280,24 +311,30 @@ class RepositoryPane(Pane):
             self.history.set_state(extraction.options, extraction.tags)
         document = extraction.document if extraction is not None else None
         if document is None:
-            for tree in (*self.trees.values(), self.coverage):
+            for tree in (*self.trees.values(), self.symbols, self.coverage):
                 tree.clear()
             self.summary.setText("Reading the repository…" if folder else "")
             return
         by_id = {e["id"]: e for e in document["entities"]}
         support = words.supporters(document)
         defs = self.definitions.get(str(folder), {})
+        assert extraction is not None
+        code = SymbolIndex(extraction.snapshot)
         for kind, tree in self.trees.items():
             state = _save_state(tree)
             tree.clear()
             rows = [e for e in document["entities"] if e["kind"] == kind]
             for e in rows:
-                tree.addTopLevelItem(_entity_item(e, by_id, support.get(e["id"], []), defs))
+                tree.addTopLevelItem(_entity_item(e, by_id, support.get(e["id"], []), defs, code))
             self.tabs.setTabText(list(self.trees).index(kind), f"{TAB_TITLES[kind]} ({len(rows)})")
             _restore_state(tree, state)
             if rows and (str(folder), kind) not in self._fitted:
                 self._fitted.add((str(folder), kind))  # once: a width the person set stays
                 _fit_columns(tree)
+        state = _save_state(self.symbols)
+        count = fill_symbols_tree(self.symbols, extraction.snapshot)
+        _restore_state(self.symbols, state)
+        self.tabs.setTabText(self.tabs.indexOf(self.symbols), f"Symbols ({count})")
         self._show_coverage(document["coverage"])
         self.summary.setText(words.coverage_summary(document["coverage"]))
         self._apply_filter()
@@ -319,7 +356,7 @@ class RepositoryPane(Pane):
 
     def _apply_filter(self) -> None:
         needle = self.filter.text().strip().lower()
-        for tree in self.trees.values():
+        for tree in (*self.trees.values(), self.symbols):
             for item in top_items(tree):
                 hay = str(item.data(0, Qt.ItemDataRole.UserRole + 1) or "").lower()
                 item.setHidden(bool(needle) and needle not in hay)
@@ -332,6 +369,9 @@ class RepositoryPane(Pane):
             return
         if role == "claim":
             self.open_requested.emit(str(value), 0)
+            return
+        if role == "module":
+            self.reveal_module(str(value))
             return
         if role == "entity":
             evidence = item.data(0, Qt.ItemDataRole.UserRole + 2) or []
@@ -372,6 +412,17 @@ class RepositoryPane(Pane):
                     self._activate(item)
                     return
 
+    def reveal_module(self, module_id: str) -> None:
+        """Show a module's row in the Symbols tab, expanded (a change's touched code)."""
+        for item in top_items(self.symbols):
+            if item.data(0, ROLE) == ("module", module_id):
+                self.filter.clear()
+                self.tabs.setCurrentWidget(self.symbols)
+                item.setExpanded(True)
+                self.symbols.setCurrentItem(item)
+                self.symbols.scrollToItem(item)
+                return
+
     def focus_target(self) -> QWidget:
         return self.tabs.currentWidget() if self.body.isVisible() else self.empty
 
@@ -380,7 +431,11 @@ class RepositoryPane(Pane):
 
 
 def _entity_item(
-    e: dict[str, Any], by_id: dict[str, dict[str, Any]], claims: list[str], defs: dict[str, str]
+    e: dict[str, Any],
+    by_id: dict[str, dict[str, Any]],
+    claims: list[str],
+    defs: dict[str, str],
+    code: SymbolIndex,
 ) -> QTreeWidgetItem:
     kind = e["kind"]
     if kind == "decision":
@@ -413,7 +468,12 @@ def _entity_item(
     for col, text in enumerate(cells):
         if text and col:
             item.setToolTip(col, str(text))
+    for row in symbol_rows(e, code):
+        item.addChild(row)
+        row.setFirstColumnSpanned(True)
     for ev in e["evidence"]:
+        if ev.get("kind") == "fact":
+            continue  # the symbol row above says it in words
         child = QTreeWidgetItem([f"Evidence: {words.evidence_label(ev)}"])
         child.setData(0, ROLE, ("evidence", ev))
         item.addChild(child)

@@ -43,7 +43,16 @@ REASONS = {
     "no-evidence": "an entity was left out for lack of evidence",
     "no-memory-source": "no vault claims were given",
     "no-repository": "the folder is not the root of a Git working tree",
-    "no-symbol-discovery": "code symbols are not looked for by this program",
+    "symbols-not-requested": "code symbols were not asked for",
+    "ambiguous-symbol": "several modules export this name, so no concept is linked to one",
+    "syntax-error": "a code file does not parse: what parsed is listed",
+    "file-unread": "a code file could not be read",
+    "file-too-large": "a code file is over 1 MiB and was not read",
+    "files-capped": "more than 10,000 code files: the rest were not read",
+    "bytes-capped": "the 64 MiB code reading budget ran out",
+    "symbols-capped": "more symbols than kept (1,000 a file, 100,000 in all)",
+    "language-not-supported": "code in a language this program does not read",
+    "export-unresolved": "__all__ lists a name the module does not bind",
     "reasons-capped": "more reasons than listed",
     "region-oversized": "a region is over 16 KiB: only its title is cited",
     "tag-not-ancestor": "the tag is not an ancestor of HEAD",
@@ -76,9 +85,9 @@ def coverage_summary(coverage: dict[str, Any]) -> str:
     gaps = [
         f"{AREA_NAMES.get(area, area)} {STATUS_WORDS.get(e['status'], e['status'])}"
         for area, e in coverage.items()
-        if e.get("status") != "complete" and area != "symbols"
+        if e.get("status") != "complete"
     ]
-    return "Coverage: " + (", ".join(gaps) if gaps else "complete") + " (code symbols are never looked for)"
+    return "Coverage: " + (", ".join(gaps) if gaps else "complete")
 
 
 def supersession_chain(entity: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> str:

@@ -15,6 +15,9 @@ Enter first asks exact lookup, because someone who typed a whole title or an
 id wants that record, not the best keyword match: found opens it, ambiguous
 lists the candidates to choose from, missing opens the selected (or first)
 search hit. A row the user moved to with the arrow keys wins over lookup.
+Enter and a double-click open the rendered record (issue 29 §8: the person
+asked for the record, not its file); Shift+Enter opens the source at the
+matched line instead.
 
 Every one of these reads first brings the vault up to date on its worker
 (`live`, see ui/live.py `LiveReads`), so a file saved just before typing is
@@ -43,7 +46,6 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.changes import CATALOG, TEXT, ChangeSet
-from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.text import tokens
 from knowledge_desktop.engine.vault import Vault
@@ -220,7 +222,10 @@ class SearchPane(Pane):
         layout.addWidget(self.summary)
         layout.addWidget(self.results, 1)
         layout.addWidget(self.more)
-        self._show_summary("Type to search titles, aliases and text. Enter opens an exact id or title.")
+        self._show_summary(
+            "Type to search titles, aliases and text. Enter opens an exact id or title,"
+            " Shift+Enter a hit's matched line."
+        )
 
     # -- the window's calls --------------------------------------------------------------------
     def focus_target(self) -> QWidget:
@@ -309,9 +314,7 @@ class SearchPane(Pane):
         live = self.live
         if self.hybrid_button.isChecked():
             self.runner.submit(
-                fresh_then(
-                    live, lambda: with_exact(vault, text, as_grep(vault.search(query, "hybrid", notes=True)))
-                ),
+                fresh_then(live, lambda: as_grep(vault.search(query, "hybrid", notes=True))),
                 lambda result: self._show_hits(query, result),
                 lambda message: self._search_failed(query, message),
                 key="search",
@@ -319,7 +322,7 @@ class SearchPane(Pane):
             )
             return
         self.runner.submit(
-            fresh_then(live, lambda: with_exact(vault, text, vault.search_text(query))),
+            fresh_then(live, lambda: vault.search_text(query)),
             lambda result: self._show_hits(query, result),
             lambda message: self._search_failed(query, message),
             key="search",
@@ -345,8 +348,6 @@ class SearchPane(Pane):
             return  # the box changed since; a newer request follows
         self.error.setVisible(False)
         rows = [hit_row(hit, query.query) for hit in result["hits"]]
-        if query.offset == 0 and isinstance(result.get("exact"), dict):
-            rows = exact_first(rows, result["exact"])
         if query.offset == 0:
             self.model.set_rows(rows)
             self._user_picked = False
@@ -475,23 +476,23 @@ class SearchPane(Pane):
         else:
             self._open_hit()
 
-    def _open_hit(self) -> None:
+    def _open_hit(self, at_line: bool = False) -> None:
         index = self.results.currentIndex()
         if not index.isValid() and self.model.rowCount():
             index = self.model.index(0, 0)
         if index.isValid():
-            self._open_index(index)
+            self._open_index(index, at_line)
         elif self.field.text().strip():
             self.status_message.emit(f"Nothing is named or matches “{self.field.text().strip()}”")
 
-    def _open_index(self, index: QModelIndex) -> None:
+    def _open_index(self, index: QModelIndex, at_line: bool = False) -> None:
+        """Open the hit's record rendered; `at_line`: its source at the matched line."""
         if not index.isValid():
             return
+        row = self.model.row_at(index.row())
         key = index.data(KEY_ROLE)
         if key:
-            # The rendered record, not the Source tab at the hit's line (issue 29, §8): a person
-            # searching for a page wants to read it; Ctrl+U shows the source.
-            self.open_requested.emit(str(key), 0)
+            self.open_requested.emit(str(key), int(row.get("line") or 0) if at_line else 0)
 
     def selected_key(self) -> str | None:
         index = self.results.currentIndex()
@@ -512,7 +513,10 @@ class SearchPane(Pane):
                     self._move(key)
                     return True
                 if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                    self.enter()
+                    if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                        self._open_hit(at_line=True)
+                    else:
+                        self.enter()
                     return True
                 if key == Qt.Key.Key_Escape and self.field.text():
                     self.field.clear()
@@ -522,6 +526,11 @@ class SearchPane(Pane):
                     self._user_picked = True
                 if key == Qt.Key.Key_Escape:
                     self.field.setFocus()
+                    return True
+                if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                    event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+                ):
+                    self._open_index(self.results.currentIndex(), at_line=True)
                     return True
         return super().eventFilter(watched, event)
 
@@ -564,22 +573,3 @@ def as_grep(result: dict[str, Any]) -> dict[str, Any]:
 
 def _fields(query: GrepQuery) -> dict[str, Any]:
     return {name: getattr(query, name) for name in GrepQuery.__dataclass_fields__}
-
-
-def with_exact(vault: Vault, text: str, result: dict[str, Any]) -> dict[str, Any]:
-    """Runs on a worker: the search result with `exact`, the record whose title, alias or id
-    the query is (as Enter's lookup finds it), or None."""
-    try:
-        answer = vault.lookup(text, notes=True)
-    except QueryError:
-        answer = {}
-    return {**result, "exact": answer.get("record") if answer.get("status") == "found" else None}
-
-
-def exact_first(rows: list[dict[str, Any]], exact: dict[str, Any]) -> list[dict[str, Any]]:
-    """The record a name query names first, above the records that only mention it — a
-    person's page above the relationships and claims with their name in the title (issue 29,
-    §8); the text ranking decides the rest."""
-    path = exact.get("path")
-    named = [r for r in rows if r.get("key") == path]
-    return (named or [record_row(exact)]) + [r for r in rows if r.get("key") != path]

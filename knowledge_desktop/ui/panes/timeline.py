@@ -1,13 +1,19 @@
 """The Timeline pane: dated records of the vault or of one page, and a day/week chronicle.
 
-Timeline mode lists `Vault.timeline` rows — for the whole vault or for the
-page in focus (the scope follows the record pane whenever it shows a page,
-and keeps the last page while a claim or relationship is open) — filtered by
-date field, exact record type and range, in either order, with inactive
-records on request. For a page, "By source" shows its entity Timeline: one
-row per dated source with what that source says about the page beneath it.
-Chronicle mode shows one day, or its Monday–Sunday week, in a chosen time
-zone. Pages arrive on demand (scrolling to the end, or "Load more").
+Both modes follow the page in focus (issue 29 §7): when the record pane
+opens a page, the scope chip reads "Scoped to <title> ✕" and the rows are the
+page's — what names it and what it takes part in (`Vault.timeline`'s entity
+filter, the CLI's `knowledge timeline --entity`) — until ✕ shows the whole
+vault again or the pin holds a scope (`widgets/scope_chip.py`). A claim or
+relationship opened keeps the last page.
+
+Timeline mode lists dated records filtered by date field, exact record type
+and range, in either order, with inactive records on request. For a page,
+"By source" shows its entity Timeline: one row per dated source with what
+that source says about the page beneath it. Chronicle mode shows one day, or
+its Monday–Sunday week, in a chosen time zone. Pages arrive on demand
+(scrolling to the end, or "Load more"); a change on disk updates the rows in
+place, keeping selection and scroll.
 """
 
 from __future__ import annotations
@@ -54,7 +60,6 @@ class TimelinePane(Pane):
 
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
-        self.entity: dict[str, Any] | None = None
         self.next_offset: int | None = None
         self.total = 0
         self._generation = 0
@@ -145,9 +150,8 @@ class TimelinePane(Pane):
     # -- the Pane contract ---------------------------------------------------------------
     def set_vault(self, vault: Any) -> None:
         self._restore_from_window()
-        self.entity = None
+        self.controls.chip.forget()
         self.model.clear()
-        self._update_scope_text()
         super().set_vault(vault)
         self._load_types()
 
@@ -177,22 +181,17 @@ class TimelinePane(Pane):
             self.model.clear()
             self._show_message("No vault open.")
             return
-        chronicle = self.controls.chronicle()
-        if not chronicle and self.controls.page_scope() and self.entity is None:
-            self.model.clear()
-            self.next_offset = None
-            self._show_message("Open a page — a person, project, company… — to see its timeline here.")
-            return
-        if chronicle:
+        if self.controls.chronicle():
             day, week, zone, kind = (
                 self.controls.day_text(),
                 self.controls.week.isChecked(),
                 self.controls.current_zone(),
                 self.controls.kind_filter(),
             )
+            entity = self.entity["id"] if self.entity is not None else None
 
             def chronicle_work() -> dict[str, Any]:
-                return vault.chronicle_day(day, tz=zone, week=week, kind=kind, notes=True)
+                return vault.chronicle_day(day, tz=zone, week=week, kind=kind, notes=True, entity=entity)
 
             self.runner.submit(
                 chronicle_work,
@@ -229,8 +228,7 @@ class TimelinePane(Pane):
 
     # -- building queries --------------------------------------------------------------------
     def _options(self, limit: int, offset: int) -> dict[str, Any]:
-        entity_mode = self.controls.page_scope() and self.entity is not None
-        grouped = entity_mode and self.controls.by_source.isChecked()
+        grouped = self.entity is not None and self.controls.by_source.isChecked()
         since, until = self.controls.since.value(), self.controls.until.value()
         options: dict[str, Any] = {
             "order": self.controls.order.currentData(),
@@ -240,7 +238,7 @@ class TimelinePane(Pane):
             "limit": limit,
             "offset": offset,
         }
-        if entity_mode and self.entity is not None:
+        if self.entity is not None:
             options["entity"] = self.entity["id"]
         if grouped:
             options["group"] = "source"
@@ -295,11 +293,13 @@ class TimelinePane(Pane):
         zone = result.get("range", {}).get("timeZone", self.controls.current_zone())
         capped = " (first 500)" if result.get("nextOffset") is not None else ""
         if count == 0:
-            self._show_message(f"Nothing dated in {span} ({zone}).")
+            about = f" about {self.entity['title']}" if self.entity is not None else ""
+            self._show_message(f"Nothing dated{about} in {span} ({zone}).")
             self.summary.setText("")
         else:
             self.results.setCurrentWidget(self.tree)
-            self.summary.setText(f"{plural(count, 'record')} in {span}, {zone}{capped}")
+            about = f" about {self.entity['title']}" if self.entity is not None else ""
+            self.summary.setText(f"{plural(count, 'record')}{about} in {span}, {zone}{capped}")
         if week:
             self.tree.expandAll()
         self._fit_columns()
@@ -314,7 +314,7 @@ class TimelinePane(Pane):
 
     def _summary_text(self, shown: int, grouped: bool) -> str:
         if not grouped:
-            about = f" about {self.entity['title']}" if self.entity and self._entity_mode() else ""
+            about = f" about {self.entity['title']}" if self.entity is not None else ""
             count = f"{shown} of {self.total}" if shown < self.total else f"{shown}"
             return f"{count} dated record{'' if self.total == 1 else 's'}{about}"
         rows = self.model.top_level()
@@ -326,11 +326,13 @@ class TimelinePane(Pane):
         title = f"{self.entity['title']}: " if self.entity else ""
         return title + ", ".join(parts) + more
 
-    def _entity_mode(self) -> bool:
-        return self.controls.page_scope() and self.entity is not None
+    @property
+    def entity(self) -> dict[str, Any] | None:
+        """The page the rows are about (the scope chip's); None for the whole vault."""
+        return self.controls.chip.scope
 
     def _nothing_text(self) -> str:
-        if self.controls.page_scope() and self.entity is not None:
+        if self.entity is not None:
             if self.controls.by_source.isChecked():
                 return f"No dated sources or dated claims about {self.entity['title']}."
             return f"No dated records about {self.entity['title']} match these filters."
@@ -346,12 +348,10 @@ class TimelinePane(Pane):
         if not rows or rows[0].get("kind") != "page" or not rows[0].get("id"):
             return  # not a page: the timeline keeps the last page
         row = rows[0]
-        if self.entity is not None and self.entity["id"] == row["id"]:
-            return
-        self.entity = {"id": row["id"], "title": row.get("title") or row["id"], "path": row["path"]}
-        self._update_scope_text()
-        if self.controls.page_scope() and not self.controls.chronicle():
-            self.model.clear()
+        page = {"id": row["id"], "title": row.get("title") or row["id"], "path": row["path"]}
+        if self.controls.chip.follow(page):
+            self._sync_controls()
+            self.model.clear()  # another page's rows: nothing of the last list is kept
             self.refresh()
 
     def _load_types(self) -> None:
@@ -370,9 +370,6 @@ class TimelinePane(Pane):
     def _sync_controls(self) -> None:
         self.controls.sync()
         self.tree.setRootIsDecorated(self.controls.nested())
-
-    def _update_scope_text(self) -> None:
-        self.controls.set_page_title(self.entity["title"] if self.entity else None)
 
     def _fit_columns(self) -> None:
         """When and Kind as wide as their widest shown text; the title takes the rest.

@@ -1,9 +1,10 @@
 """The Timeline pane's controls: its two modes, their filter bars, and what they remember.
 
-Timeline mode filters by scope (vault or page), exact type, date field,
+Both modes are scoped by the chip (`widgets/scope_chip.py`): the page in
+focus, or the whole vault. Timeline mode filters by exact type, date field,
 range, order, inactive records and grouping by source; Chronicle mode picks
-a day or its week and a time zone. One type filter serves both modes and
-moves to the bar on show. The pane reads the choices through this widget's
+a day (typed, picked or stepped) or its week and a time zone. One type filter
+serves both modes and moves to the bar on show. The pane reads the choices through this widget's
 accessors and reloads when `changed` fires; restoring saved settings or
 refilling the type list never fires it.
 """
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
-    QDateEdit,
     QHBoxLayout,
     QLabel,
     QStackedWidget,
@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.ui.widgets.date_edit import OptionalDateEdit
+from knowledge_desktop.ui.widgets.day_edit import DayEdit
+from knowledge_desktop.ui.widgets.scope_chip import ScopeChip
 from knowledge_desktop.ui.widgets.zone_picker import ZonePicker
 
 TIME_FIELDS = (
@@ -65,11 +67,7 @@ class TimelineControls(QWidget):
         self.kind.addItem("Any type", None)
         self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
 
-        self.scope = QComboBox()
-        self.scope.addItem("Whole vault", "vault")
-        self.scope.addItem("Selected page", "entity")
-        self.scope.setToolTip("The whole vault, or only records about the page in focus")
-        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.chip = ScopeChip()
         self.field = QComboBox()
         for name, text in TIME_FIELDS:
             self.field.addItem(text, name)
@@ -92,7 +90,6 @@ class TimelineControls(QWidget):
         row = self.timeline_row = QHBoxLayout(timeline_bar)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(8)
-        row.addWidget(self.scope)
         row.addWidget(self.kind)
         row.addWidget(self.field)
         row.addWidget(_labelled("From", self.since))
@@ -102,10 +99,7 @@ class TimelineControls(QWidget):
         row.addWidget(self.by_source)
         row.addStretch(1)
 
-        self.day = QDateEdit(QDate.currentDate())
-        self.day.setCalendarPopup(True)
-        self.day.setDisplayFormat("ddd yyyy-MM-dd")
-        self.day.setToolTip("The day to show (in the chosen time zone)")
+        self.day = DayEdit(QDate.currentDate())
         self.previous_day = _tool_button("◀")
         self.next_day = _tool_button("▶")
         self.previous_day.setToolTip("Previous day (or week)")
@@ -138,9 +132,11 @@ class TimelineControls(QWidget):
         controls.setSpacing(8)
         controls.addWidget(self.mode_timeline)
         controls.addWidget(self.mode_chronicle)
+        controls.addWidget(self.chip)
         controls.addWidget(self.bars, 1)
 
-        for combo in (self.kind, self.scope, self.field, self.order, self.zone):
+        self.chip.changed.connect(self._changed)
+        for combo in (self.kind, self.field, self.order, self.zone):
             combo.currentIndexChanged.connect(self._changed)
         for edit in (self.since, self.until, self.day):
             edit.dateChanged.connect(self._changed)
@@ -159,8 +155,8 @@ class TimelineControls(QWidget):
         return self.mode_chronicle.isChecked()
 
     def page_scope(self) -> bool:
-        """Whether Timeline mode asks about the page in focus rather than the whole vault."""
-        return bool(self.scope.currentData() == "entity")
+        """Whether both modes ask about one page (the chip's) rather than the whole vault."""
+        return self.chip.scope is not None
 
     def kind_filter(self) -> str | None:
         value = self.kind.currentData()
@@ -182,12 +178,11 @@ class TimelineControls(QWidget):
         return self.grouped() or (self.chronicle() and self.week.isChecked())
 
     def first_control(self) -> QWidget:
-        return self.day if self.chronicle() else self.scope
+        if self.chronicle():
+            return self.day
+        return self.kind if self.kind.isEnabled() else self.order
 
     # -- what the pane sets ----------------------------------------------------------------
-    def set_page_title(self, title: str | None) -> None:
-        self.scope.setItemText(1, f"Page: {title}" if title else "Selected page")
-
     def set_types(self, types: list[str]) -> None:
         """Offer these record types, keeping the one chosen."""
         chosen = self.kind_filter()
@@ -217,7 +212,7 @@ class TimelineControls(QWidget):
     def save(self, settings: QSettings) -> None:
         settings.beginGroup("timeline")
         settings.setValue("mode", "chronicle" if self.chronicle() else "timeline")
-        settings.setValue("scope", self.scope.currentData())
+        settings.setValue("scopePinnedToVault", self.chip.pinned_to_vault())
         settings.setValue("field", self.field.currentData())
         settings.setValue("kind", self.kind.currentData() or "")
         for name, edit in (("since", self.since), ("until", self.until)):
@@ -242,7 +237,7 @@ class TimelineControls(QWidget):
                 return str(settings.value(name, "false")).lower() in ("true", "1")
 
             (self.mode_chronicle if text("mode") == "chronicle" else self.mode_timeline).setChecked(True)
-            _select(self.scope, text("scope"))
+            self.chip.restore(flag("scopePinnedToVault"))
             _select(self.field, text("field"))
             _select(self.order, text("order"))
             kind = text("kind")

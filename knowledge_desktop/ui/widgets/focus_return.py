@@ -24,6 +24,14 @@ def return_focus_after(dialog: QDialog, to: QWidget | None) -> None:
     """When `dialog` finishes, focus `to` again (after the dialog's own focus handling)."""
     if to is None or to.window() is dialog:
         return
+    dialog.finished.connect(lambda _code: focus_again(to))
+
+
+def focus_again(to: QWidget) -> None:
+    """Focus `to` once the events in hand are handled (a closing dialog's own focus moves
+    first) — if it still exists, can take it, and no other dialog took over meanwhile.
+    A dialog shown again and again (the quick switcher) calls this from its one `finished`
+    connection rather than adding one per showing."""
 
     def restore() -> None:
         if not shiboken6.isValid(to) or not to.isVisible() or not to.isEnabled():
@@ -33,4 +41,4 @@ def return_focus_after(dialog: QDialog, to: QWidget | None) -> None:
         to.activateWindow()
         to.setFocus()
 
-    dialog.finished.connect(lambda _code: QTimer.singleShot(0, to, restore))
+    QTimer.singleShot(0, to, restore)

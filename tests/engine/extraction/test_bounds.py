@@ -145,14 +145,17 @@ def test_reasons_are_capped_per_area_with_a_count(rk: RepoKit, monkeypatch: MP) 
     assert reasons[-1]["detail"] == "2 more"
 
 
-def test_symbols_are_never_analyzed_and_nothing_is_silently_complete(rk: RepoKit) -> None:
+def test_symbols_are_counted_and_nothing_else_is_silently_complete(rk: RepoKit) -> None:
     rk.write("src/module.py", "def f():\n    pass\n")
     doc = rk.extract(history=False)
     assert doc["coverage"]["symbols"] == {
-        "status": "not-analyzed",
-        "reasons": [
-            {"code": "no-symbol-discovery", "detail": "code symbols are not discovered by this engine"}
-        ],
+        "status": "complete",
+        "files": 1,
+        "read": 1,
+        "bytes": 18,
+        "modules": 1,
+        "symbols": 1,
+        "reasons": [],
     }
     assert doc["coverage"]["history"]["status"] == "not-analyzed"
     assert doc["coverage"]["memory"]["status"] == "not-analyzed"

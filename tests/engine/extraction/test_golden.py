@@ -50,8 +50,16 @@ def test_the_fixture_repository_gives_what_a_reader_lists(rk: RepoKit) -> None:
     ) == sorted(first_parent)
     rename = entity(doc, f"commit:{shas['rename']}")
     assert rename["conventional"] == {"type": "refactor", "scope": "store", "breaking": True}
-    assert [link["target"] for link in rename["links"]] == ["src/records.py", "src/store.py"]
-    assert [link["target"] for link in entity(doc, f"commit:{shas['merge']}")["links"]] == ["src/search.py"]
+    # the touched path that still exists has a module fact; the one renamed away stays a path
+    assert [(link["kind"], link["target"]) for link in rename["links"]] == [
+        ("affected-fact", "module:src/records.py"),
+        ("affected-path", "src/records.py"),
+        ("affected-path", "src/store.py"),
+    ]
+    assert [link["target"] for link in entity(doc, f"commit:{shas['merge']}")["links"]] == [
+        "module:src/search.py",
+        "src/search.py",
+    ]
     assert "glossary-aliases-unbound" in {r["code"] for r in doc["coverage"]["concepts"]["reasons"]}
     window = rk.extract(since_tag="v0.1")
     assert sorted(e["id"] for e in window["entities"] if e["id"].startswith("commit:")) == sorted(

@@ -243,3 +243,38 @@ def test_last_seen_is_the_latest_context_at_or_before(dated: VaultKit) -> None:
     assert titles(vault.last_seen("pg_ada")) == ["Ada writes the memo"]
     assert titles(vault.last_seen("pg_ada", on_or_before="2026-09-28")) == ["Ship on Friday"]
     assert titles(vault.last_seen("pg_ada", on_or_before="2026-01-01")) == []
+
+
+def test_an_entity_timeline_has_what_it_takes_part_in(dated: VaultKit) -> None:
+    """Timeline: the record at the other end of the entity's relationship (the meeting Ada
+    attended) is on her timeline; a withdrawn relationship connects nothing."""
+    dated.relationship("private/relationships/att.md", "rl_att", "pg_ada", "pg_meet", "attended")
+    vault = dated.scan()
+    assert titles(vault.timeline(entity="pg_ada")) == ["Ship on Friday", "Stand-up", "Ada writes the memo"]
+    meeting_day = vault.chronicle_day("2026-09-28", entity="pg_ada")
+    assert titles(meeting_day) == ["Ship on Friday", "Stand-up"]
+    assert titles(vault.chronicle_day("2026-09-28")) == ["Ship on Friday", "Stand-up", "Stand-up notes"]
+    dated.relationship(
+        "private/relationships/att.md",
+        "rl_att",
+        "pg_ada",
+        "pg_meet",
+        "attended",
+        lifecycle="withdrawn",
+        lifecycle_change=CHANGE,
+    )
+    assert titles(dated.scan().timeline(entity="pg_ada")) == ["Ship on Friday", "Ada writes the memo"]
+
+
+def test_a_claim_naming_the_entity_twice_is_one_row_of_its_source_timeline(dated: VaultKit) -> None:
+    """Timeline group source: a claim that has the entity as owner and in entities is one claim."""
+    dated.claim(
+        "private/claims/both.md",
+        "cl_both",
+        "Ada chairs the retro",
+        owner="pg_ada",
+        entities=["pg_ada"],
+        occurred_at="2026-10-02",
+    )
+    own = [i["id"] for i in dated.scan().timeline(entity="pg_ada", group="source")["items"] if "id" in i]
+    assert own == ["cl_due", "cl_both"]

@@ -104,10 +104,11 @@ def links_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:
 
 
 def note_backlinks(conn: sqlite3.Connection, path: str, *, only_notes: bool) -> list[dict[str, Any]]:
-    """Links that reach the file at `path` by path: every link to a note, or only notes'
-    links to a record (a record's links to a record are found by id). An ambiguous link
-    counts for the file it was taken to."""
-    notes = " AND c.status='note'" if only_notes else ""
+    """Links that reach the file at `path` by path: every link to a note, or, to a record,
+    those its id does not find — notes' links and the links of other partitions' records,
+    which carry no id (`graph/note_links.py`, `beyond_partition`); a record's links within
+    its partition are found by id. An ambiguous link counts for the file it was taken to."""
+    notes = BY_PATH_ONLY if only_notes else ""
     found = {
         (src, line, "embed" if kind in _EMBEDS else "link"): (sid, title)
         for src, line, title, sid, kind in conn.execute(
@@ -124,6 +125,9 @@ def note_backlinks(conn: sqlite3.Connection, path: str, *, only_notes: bool) -> 
 
 
 _EMBEDS = ("embed", "image")
+BY_PATH_ONLY = " AND (c.status='note' OR l.target_id IS NULL)"
+"""The links to a record found by path alone: a note's, or one from beyond its partition
+(a record's link within its partition names the record's id)."""
 
 
 def refs_from(conn: sqlite3.Connection, path: str) -> list[tuple[Any, ...]]:

@@ -8,8 +8,12 @@ first search by meaning that needs it, embeds the queued files: it takes the
 text the keyword projection already indexed (title, aliases, body; so the two
 halves of a hybrid search always see the same version of a record), cuts the
 body into the chunks `documents.get` pages by, and stores one float16 vector
-per chunk, the title and aliases weighted in. A file still queued for its text
-stays queued here too.
+per chunk, the title and aliases weighted in, and one more per file, the
+normalised mean of its passages'. A file's vectors sit in one row
+(`semantic_records_v1`), its passages' lines and text in `semantic_chunks_v1`:
+the first stage of a search by meaning scans the files' own vectors, the
+second reads the passages of the few hundred files it kept, one row each
+(`query/hybrid.py`). A file still queued for its text stays queued here too.
 
 Notes (issue 25) are embedded the same way from the notes' text index
 (`note_text.py`), their vectors stored under the scope `NOTES` rather than a
@@ -34,7 +38,6 @@ import time
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from knowledge_desktop.engine.semantic.chunks import chunk_lines
 from knowledge_desktop.engine.semantic.model import Embedder, normalise
@@ -69,6 +72,7 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
     if stored == key:
         return False
     tx.execute("DELETE FROM semantic_chunks_v1")
+    tx.execute("DELETE FROM semantic_records_v1")
     for (scope,) in tx.execute("SELECT scope FROM keyword_state_v1").fetchall():
         rows = keyword_tables(scope)[1]
         tx.execute(
@@ -122,14 +126,14 @@ def sync(tx: Tx, scope: str, embedder: Embedder, limit: int | None = None) -> in
         if found is None:
             found, home = _note(tx, path), NOTES
         if found is None:
-            tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
+            _forget(tx, path)
             continue
         known = tx.execute(
             "SELECT sha256 FROM semantic_chunks_v1 WHERE path=? AND scope=? LIMIT 1", (path, home)
         ).fetchone()
         if known is not None and known[0] == found[0]:
             continue
-        tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
+        _forget(tx, path)
         title = "\n".join(t for t in (found[2], found[3]) if t)
         work.append((home, path, str(found[0]), int(found[1] or 1), title, str(found[4] or "")))
     for start in range(0, len(work), EMBED_BATCH):
@@ -139,6 +143,11 @@ def sync(tx: Tx, scope: str, embedder: Embedder, limit: int | None = None) -> in
     if scope != NOTES:
         _stamp(tx, NOTES)  # a partition's note may have gained or lost its vectors
     return len(queued)
+
+
+def _forget(tx: Tx, path: str) -> None:
+    tx.execute("DELETE FROM semantic_chunks_v1 WHERE path=?", (path,))
+    tx.execute("DELETE FROM semantic_records_v1 WHERE path=?", (path,))
 
 
 def _note(tx: Tx, path: str) -> Any:
@@ -182,11 +191,25 @@ def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int
     mixed = texts + TITLE_WEIGHT * np.stack([title_of[p[0]] for p in passages])
     vectors = normalise(mixed.astype(np.float32)).astype(STORED)
     tx.executemany(
-        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text, vector)"
-        " VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
+        " VALUES (?,?,?,?,?,?,?)",
         [
-            (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS], vectors[i].tobytes())
-            for i, (path, sha, number, first, last, text) in enumerate(passages)
+            (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS])
+            for path, sha, number, first, last, text in passages
+        ],
+    )
+    # One vector per file from its stored (float16) passages, so the first stage's vector
+    # depends on those alone, however the files were batched.
+    paths = [p[0] for p in passages]
+    starts = [i for i in range(len(paths)) if i == 0 or paths[i] != paths[i - 1]]
+    means = np.add.reduceat(vectors.astype(np.float32), starts, axis=0)
+    files = normalise(means).astype(STORED)
+    ends = [*starts[1:], len(paths)]
+    tx.executemany(
+        "INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)",
+        [
+            (paths[at], scope_of[paths[at]], files[i].tobytes(), vectors[at : ends[i]].tobytes())
+            for i, at in enumerate(starts)
         ],
     )
 
@@ -198,19 +221,3 @@ def _is_heading(text: str) -> bool:
 def generation(conn: sqlite3.Connection, scope: str) -> int:
     row = conn.execute("SELECT generation FROM semantic_state_v1 WHERE scope=?", (scope,)).fetchone()
     return int(row[0]) if row else 0
-
-
-def load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str], Any]:
-    """A partition's vectors as one float32 matrix, with each row's path and chunk rowid,
-    ordered by path so a record's passages are adjacent."""
-    paths: list[str] = []
-    rowids: list[int] = []
-    blobs: list[bytes] = []
-    for rowid, path, vector in conn.execute(
-        "SELECT rowid, path, vector FROM semantic_chunks_v1 WHERE scope=? ORDER BY path, chunk", (scope,)
-    ):
-        rowids.append(rowid)
-        paths.append(path)
-        blobs.append(vector)
-    matrix = np.frombuffer(b"".join(blobs), dtype=STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, paths, np.asarray(rowids, dtype=np.int64)

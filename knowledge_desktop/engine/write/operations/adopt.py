@@ -38,10 +38,12 @@ from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.emit import Style, emit_entry
 from knowledge_desktop.engine.records.models import FORMAT
+from knowledge_desktop.engine.records.notes import property_text
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES, sha256_hex
 from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatter
 from knowledge_desktop.engine.write import journal, notes
 from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.link_claims import LinkClaims
 from knowledge_desktop.engine.write.operations.common import ASSIGNED, LIFECYCLE_METADATA, anchors
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 
@@ -60,7 +62,6 @@ class Note:
     fm: dict[str, Any] | None
     """None: no frontmatter at all."""
     body: str
-    links: list[notes.WikiLink]
     is_record: bool = False
     aliases: list[str] = field(default_factory=list)
 
@@ -121,7 +122,7 @@ def _read(path: str, rel: str, data: bytes, skipped: list[dict[str, str]]) -> No
         skipped.append(_skip(path, "invalid-frontmatter", f"line {exc.line}: {exc.message}"))
         return None
     if split is None:
-        return Note(path, rel, data, text, None, bare, notes.wikilinks(bare))
+        return Note(path, rel, data, text, None, bare)
     try:
         loaded = yaml12.load(split.yaml_text, split.yaml_first_line).data
     except yaml12.YamlError as exc:
@@ -133,7 +134,7 @@ def _read(path: str, rel: str, data: bytes, skipped: list[dict[str, str]]) -> No
     if not isinstance(loaded, dict):
         skipped.append(_skip(path, "frontmatter-not-mapping", "the frontmatter is not a mapping of keys"))
         return None
-    note = Note(path, rel, data, text, loaded, split.body, notes.wikilinks(split.body))
+    note = Note(path, rel, data, text, loaded, split.body)
     note.is_record = loaded.get("format") == FORMAT
     if not note.is_record:
         aliases = notes.string_list(loaded.get("aliases"))
@@ -167,6 +168,7 @@ def plan_adopt(
     writes: list[FileWrite] = []
     adopted: list[dict[str, Any]] = []
     ambiguous: list[str] = []
+    claims = LinkClaims.read(ctx.store.reader())
     for name, found in surveyed:
         try:
             ontology = ctx.ontology(name, fence=False)
@@ -175,7 +177,7 @@ def plan_adopt(
                 raise
             skipped += [_skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record]
             continue
-        planned = _plan_partition(ctx, name, ontology, found, type_map, expect)
+        planned = _plan_partition(ctx, name, ontology, found, type_map, expect, claims)
         writes += planned.writes
         adopted += planned.adopted
         skipped += planned.skipped
@@ -186,40 +188,22 @@ def plan_adopt(
         "adopted": adopted,
         "skipped": skipped,
         "ambiguousNames": ambiguous,
-        "crossPartitionLinks": cross_partition_links(str(ctx.root), surveyed, {a["path"] for a in adopted}),
+        "crossPartitionLinks": _crossing(claims, {a["path"] for a in adopted}),
     }
     return Plan(OPERATION, None, None, writes, extra=extra)
 
 
-def cross_partition_links(
-    root: str, surveyed: list[tuple[str, list[Note]]], adopted: set[str]
-) -> list[dict[str, str]]:
-    """The links of the notes adopted that Obsidian resolves (over the whole vault) to a note
-    in another partition or at the root: a record's links reach its own partition's records
-    only (docs/decisions.md, "Records"), so the dry run names each one the run would leave
-    unresolved, rather than let the first scan after it say so."""
-    index = notes.ObsidianIndex()
-    for _scope, found in surveyed:
-        for note in found:
-            index.add(note.path, note.aliases)
-    for skipped in root_notes(root):
-        index.add(skipped["path"])
-    out: list[dict[str, str]] = []
-    for scope, found in surveyed:
-        for note in found:
-            if note.path not in adopted:
-                continue
-            for link in note.links:
-                target = index.resolve(link.target, note.path)
-                if target is not None and not target.startswith(scope + "/"):
-                    out.append({"path": note.path, "target": link.target, "resolvesTo": target})
-    return out
+def _crossing(claims: LinkClaims, adopted: set[str]) -> list[dict[str, str]]:
+    """The links of the notes adopted that reach a file in another top-level folder (or at
+    the root). They keep resolving once adopted, by the rule for links beyond a record's
+    partition (docs/decisions.md); the dry run names them so that a reader can check."""
+    return [c for c in claims.crossing if c["path"] in adopted]
 
 
 def root_notes(root: str) -> list[dict[str, str]]:
     """The Markdown files at the vault root, each skipped with the reason: a record needs a
-    partition (docs/writing.md, "Adopting notes": a whole vault), and one written at the root
-    would be outside every partition; moving it into one would break its path links."""
+    partition, and one written at the root would be outside every partition; moving it into
+    one would break its path links (docs/decisions.md, "Notes at the vault root stay notes")."""
     try:
         names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
     except OSError:
@@ -228,8 +212,9 @@ def root_notes(root: str) -> list[dict[str, str]]:
         _skip(
             name,
             "root-note",
-            "a note at the vault root belongs to no partition, and a record must; it stays a note"
-            " (move it into a folder to adopt it)",
+            "a note at the vault root belongs to no partition, and a record must; it stays a note,"
+            " its links working both ways as before (moving it into a folder would adopt it, but"
+            " change the path its Markdown links use)",
         )
         for name in names
         if name.lower().endswith(".md") and not name.startswith(".")
@@ -251,14 +236,13 @@ def _plan_partition(
     found: list[Note],
     type_map: dict[str, str] | None,
     expect: dict[str, dict[str, Any]] | None,
+    claims: LinkClaims,
 ) -> _Planned:
-    """One partition's part of the plan: its links are resolved among its own notes, since
-    a record's links and ids are its partition's (docs/decisions.md, "Records")."""
+    """One partition's part of the plan. Its records will look up a link's name among the
+    partition's titles and aliases first (`write/link_claims.py`), so a title or alias is
+    given only where every link of the partition by that name already reaches that note."""
     out = _Planned()
     skipped = out.skipped
-    index = notes.ObsidianIndex()
-    for note in found:
-        index.add(note.rel, note.aliases)
     candidates = [n for n in found if not n.is_record]
     if expect is not None:
         listed = [n for n in candidates if n.path in expect]
@@ -266,25 +250,28 @@ def _plan_partition(
             if n.path not in expect:
                 skipped.append(_skip(n.path, "not-in-dry-run", "appeared after the dry run; run it again"))
         candidates = listed
-    needed: dict[str, list[str]] = {}
     claimed: dict[str, set[str]] = {}
-    by_name: dict[str, set[str]] = {}
-    """Link names that reach a note only by name (not by path), and the notes they reach:
-    one reaching two notes (Obsidian picked by the linking note's folder) cannot be an alias."""
+    """Normalised name -> the files it must keep reaching from this partition (its links'
+    targets now, vault-wide), and the notes whose file name or alias it is."""
+    for (where, name), targets in claims.targets.items():
+        if where == scope:
+            claimed[name] = set(targets)
     for note in found:
-        for link in note.links:
-            target = index.resolve(link.target, note.rel)
-            if target is not None:
-                needed.setdefault(target, []).append(link.target)
-                claimed.setdefault(normalise_name(link.target), set()).add(target)
-                if not _path_reaches(link.target, target):
-                    by_name.setdefault(normalise_name(link.target), set()).add(target)
-    for note in found:
-        claimed.setdefault(normalise_name(posixpath.basename(note.rel)[:-3]), set()).add(note.rel)
+        claimed.setdefault(normalise_name(posixpath.basename(note.rel)[:-3]), set()).add(note.path)
         for alias in note.aliases:
-            claimed.setdefault(normalise_name(alias), set()).add(note.rel)
-    ambiguous = sorted(name for name, targets in by_name.items() if len(targets) > 1)
+            claimed.setdefault(normalise_name(alias), set()).add(note.path)
+    ambiguous = sorted(
+        {
+            normalise_name(name)
+            for note in found
+            for name in claims.written.get((scope, note.path), [])
+            if len(claims.reaching(scope, name)) > 1
+        }
+    )
     unreachable = set(ambiguous)
+    # a name that is also the partition path of a file here reaches that file first: an alias
+    # of it elsewhere would make the link ambiguous (`graph/resolve.py`, `resolve_link`)
+    unreachable |= {normalise_name(n.rel[:-3]) for n in found}
     graph = ctx.reconciler.graph()
     writes, adopted = out.writes, out.adopted
     types = {d.name for d in ontology.page_types()}
@@ -301,9 +288,31 @@ def _plan_partition(
                 ),
             )
             continue
+        if "[[" in property_text(note.body):
+            skipped.append(
+                _skip(
+                    note.path,
+                    "property-links",
+                    "its Logseq properties (`key:: [[…]]`) hold links, which a record's body would"
+                    " read as links of its own; move them into frontmatter first",
+                ),
+            )
+            continue
         title, title_from = _title(note, scope, claimed, graph)
         if title is None:
             skipped.append(_skip(note.path, "title-invalid", "its frontmatter title is not text"))
+            continue
+        taken = _taken_name(note, scope, title if title_from == "frontmatter" else None, claims)
+        if taken is not None:
+            name, other = taken
+            skipped.append(
+                _skip(
+                    note.path,
+                    "name-taken",
+                    f"its own title or alias {name!r} is the name this folder's links use for"
+                    f" {other}; as a record's it would take those links (rename one first)",
+                ),
+            )
             continue
         own_aliases = notes.string_list(fm.get("aliases"))
         own_tags = [notes.string_list(fm.get(k)) for k in ("tags", "tag")]
@@ -312,10 +321,8 @@ def _plan_partition(
             continue
         link_names = [
             name
-            for name in notes.unique(needed.get(note.rel, []))
-            if normalise_name(name) != normalise_name(title)
-            and not _path_reaches(name, note.rel)
-            and normalise_name(name) not in unreachable
+            for name in notes.unique(claims.written.get((scope, note.path), []))
+            if normalise_name(name) != normalise_name(title) and normalise_name(name) not in unreachable
         ]
         aliases = notes.unique([*note.aliases, *link_names])
         aliases = [a for a in aliases if normalise_name(a) != normalise_name(title)]
@@ -371,6 +378,17 @@ def _plan_partition(
     return out
 
 
+def _taken_name(note: Note, scope: str, title: str | None, claims: LinkClaims) -> tuple[str, str] | None:
+    """A name the note brings itself (its frontmatter title or aliases, kept as they are) that
+    links of its partition use for another file, and that file: once a record's title or
+    alias, the name would be found first (`graph/resolve.py`) and those links would move."""
+    for name in [*([title] if title else []), *note.aliases]:
+        others = sorted(claims.reaching(scope, name) - {note.path})
+        if others:
+            return name, others[0]
+    return None
+
+
 def _partition(ctx: WriteContext, scope: str) -> str:
     scopes = ctx.scopes()
     if scope not in scopes:
@@ -402,7 +420,7 @@ def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> 
 
     def free(name: str) -> bool:
         key = normalise_name(name)
-        return not (claimed.get(key, set()) - {note.rel}) and not graph.names.get(scope, key)
+        return not (claimed.get(key, set()) - {note.path}) and not graph.names.get(scope, key)
 
     heading = notes.first_heading(note.body)
     if heading is not None and free(heading):
@@ -411,12 +429,6 @@ def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> 
     if free(stem) or "/" not in note.rel:
         return stem, "file name"
     return note.rel[:-3], "path"  # the file name is another note's (Obsidian: by path)
-
-
-def _path_reaches(target: str, rel: str) -> bool:
-    """Whether our resolver finds `rel` by the link's path alone (partition-relative)."""
-    candidate = posixpath.normpath(target.strip().lstrip("/"))
-    return candidate + ".md" == rel
 
 
 def _type_of(note: Note, type_map: dict[str, str] | None, ontology: Any) -> str | None:

@@ -17,6 +17,7 @@ written as submitted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from knowledge_desktop.engine.records.models import FORMAT, KINDS
@@ -30,7 +31,19 @@ from knowledge_desktop.engine.write.operations.common import (
     anchors,
     submitted_frontmatter,
 )
-from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
+from knowledge_desktop.engine.write.plan import FileWrite, Plan, Request, WriteRejected
+from knowledge_desktop.engine.write.publish import Planner
+from knowledge_desktop.engine.write.requests import make_request
+
+
+def new_record(
+    write: Callable[[Request, Planner], dict[str, Any]], text: str, **options: Any
+) -> dict[str, Any]:
+    """The `new` request for `text` handed to `write` (`Vault.write`): the one request the
+    CLI's `knowledge new` and the window's File › New… both publish, and the window's
+    check before review previews. `options`: see `make_request`."""
+    request = make_request("new", {"record": text}, **options)
+    return write(request, lambda ctx: plan_new(ctx, text))
 
 
 def plan_new(ctx: WriteContext, text: str) -> Plan:

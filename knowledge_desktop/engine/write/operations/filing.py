@@ -36,6 +36,7 @@ from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.roundtrip import update_frontmatter
 from knowledge_desktop.engine.write import notes
 from knowledge_desktop.engine.write.context import WriteContext
+from knowledge_desktop.engine.write.link_claims import LinkClaims, link_name, partition_of
 from knowledge_desktop.engine.write.operations.adopt import Note, survey
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 
@@ -103,35 +104,42 @@ def _why_not(
     ctx: WriteContext, found: list[Note], rel: str, target: str, taken: set[str]
 ) -> tuple[str | None, list[str]]:
     """Why the note at partition path `rel` cannot move to `target` (None: it can), and the
-    link names that reach it by its old path, which it must keep as aliases."""
+    link names that reach it by its old path, which it must keep as aliases. The links are
+    the engine's own answer (the links projection of the last scan), as adopting reads them
+    (`write/link_claims.py`)."""
+    scope = target.split("/", 1)[0]
+    path = f"{scope}/{rel}"
     stem = posixpath.basename(rel)[:-3].lower()
     if target.lower() in taken or ctx.sha_on_disk(target) is not None:
         return f"{target} already exists", []
-    index = notes.ObsidianIndex()
-    me: Note | None = None
-    for note in found:
-        index.add(note.rel, note.aliases)
-        if note.rel == rel:
-            me = note
-        elif posixpath.basename(note.rel)[:-3].lower() == stem:
-            return f"{note.path} has the same file name; links by name could reach either", []
+    me = next((n for n in found if n.rel == rel), None)
     if me is None:
         return "the note is no longer there", []
+    for note in found:
+        if note.rel != rel and posixpath.basename(note.rel)[:-3].lower() == stem:
+            return f"{note.path} has the same file name; links by name could reach either", []
     if _relative_links(me.body):
         return "its relative Markdown links or images would point elsewhere from another folder", []
+    conn = ctx.store.reader()
+    rows = conn.execute(
+        "SELECT src_path, target_text, link_kind, status FROM links WHERE target_path=?"
+        " AND status IN ('resolved', 'ambiguous') ORDER BY src_path, line",
+        (path,),
+    ).fetchall()
+    claims = LinkClaims.read(conn)
     names: list[str] = []
-    for note in found:
-        for link in note.links:
-            if index.resolve(link.target, note.rel) != rel:
-                continue
-            if "/" in link.target.strip().strip("/"):
-                return f"{note.path} links to it by its path ([[{link.target}]])", []
-            names.append(link.target)
-        if note.rel != rel and any(
-            posixpath.normpath(posixpath.join(posixpath.dirname(note.rel), t)) == rel
-            for t in _relative_links(note.body)
-        ):
-            return f"{note.path} links to it by a relative Markdown link", []
+    for src, text, kind, status in rows:
+        name = link_name(str(text))
+        if kind in ("markdown", "image"):
+            return f"{src} links to it by a relative Markdown link", []
+        if status == "ambiguous":
+            return f"{src} links to it by a name two files share ([[{name}]])", []
+        if "/" in name.strip("/"):
+            return f"{src} links to it by its path ([[{name}]])", []
+        if claims.reaching(partition_of(str(src)), name) - {path}:
+            return f"[[{name}]] also reaches another file", []
+        if name:
+            names.append(name)
     return None, notes.unique(names)
 
 

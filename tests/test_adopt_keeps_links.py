@@ -1,0 +1,102 @@
+"""Adopting the whole Obsidian test vault keeps every link where it went (issue 25 §5: "keeping
+file names and paths so every Obsidian link keeps working"; docs/decisions.md, "Links beyond a
+record's partition"). Adopt and undo run through the console script as a person runs them; what
+each file links and is linked from is read as `show --json` gives it (`Vault.show`), before the
+run, after it and after its undo."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from knowledge_desktop.engine.vault import Vault
+
+DATA = Path(__file__).parent / "data" / "obsidian-vault"
+
+Link = tuple[str, str, str, str]
+"""(source, link kind, the name linked, the file it goes to)."""
+
+
+def knowledge(*argv: str) -> tuple[int, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "knowledge_desktop.cli", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    out = done.stdout.strip()
+    return done.returncode, (json.loads(out) if out.startswith(("{", "[")) else out)
+
+
+def checksums(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".knowledge" not in p.parts
+    }
+
+
+def graph_of(root: Path) -> tuple[set[Link], set[tuple[str, str]], int]:
+    """Every link that reaches a file (a record's kinds: wikilinks, and Markdown links to
+    `.md` files; embeds and images are no links of a record), every (file, linked from), and
+    the number of `link-missing` diagnostics."""
+    vault = Vault.open(root)
+    try:
+        vault.reconcile()
+        paths = [p for (p,) in vault.store.reader().execute("SELECT path FROM catalog ORDER BY path")]
+        links: set[Link] = set()
+        backlinks: set[tuple[str, str]] = set()
+        for path in paths:
+            shown = vault.show(path)
+            for ref in shown["references"]:
+                target = ref["path"]
+                if target is None or ref["status"] not in ("resolved", "ambiguous") or ref["embed"]:
+                    continue
+                if ref["kind"] == "markdown" and not target.endswith(".md"):
+                    continue
+                links.add((path, ref["kind"], ref["target"].split("#", 1)[0].strip(), target))
+            backlinks |= {(path, b["path"]) for b in shown["backlinks"] if b.get("via", "link") == "link"}
+        missing = sum(1 for d in vault.diagnostics() if d.code == "link-missing")
+        return links, backlinks, missing
+    finally:
+        vault.close()
+
+
+def test_adopting_the_whole_vault_keeps_every_link_and_one_undo_restores_every_byte(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(DATA, root)
+    before_links, before_backlinks, before_missing = graph_of(root)
+    crossing = {(s, t) for s, _k, _n, t in before_links if s.split("/")[0] != t.split("/")[0] and "/" in s}
+    assert ("journals/2024_01_16.md", "pages/Logseq Page.md") in crossing  # a folder into another
+    assert ("Ideas/Garden.md", "Welcome.md") in crossing  # a folder to the root
+    sums = checksums(root)
+
+    code, receipt = knowledge("adopt", str(root), "--json")
+    assert code == 0, receipt
+    adopted = {item["path"] for item in receipt["items"]}
+    assert {"Ideas/Garden.md", "journals/2024_01_16.md", "Work/Meeting Notes.md"} <= adopted
+
+    after_links, after_backlinks, after_missing = graph_of(root)
+    assert after_links == before_links
+    assert after_backlinks == before_backlinks
+    assert after_missing == before_missing  # nothing new is missing
+    code, shown = knowledge("show", str(root), "journals/2024_01_16.md", "--json")
+    assert code == 0
+    assert shown["kind"] == "page"
+    (reference,) = [r for r in shown["references"] if r["target"] == "Logseq Page"]
+    assert (reference["status"], reference["path"], reference["crossPartition"]) == (
+        "resolved",
+        "pages/Logseq Page.md",
+        True,
+    )
+
+    code, undone = knowledge("undo", str(root), str(receipt["journalId"]), "--json")
+    assert code == 0, undone
+    assert checksums(root) == sums
