@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-BY_FOLDER = "(from the folder)"
+BY_FOLDER = "(as the ontology files it)"
 """A folder's type combo: no choice made, the ontology's directory (else `note`) decides."""
 
 
