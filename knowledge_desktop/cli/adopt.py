@@ -1,7 +1,8 @@
 """`knowledge adopt | undo`: plain notes become page records in place, and back (issue 14, §4;
 contract: docs/writing.md, "Adopting notes").
 
-    knowledge adopt VAULT [--partition P] [--type FOLDER=TYPE]... [--dry-run] [--expect DRY.json]
+    knowledge adopt VAULT [--partition P] [--type FOLDER=TYPE]... [--move PATH]... [--dry-run]
+                    [--expect DRY.json]
                     [--request-id R] [--actor A] --json
     knowledge undo VAULT JOURNAL_ID [--request-id R] [--actor A] --json
 
@@ -49,7 +50,7 @@ def register(command: Command, helpers: WriteHelpers) -> None:
                 vault.vault_id,
                 utc_now_text(),
             )
-            result = adoption.dry_run(ctx, args.partition, type_map=type_map)
+            result = adoption.dry_run(ctx, args.partition, type_map=type_map, move=args.move or ())
             _print(args, result, _dry_human)
             return 0
         expect = None
@@ -60,7 +61,12 @@ def register(command: Command, helpers: WriteHelpers) -> None:
                 raise QueryError(f"{args.expect} is not JSON: {exc}") from None
             expect = adoption.expected_from(dry if isinstance(dry, dict) else {})
         result = adoption.adopt(
-            vault.write, args.partition, type_map=type_map, expect=expect, **helpers.request_options(args)
+            vault.write,
+            args.partition,
+            type_map=type_map,
+            expect=expect,
+            move=args.move or (),
+            **helpers.request_options(args),
         )
         return helpers.receipt(args, result)
 
@@ -77,8 +83,15 @@ def register(command: Command, helpers: WriteHelpers) -> None:
         action="append",
         type=_type_pair,
         metavar="FOLDER=TYPE",
-        help="the page type of notes under FOLDER, partition- or vault-relative"
-        " (default: the ontology's directories, else note)",
+        help="the page type of notes under FOLDER (or of the note FOLDER names), partition- or"
+        " vault-relative (default: the ontology's directories, else note)",
+    )
+    p.add_argument(
+        "--move",
+        action="append",
+        metavar="PATH",
+        help="file the note PATH (vault-relative) in its type's folder, if no link depends on where"
+        " it is (default: every note stays where it is)",
     )
     p.add_argument("--dry-run", action="store_true", help="list what would change; write nothing")
     p.add_argument(
@@ -98,6 +111,8 @@ def _dry_human(result: dict[str, Any]) -> str:
     for f in result["files"]:
         aliases = ", ".join(map(_safe, f["aliasesAdded"]))
         added = f" (+aliases {aliases})" if f["aliasesAdded"] else ""
+        if f.get("movedTo"):
+            added += f" -> {_safe(f['movedTo'])}"
         lines.append(
             f"  {_safe(f['path'])}  {_safe(f['id'])}  {_safe(repr(f['title']))} [{_safe(f['type'])}]{added}"
         )

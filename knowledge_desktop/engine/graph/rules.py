@@ -165,8 +165,13 @@ def _check_relationship_label(node: RecordNode, ontology: Ontology | None, deriv
 
 def _check_filing(node: RecordNode, directory: str, what: str, derived: Derived) -> None:
     """`misfiled` when the record is outside its type's directory — unless it is in a
-    collection folder, where documents are filed by collection by design (issue 32 §7)."""
-    if not node.rel.startswith(directory) and not in_collection_folder(node.path):
+    collection folder, where documents are filed by collection by design (issue 32 §7), or
+    marked `filing: in-place`, as adopting a note kept where its author put it (issue 29 §5)."""
+    if (
+        not node.rel.startswith(directory)
+        and not in_collection_folder(node.path)
+        and node.value("filing") != "in-place"
+    ):
         derived.diagnostics.append(
             dg.make("misfiled", node.path, f"{what} records are filed under {directory}", record_id=node.id)
         )

@@ -37,6 +37,8 @@ from knowledge_desktop.ui.render.values import literal
 Index = QModelIndex | QPersistentModelIndex
 
 SEVERITY, CODE, PATH, LINE, RECORD, MESSAGE = range(6)
+EXAMPLE = "Example of a broken file"
+EXAMPLE_TIP = "The demo vault breaks this file on purpose, to show what the app reports."
 HEADERS = ("Severity", "Code", "Path", "Line", "Record", "Message")
 HEADER_TIPS = (
     "How serious the problem is: errors first when sorted",
@@ -109,6 +111,9 @@ class DiagnosticsModel(QAbstractTableModel):
         self._severities: set[Severity] = set(Severity)
         self._code: str = ""
         self._expanded = False
+        self.examples = False
+        """The vault is the demo, whose broken files are there on purpose: each error and
+        warning row says it is an example (issue 29, §6)."""
         self._group_count = 0
         self._accepted_count = 0
         self._sort_column = SEVERITY
@@ -358,6 +363,8 @@ class DiagnosticsModel(QAbstractTableModel):
         d = self._all[position]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
+            if column == MESSAGE and self.examples and d.severity != Severity.INFO:
+                return f"{EXAMPLE}: {d.message}"
             return _display(d, column)
         if role == Qt.ItemDataRole.DecorationRole and column == SEVERITY:
             icon = self._icons.get(d.severity)
@@ -365,7 +372,8 @@ class DiagnosticsModel(QAbstractTableModel):
                 icon = self._icons[d.severity] = severity_icon(d.severity)
             return icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return literal(_tooltip(d))
+            example = f"\n{EXAMPLE_TIP}" if self.examples and d.severity != Severity.INFO else ""
+            return literal(_tooltip(d) + example)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == LINE:
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.UserRole:

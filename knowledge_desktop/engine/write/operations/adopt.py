@@ -433,8 +433,12 @@ def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> 
 
 def _type_of(note: Note, type_map: dict[str, str] | None, ontology: Any) -> str | None:
     """`type_map`'s folders are partition-relative (`people=person`) or, naming the partition
-    first, vault-relative (`private/people=person`, for a whole-vault run); the longest wins."""
+    first, vault-relative (`private/people=person`, for a whole-vault run); the longest wins.
+    A key naming the note's own file (`Ada.md=person`, either way) is that note's type."""
     rel = note.rel
+    for key in (rel, note.path):
+        if key in (type_map or {}):
+            return (type_map or {})[key]
     folders = [f.rsplit("/", 1)[0] + "/" if "/" in f else "" for f in (rel, note.path)]
     for prefix, name in sorted((type_map or {}).items(), key=lambda kv: -len(kv[0])):
         if any(folder.startswith(prefix.strip("/") + "/") for folder in folders):
@@ -494,6 +498,8 @@ def plan_undo(ctx: WriteContext, journal_id: int) -> Plan:
             changed.append({"path": f.path, "expected": f.new_sha256, "hash": now})
         elif f.old_data is not None:
             writes.append(FileWrite(f.path, f.old_data, f.new_sha256, f.record_id or "", 0))
+        elif f.new_sha256 is not None:  # a file the run created (a note filed in its folder)
+            writes.append(FileWrite(f.path, None, f.new_sha256, f.record_id or "", 0))
     if changed:
         raise WriteRejected(
             "fence-hash",
