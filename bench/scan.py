@@ -127,7 +127,7 @@ def ensure_vault(folder: Path, n: int, seed: int, regenerate: bool, notes: bool 
     if notes:
         import notes_vault
 
-        if (folder / notes_vault.MARKER).exists() and not regenerate:
+        if (folder / generate_vault.MARKER).exists() and not regenerate:
             return {"generated": False, "seconds": None, "bytes": None}
         summary = notes_vault.generate_notes(folder, n, seed, force=True)
         return {"generated": True, "seconds": summary["seconds"], "bytes": summary.get("bytes")}
