@@ -256,7 +256,7 @@ def sync(
         done.append((path,))
         if row[1] == "active":
             changes.added.append(rowid)
-            if len(changes.added) + len(changes.gone) >= 4 * weights.BLOCK:
+            if len(changes.added) + len(changes.gone) > weights.BLOCK:
                 changes = weights.apply_complete(tx, scope, changes)  # (memory stays bounded)
     tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
     weights.apply(tx, scope, changes)
