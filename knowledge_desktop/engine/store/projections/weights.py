@@ -282,8 +282,12 @@ def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, byt
     title = np.repeat(np.array([added[o].sizes[0] for o in offsets], dtype=np.int64), count)
     aliases = title + np.repeat(np.array([added[o].sizes[1] for o in offsets], dtype=np.int64), count)
     weight = np.where(at < title, WEIGHTS[0], np.where(at < aliases, WEIGHTS[1], WEIGHTS[2]))
-    order = np.argsort(np.array(ids, dtype=np.int64), kind="stable")
-    term, where, at, weight = np.array(ids, dtype=np.int64)[order], where[order], at[order], weight[order]
+    numbered = np.fromiter(ids, dtype=np.int64, count=len(ids))
+    # A block's terms fit 16 bits nearly always, and numpy sorts 16-bit keys stably by radix
+    # (several times faster than the merge sort of 64-bit ones).
+    keys = numbered.astype(np.uint16) if len(numbers) <= 1 << 16 else numbered
+    order = np.argsort(keys, kind="stable")
+    term, where, at, weight = numbered[order], where[order], at[order], weight[order]
     key = term * BLOCK + where
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))  # one per posting
     occurrences = np.diff(np.append(starts, len(key)))
