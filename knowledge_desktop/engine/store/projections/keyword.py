@@ -236,20 +236,27 @@ def sync(
     done: list[tuple[str]] = []
     changes = weights.Changes()
     for path in queued:
-        row = tx.execute("SELECT sha256, lifecycle, status FROM catalog WHERE path=?", (path,)).fetchone()
+        row = tx.execute(
+            "SELECT sha256, lifecycle, status, NULL, type, valid AND NOT duplicate AND deps_ok,"
+            " active_from, active_until FROM catalog WHERE path=?",
+            (path,),
+        ).fetchone()
         if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
-            remove(tx, scope, path, changes)
+            if not empty:
+                remove(tx, scope, path, changes)
             done.append((path,))
             continue
         _, rows = tables(scope, row[1] == "superseded")
-        known = tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
+        known = None if empty else tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
         if known is not None and known[0] == row[0]:
             done.append((path,))
             continue
         node = nodes.get(path) if nodes is not None else None
         if node is not None and node.sha256 != row[0]:
             node = None
-        rowid = _index_one(tx, root, scope, path, row[0], row[1], changes, node, known=not empty)
+        rowid = _index_one(
+            tx, root, scope, path, row[0], row[1], changes, node, known=not empty, catalog=row[3:]
+        )
         if rowid is None:
             lag = True
             continue
@@ -274,13 +281,16 @@ def _index_one(
     node: RecordNode | None = None,
     *,
     known: bool = True,
+    catalog: tuple[Any, ...] = (),
 ) -> int | None:
     """Index one file; its new rowid, or None when it could not be read as scanned.
 
     `lifecycle` is the catalog's: a durable guard may hold the record at less
     than its file says (`graph/guards.py`), and then names its replacement.
     `node`: the record as parsed from these bytes, if at hand. `known` False:
-    the partition has no rows yet (a first build), so there is nothing to remove."""
+    the partition has no rows yet (a first build), so there is nothing to remove.
+    `catalog`: (None, type, eligible, active_from, active_until) as the caller read them
+    with the hash and lifecycle, used with `node`."""
     if known:
         remove(tx, scope, path, changes)
     try:
@@ -298,6 +308,8 @@ def _index_one(
         if row is None or not row[0]:
             return None
         node = RecordNode(codec.decode(path, scope, sha, int(row[5]), row[0]))
+    elif catalog:
+        row = catalog
     else:
         row = tx.execute(
             "SELECT NULL, type, valid AND NOT duplicate AND deps_ok, active_from, active_until"
