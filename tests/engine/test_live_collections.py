@@ -33,11 +33,9 @@ class Reads:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        walk = collections.CollectionIndex
-
         reads = self
 
-        class Counted(walk):  # type: ignore[misc, valid-type]
+        class Counted(collections.CollectionIndex):
             def __init__(self, partition: Path) -> None:
                 reads.count += 1
                 super().__init__(partition)
