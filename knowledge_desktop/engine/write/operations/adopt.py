@@ -1,7 +1,8 @@
 """Adopting plain notes: a folder of Obsidian, Foam or zk Markdown becomes page records in place.
 
 Beyond the spec (issue 14, §4; issue 25, §5; contract: docs/writing.md, "Adopting notes").
-Every `.md` file of a partition (or of every partition: the whole vault) that
+Every `.md` file of a partition (or of every partition and the vault root:
+the whole vault, the root's notes moved into a partition by `root_move.py`) that
 is not yet a record — no frontmatter, or frontmatter without `format:
 knowledge-record-v1` — gets the envelope a page needs, spliced into its
 frontmatter (`records/roundtrip.py`) so that every other key keeps its bytes;
