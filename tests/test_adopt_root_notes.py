@@ -7,6 +7,7 @@ old to new paths."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.test_adopt_keeps_links import checksums, graph_of, knowledge, moved_links
@@ -127,3 +128,11 @@ def test_root_into_names_the_partition(tmp_path: Path) -> None:
     assert code == 0, dry
     assert dry["rootInto"] == "b"
     assert {f["path"]: f.get("movedTo") for f in dry["files"]}["Home.md"] == "b/Home.md"
+    expect = tmp_path / "dry.json"
+    expect.write_text(json.dumps(dry))
+    code, receipt = knowledge("adopt", str(root), "--expect", str(expect), "--json")
+    assert code == 0, receipt
+    assert (root / "b/Home.md").is_file()  # where the dry run said, though no --root-into here
+    assert {i["path"]: i["id"] for i in receipt["items"]}["b/Home.md"] == {
+        f["path"]: f["id"] for f in dry["files"]
+    }["Home.md"]

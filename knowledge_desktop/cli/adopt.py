@@ -62,6 +62,8 @@ def register(command: Command, helpers: WriteHelpers) -> None:
             except json.JSONDecodeError as exc:
                 raise QueryError(f"{args.expect} is not JSON: {exc}") from None
             expect = adoption.expected_from(dry if isinstance(dry, dict) else {})
+            if args.root_into is None and isinstance(dry.get("rootInto"), str) and args.partition is None:
+                args.root_into = dry["rootInto"]  # the root's notes go where the dry run said
         result = adoption.adopt(
             vault.write,
             args.partition,

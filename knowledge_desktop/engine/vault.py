@@ -253,8 +253,8 @@ class Vault:
             raise VaultRefused(refused)
         if not _looks_like_vault(root):
             raise NotAVault(
-                f"{root} is not a vault: it has no .knowledge/ folder and no partition folder "
-                "with Markdown records"
+                f"{root} is not a vault: it has no .knowledge/ folder and no Markdown notes or"
+                " records, at its root or in a folder"
             )
         if not (root / STATE_DIR).exists():
             # A folder opened for the first time is walked before `.knowledge/` is made in it,
