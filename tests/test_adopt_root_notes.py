@@ -78,7 +78,8 @@ def test_links_in_files_the_run_does_not_write_block_a_move_and_other_notes_link
     write(
         root,
         {
-            "Home.md": "# Home\n\nTo [[Plan]].\n",
+            "Home.md": "# Home\n\nTo [[Plan]] and [t](work/Topic%20(2).md).\n",
+            "work/Topic (2).md": "A name with parentheses.\n",
             "Linked.md": "Linked from a record by its path.\n",
             "Todo.md": "The root's todo.\n",
             "Near.md": "Reached from work/ by a Markdown path.\n",
@@ -102,7 +103,8 @@ def test_links_in_files_the_run_does_not_write_block_a_move_and_other_notes_link
         "Todo.md": "work/tasks/Todo.md has the same file name; a link by name could reach either once moved",
     }
     assert [(r["path"], r["from"], r["to"]) for r in dry["linksRewritten"]] == [
-        ("work/Plan.md", "../Near.md", "Near.md")
+        ("Home.md", "work/Topic%20(2).md", "Topic%20(2).md"),
+        ("work/Plan.md", "../Near.md", "Near.md"),
     ]
     code, human = knowledge("adopt", str(root), "--dry-run", "--root-into", "work")
     assert code == 0

@@ -23,6 +23,7 @@ from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.graph import rules
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.ontology.compose import Activation, Ontology
+from knowledge_desktop.engine.reading import activate_partition
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
 from knowledge_desktop.engine.store.db import Store
@@ -86,6 +87,16 @@ class WriteContext:
     """(path, sha256) of every fenced record, for publish to check again."""
     ontology_fences: dict[str, str] = field(default_factory=dict)
     """scope -> the ontology fingerprint an assertion write was planned against."""
+    new_partitions: dict[str, Activation] = field(default_factory=dict)
+    """scope -> the activation of a partition folder the plan creates (no file there yet: the
+    shipped default), read once per plan (`new_partition`)."""
+
+    def new_partition(self, scope: str) -> Activation:
+        """The activation a partition folder the plan creates will have (root notes moving
+        into it); read once per plan, since every note moving there asks."""
+        if scope not in self.new_partitions:
+            self.new_partitions[scope] = activate_partition(self.root, scope)
+        return self.new_partitions[scope]
 
     # -- reading records ---------------------------------------------------------
     def record(self, fence: Fence, *, allow_merged: bool = False) -> Current:

@@ -37,7 +37,6 @@ from typing import Any
 from knowledge_desktop.engine.fs.walk import is_ignored_folder
 from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.ontology.compose import Activation
-from knowledge_desktop.engine.reading import activate_partition
 from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.emit import Style, emit_entry
 from knowledge_desktop.engine.records.models import FORMAT
@@ -189,6 +188,9 @@ def plan_adopt(
     links = root_move.Links.read(conn) if roots else root_move.Links()
     refused: dict[str, dict[str, Any]] = {}
     written = {n.path for n in [*notes_now, *roots]}
+    planned_before: dict[str, tuple[tuple[tuple[str, str], ...], _Planned]] = {}
+    """Partition -> the notes it was planned with (path, text) and that plan: a partition
+    whose notes read the same is not planned again (the loop below re-plans after refusals)."""
     while True:
         moving = [n.path for n in roots if n.path not in refused and n.path in written]
         if dest is not None:
@@ -207,17 +209,22 @@ def plan_adopt(
             found = [rewritten.get(n.path, n) for n in surveyed_notes]
             if name == dest:
                 found += moved_notes
-            try:
-                ontology, new_partition = _ontology(ctx, name, scopes)
-            except WriteRejected as rejected:
-                if scope is not None:
-                    raise
-                outcome.skipped += [
-                    _skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record
-                ]
-                continue
-            shown = {moved.get(k, k): v for k, v in expect.items()} if expect is not None else None
-            planned = _plan_partition(ctx, name, ontology, found, type_map, shown, claims, new_partition)
+            key = tuple((n.path, n.text) for n in found)
+            if name in planned_before and planned_before[name][0] == key:
+                planned = planned_before[name][1]
+            else:
+                try:
+                    ontology, new_partition = _ontology(ctx, name, scopes)
+                except WriteRejected as rejected:
+                    if scope is not None:
+                        raise
+                    outcome.skipped += [
+                        _skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record
+                    ]
+                    continue
+                shown = {moved.get(k, k): v for k, v in expect.items()} if expect is not None else None
+                planned = _plan_partition(ctx, name, ontology, found, type_map, shown, claims, new_partition)
+                planned_before[name] = (key, planned)
             outcome.writes += planned.writes
             outcome.adopted += planned.adopted
             outcome.skipped += planned.skipped
@@ -251,7 +258,7 @@ def _ontology(ctx: WriteContext, name: str, scopes: list[str]) -> tuple[Any, Act
     folder already holds manifests — and that activation."""
     if name in scopes:
         return ctx.ontology(name, fence=False), None
-    activation = activate_partition(ctx.root, name)
+    activation = ctx.new_partition(name)
     if activation.ontology is None:
         raise WriteRejected(
             "ontology-unavailable", f"partition {name!r} has no active ontology", {"scope": name}

@@ -32,7 +32,6 @@ from typing import Any
 
 from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.links.precedence import in_collection_folder
-from knowledge_desktop.engine.reading import activate_partition
 from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.roundtrip import update_frontmatter
 from knowledge_desktop.engine.write import notes
@@ -117,7 +116,7 @@ def _directory(ctx: WriteContext, scope: str, page_type: Any) -> str | None:
         ontology = (
             ctx.ontology(scope, fence=False)
             if scope in ctx.scopes()
-            else activate_partition(ctx.root, scope).ontology  # a partition the run creates
+            else ctx.new_partition(scope).ontology  # a partition the run creates
         )
         if ontology is None:
             return None

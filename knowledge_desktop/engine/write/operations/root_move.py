@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 DEFAULT_PARTITION = "private"
 """ARCHITECTURE.md's partition of a person's own records: where root notes go when the vault
 has no single partition of notes to take them."""
-_DESTINATION = re.compile(r"\]\(\s*(<[^>\n]*>|[^)\s]+)")
-"""A Markdown link's or image's destination, `](path)` or `](<path with spaces>)`."""
+_DESTINATION = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))+)")
+"""A Markdown link's or image's destination, `](path)` (balanced parentheses allowed, as
+CommonMark has them: `Topic%20(6).md`) or `](<path with spaces>)`."""
 
 
 def destination(requested: str | None, with_markdown: Collection[str], root: str) -> str:
@@ -236,7 +237,8 @@ def _rewrite_line(line: str, target_text: str, home: str, final: str) -> tuple[s
             new = "/" + final
         else:
             new = posixpath.relpath(final, posixpath.dirname(home) or ".")
-        shown = new if angled else quote(new, safe="/-._~!$&'*+,;=:@")
+        safe = "/-._~!$&'*+,;=:@" + ("()" if new.count("(") == new.count(")") else "")
+        shown = new if angled else quote(new, safe=safe)
         replaced = ("<" + shown + sep + fragment + ">") if angled else (shown + sep + fragment)
         done.append((raw, replaced))
         return match.group(0).replace(raw, replaced, 1)
