@@ -19,7 +19,7 @@ relayed by the window), like every other write.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from knowledge_desktop.engine.reading import activate_partition
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import adoption
 from knowledge_desktop.engine.write.plan import WriteRejected
@@ -70,10 +71,18 @@ def dry_run(vault: Vault, partition: str | None, choices: Choices | None = None)
     choices = choices or Choices()
     try:
         result: dict[str, Any] | WriteRejected = adoption.previewed(
-            vault.preview, partition, type_map=choices.type_map(), move=choices.move
+            vault.preview,
+            partition,
+            type_map=choices.type_map(),
+            move=choices.move,
+            root_into=choices.root_into if partition is None else None,
         )
     except WriteRejected as rejected:
         result = rejected
+    into = result.get("rootInto") if isinstance(result, dict) else None
+    if into is not None and into not in types:  # a partition the run would create
+        created = activate_partition(vault.root, into).ontology
+        types[into] = [d.name for d in created.page_types()] if created is not None else []
     return DryRun(sorted(activations), types, result)
 
 
@@ -91,6 +100,7 @@ def adopt(
             type_map=choices.type_map(),
             move=choices.move,
             expect=adoption.expected_from(dry),
+            root_into=dry.get("rootInto") if dry["partition"] is None else None,
             **options,
         )
     except WriteRejected as rejected:
@@ -128,6 +138,12 @@ class AdoptDialog(QDialog):
         self.resize(980, 680)
         self.partition = QComboBox()
         self.partition.currentTextChanged.connect(lambda _text: self.run_dry())
+        self.root_into = QComboBox()
+        self.root_into.setToolTip(
+            "The vault root is no partition: its notes move into this folder under their own names"
+        )
+        self.root_into.currentTextChanged.connect(self._root_into)
+        self.root_into_label = QLabel("Notes at the vault root go into:")
         self.heading = QLabel("Looking at the notes…")
         self.heading.setWordWrap(True)
         self.table = ChoicesTable(self)
@@ -155,6 +171,7 @@ class AdoptDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         form = QFormLayout()
         form.addRow("Partition:", self.partition)
+        form.addRow(self.root_into_label, self.root_into)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.heading)
@@ -172,6 +189,10 @@ class AdoptDialog(QDialog):
         self.dry = None
         self.message.setText("")
         self.runner.submit(lambda: dry_run(vault, chosen, choices), self._show, key="adopt-dry-run")
+
+    def _root_into(self, text: str) -> None:
+        if text and self.dry is not None and text != self.dry.get("rootInto"):
+            self._chose(replace(self.choices, root_into=text))
 
     def _chose(self, choices: Choices) -> None:
         self.choices = choices
@@ -198,22 +219,50 @@ class AdoptDialog(QDialog):
             self.partition.setCurrentText(result["partition"] or WHOLE_VAULT)
             self.partition.blockSignals(False)
             self._list(result, answer.page_types)
+        self._show_root_into(answer)
         self.adopt_button.setEnabled(self.dry is not None and bool(self.dry["files"]))
         self.planned.emit()
+
+    def _show_root_into(self, answer: DryRun) -> None:
+        """The root's destination combo: shown for a whole-vault run with notes at the root."""
+        dry = self.dry
+        into = dry.get("rootInto") if dry is not None else None
+        at_root = dry is not None and any("/" not in f["path"] for f in [*dry["files"], *dry["skipped"]])
+        self.root_into_label.setVisible(into is not None and at_root)
+        self.root_into.setVisible(into is not None and at_root)
+        if into is None:
+            return
+        self.root_into.blockSignals(True)
+        self.root_into.clear()
+        self.root_into.addItems(sorted({*answer.scopes, into}))
+        self.root_into.setCurrentText(into)
+        self.root_into.blockSignals(False)
 
     def _list(self, dry: dict[str, Any], page_types: dict[str, list[str]]) -> None:
         files, skipped, ambiguous = dry["files"], dry["skipped"], dry["ambiguousNames"]
         where = dry["partition"] or f"the whole vault ({len(dry['partitions'])} partition(s))"
-        moved = sum(1 for f in files if f.get("movedTo"))
+        rooted = sum(1 for f in files if "/" not in f["path"])
+        moved = sum(1 for f in files if f.get("movedTo")) - rooted
+        rewritten = len(dry.get("linksRewritten", []))
+        from_root = f", {rooted} moved from the vault root into {dry.get('rootInto')}/" if rooted else ""
+        bodies = (
+            f" Bodies are unchanged but for {rewritten} Markdown link path(s) the moves change;"
+            if rewritten
+            else " Bodies are never changed;"
+        )
         self.heading.setText(
             f"{len(files)} note(s) in {where} would become page records "
-            f"({moved} filed in their type's folder, the rest where they are); {len(skipped)} skipped."
-            " Bodies are never changed; links keep their targets."
+            f"({moved} filed in their type's folder{from_root}, the rest where they are);"
+            f" {len(skipped)} skipped.{bodies} links keep their targets."
         )
         self.table.show_files(files, page_types, self.choices)
         lines = [f"Skipped {s['path']}: {s['reason']}" for s in skipped]
         if ambiguous:
             lines.append(f"Names that reach two notes (no alias made): {', '.join(map(str, ambiguous))}")
+        lines += [
+            f"Link path rewritten for a move: {r['path']} line {r['line']}: ({r['from']}) -> ({r['to']})"
+            for r in dry.get("linksRewritten", [])
+        ]
         lines += [
             f"Link into another partition (it keeps its target): {c['path']} [[{c['target']}]]"
             f" -> {c['resolvesTo']}"

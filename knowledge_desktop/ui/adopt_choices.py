@@ -40,6 +40,8 @@ class Choices:
     folder_types: dict[str, str] = field(default_factory=dict)
     note_types: dict[str, str] = field(default_factory=dict)
     move: frozenset[str] = frozenset()
+    root_into: str | None = None
+    """The partition the notes at the vault root move into (`--root-into`); None: the rule's."""
 
     def type_map(self) -> dict[str, str]:
         return {**self.folder_types, **self.note_types}
@@ -105,13 +107,18 @@ class ChoicesTable(QWidget):
             scope = folder.split("/", 1)[0]
             item = QTreeWidgetItem([folder + "/", ""])
             self.folders.addTopLevelItem(item)
+            if not folder:  # the vault root: its notes move; a type per note, not per folder
+                into = next((f["partition"] for f in files if "/" not in f["path"]), "")
+                item.setText(0, "(vault root)")
+                item.setText(1, f"moved into {into}/ — a type per note below")
+                continue
             combo = self._combo([BY_FOLDER, *page_types.get(scope, [])], choices.folder_types.get(folder))
             combo.setObjectName(f"folder-type:{folder}")
             combo.currentTextChanged.connect(lambda text, f=folder: self._folder_type(f, text))
             self.folders.setItemWidget(item, 1, combo)
         for f in files:
-            self._file_row(f, page_types.get(f["path"].split("/", 1)[0], []))
-        movable = [f for f in files if f.get("directory") and not self._in_folder(f)]
+            self._file_row(f, page_types.get(f.get("partition") or f["path"].split("/", 1)[0], []))
+        movable = [f for f in files if "/" in f["path"] and f.get("directory") and not self._in_folder(f)]
         self.file_all.setEnabled(bool(movable))
         self.file_all.setChecked(bool(movable) and all(f["path"] in choices.move for f in movable))
 
@@ -128,6 +135,14 @@ class ChoicesTable(QWidget):
 
     def _place(self, f: dict[str, Any]) -> QWidget:
         directory = f.get("directory")
+        if "/" not in f["path"]:  # a note at the vault root: it moves into a partition
+            label = QLabel(f"moves to {f.get('movedTo')}")
+            label.setToolTip(
+                "The vault root is no partition: the note moves under its own name, its links"
+                " kept (Markdown paths rewritten where the move changes them); undone with the run"
+            )
+            label.setObjectName(f"place:{f['path']}")
+            return label
         if f.get("movedTo"):
             box = QCheckBox(f"File in {directory}")
             box.setChecked(True)
@@ -189,7 +204,7 @@ class ChoicesTable(QWidget):
         self._emit(replace(self.choices, move=frozenset(move)))
 
     def _file_all(self, on: bool) -> None:
-        paths = {f["path"] for f in self.shown if f.get("directory")}
+        paths = {f["path"] for f in self.shown if f.get("directory") and "/" in f["path"]}
         move = self.choices.move | paths if on else self.choices.move - paths
         self._emit(replace(self.choices, move=frozenset(move)))
 

@@ -112,3 +112,36 @@ def test_a_vault_of_plain_notes_says_so_in_the_catalog_and_its_link_opens_adopt(
         dialog.adopt_button.click()
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: not hint.isVisible())
+
+
+def test_notes_at_the_vault_root_are_shown_moving_into_the_partition_chosen(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """Issue 25 §5: the dialog adopts the root's notes too, says where each goes, and lets the
+    person pick the partition (the CLI's --root-into); links keep their files."""
+    kit.write("Home.md", "# Home\n\nSee [[Beta]] and [the plan](a/Plan.md).\n")
+    kit.write("Beta.md", "Back [home](Home.md).\n")
+    kit.write("a/Plan.md", "# Plan\n\nFrom [[Home]].\n")
+    kit.write("b/Other.md", "Other.\n")
+    window = open_window(kit.root, watch=False)
+    dialog = shown(qtbot, window)
+    assert dialog.dry is not None
+    assert dialog.dry["rootInto"] == "private"  # two partitions of notes: the default
+    place = dialog.table.widget("Home.md", 3)
+    assert place is not None
+    assert place.text() == "moves to private/Home.md"  # type: ignore[attr-defined]
+    assert dialog.root_into.isVisibleTo(dialog)
+    assert [dialog.root_into.itemText(i) for i in range(dialog.root_into.count())] == ["a", "b", "private"]
+    files = rerun(qtbot, dialog, lambda: dialog.root_into.setCurrentText("b"))
+    assert files["Home.md"]["movedTo"] == "b/Home.md"
+    assert "1 Markdown link path(s)" in dialog.heading.text()
+    with qtbot.waitSignal(dialog.finished_adopt, timeout=30_000) as blocker:
+        dialog.adopt_button.click()
+    assert isinstance(blocker.args[0], dict), blocker.args[0]
+    wait_idle(qtbot, window)
+    assert (kit.root / "b/Home.md").read_text().endswith("See [[Beta]] and [the plan](../a/Plan.md).\n")
+    vault = window.vault
+    assert vault is not None
+    linked = {row["path"] for row in vault.backlinks("b/Home.md")["linked"]}
+    assert linked == {"b/Beta.md", "a/Plan.md"}
+    assert "link-missing" not in {d.code for d in vault.diagnostics()}

@@ -28,10 +28,12 @@ def dry_run(
     *,
     type_map: dict[str, str] | None = None,
     move: Collection[str] = (),
+    root_into: str | None = None,
 ) -> dict[str, Any]:
     """What `adopt` would do, writing nothing. `partition` None: the whole vault. `move`: the
-    notes (vault-relative paths) to file in their type's folder (`operations/filing.py`)."""
-    return _dry(arrange(ctx, plan_adopt(ctx, partition, type_map=type_map), move))
+    notes (vault-relative paths) to file in their type's folder (`operations/filing.py`).
+    `root_into`: the partition the vault root's notes move into (`operations/root_move.py`)."""
+    return _dry(arrange(ctx, plan_adopt(ctx, partition, type_map=type_map, root_into=root_into), move))
 
 
 def previewed(
@@ -40,12 +42,13 @@ def previewed(
     *,
     type_map: dict[str, str] | None = None,
     move: Collection[str] = (),
+    root_into: str | None = None,
 ) -> dict[str, Any]:
     """`dry_run` through a vault's `preview` (the window: its lock, its context)."""
     request = make_request("adopt", {})
 
     def planner(ctx: WriteContext) -> Plan:
-        return arrange(ctx, plan_adopt(ctx, partition, type_map=type_map), move)
+        return arrange(ctx, plan_adopt(ctx, partition, type_map=type_map, root_into=root_into), move)
 
     return _dry(preview(request, planner))
 
@@ -60,6 +63,8 @@ def _dry(plan: Plan) -> dict[str, Any]:
         "skipped": extra["skipped"],
         "ambiguousNames": extra["ambiguousNames"],
         "crossPartitionLinks": extra["crossPartitionLinks"],
+        "rootInto": extra["rootInto"],
+        "linksRewritten": extra["linksRewritten"],
     }
 
 
@@ -81,21 +86,26 @@ def adopt(
     type_map: dict[str, str] | None = None,
     expect: dict[str, dict[str, Any]] | None = None,
     move: Collection[str] = (),
+    root_into: str | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     payload: dict[str, Any] = {"partition": partition, "typeMap": type_map or {}, "expect": expect}
     if move:
         payload["move"] = sorted(move)
+    if root_into is not None:
+        payload["rootInto"] = root_into
     request = make_request("adopt", payload, **options)
 
     def planner(ctx: WriteContext) -> Plan:
-        plan = arrange(ctx, plan_adopt(ctx, partition, type_map=type_map, expect=expect), move)
+        plan = arrange(
+            ctx, plan_adopt(ctx, partition, type_map=type_map, expect=expect, root_into=root_into), move
+        )
         if not plan.writes:
             raise WriteRejected(
                 "nothing-to-adopt",
                 "no plain note in the partition can be adopted"
                 if partition is not None
-                else "no plain note in the vault's partitions can be adopted",
+                else "no plain note in the vault can be adopted",
                 {"partition": plan.extra["partition"], "skipped": plan.extra["skipped"]},
             )
         return plan

@@ -57,6 +57,9 @@ def arrange(ctx: WriteContext, plan: Plan, move: Collection[str]) -> Plan:
     taken: set[str] = set()
     surveyed: dict[str, list[Note]] = {}
     for entry in plan.extra.get("adopted", []):
+        if entry.get("movedTo"):  # a root note moving into a partition (`root_move.py`)
+            out += _arrange_moved(ctx, entry, writes)
+            continue
         write = writes.pop(entry["path"], None)
         if write is None:
             continue
@@ -90,11 +93,34 @@ def arrange(ctx: WriteContext, plan: Plan, move: Collection[str]) -> Plan:
     return plan
 
 
+def _arrange_moved(ctx: WriteContext, entry: dict[str, Any], writes: dict[str, FileWrite]) -> list[FileWrite]:
+    """A root note's move, kept as planned (its delete and create): it lands at
+    `<partition>/<file name>` and no further — its Markdown links were rewritten for that
+    place — so outside its type's folder it is marked `filing: in-place`."""
+    target = entry["movedTo"]
+    delete, create = writes.pop(entry["path"], None), writes.pop(target, None)
+    scope, rel = target.split("/", 1)
+    directory = _directory(ctx, scope, entry.get("type"))
+    entry.update(directory=directory, moveBlocked=None)
+    if create is not None and directory is not None and not rel.startswith(directory):
+        entry["filing"] = IN_PLACE
+        text = update_frontmatter(create.content.decode("utf-8"), {FILING_KEY: IN_PLACE})
+        create = FileWrite(create.path, text.encode("utf-8"), None, create.record_id, create.revision)
+    return [w for w in (delete, create) if w is not None]
+
+
 def _directory(ctx: WriteContext, scope: str, page_type: Any) -> str | None:
     if not isinstance(page_type, str):
         return None
     try:
-        definition = ctx.ontology(scope, fence=False).definitions.get(page_type)
+        ontology = (
+            ctx.ontology(scope, fence=False)
+            if scope in ctx.scopes()
+            else ctx.new_partition(scope).ontology  # a partition the run creates
+        )
+        if ontology is None:
+            return None
+        definition = ontology.definitions.get(page_type)
     except WriteRejected:
         return None
     return definition.directory if definition is not None else None
