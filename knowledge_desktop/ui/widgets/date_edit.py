@@ -17,15 +17,13 @@ from PySide6.QtCore import QDate, QDateTime, QEvent, QObject, Qt, QTime
 from PySide6.QtGui import QKeyEvent, QValidator
 from PySide6.QtWidgets import QDateEdit, QWidget
 
-from knowledge_desktop.ui.widgets.day_edit import parse_day
+from knowledge_desktop.ui.widgets.day_edit import parse_day, type_into_text
 
 NO_DATE = QDate(1900, 1, 1)
 """The lowest value, shown as "any": Qt's date edit has no empty state of its own."""
 DISPLAY = "yyyy-MM-dd"
 _PARTIAL = re.compile(r"[\d-]{0,10}")
 """Text on its way to a date: digits and dashes, no longer than one."""
-_TYPING = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
-"""The modifiers a typed character may come with (not a shortcut's)."""
 
 
 class OptionalDateEdit(QDateEdit):
@@ -71,15 +69,13 @@ class OptionalDateEdit(QDateEdit):
         ):
             self.setDate(NO_DATE)
             return
-        typed = event.text()
-        plain = not event.modifiers() & ~_TYPING
-        if plain and typed.isprintable() and typed.strip():
-            if self._shows_no_date():
-                self.lineEdit().clear()  # the first key replaces "any", it does not append to it
-            # Into the text as typed: Qt's section editing would take "-" for "next section".
-            self.lineEdit().insert(typed)
-            return
-        super().keyPressEvent(event)
+        shown_no_date = self._shows_no_date()
+        if shown_no_date:
+            self.lineEdit().selectAll()  # a typed first key replaces "any", it does not append
+        if not type_into_text(self, event):
+            if shown_no_date:
+                self.lineEdit().deselect()
+            super().keyPressEvent(event)
 
     def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         if text == self.specialValueText() or parse_day(text) is not None:
