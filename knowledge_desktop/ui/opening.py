@@ -199,9 +199,14 @@ class VaultOpener(QObject):
         return failed
 
     def choose(self) -> None:
-        """Ask for a folder (starting beside the vault open now) and open it."""
+        """Ask for a folder (starting beside the vault open now) and open it.
+
+        Beside the demo is the app's data folder, where nobody keeps a vault: from the
+        demo (a new user looking for their own vault) it starts in the home folder."""
+        from knowledge_desktop.ui.demo import is_demo
+
         vault = self.window.vault
-        start = str(vault.root.parent) if vault else str(Path.home())
+        start = str(vault.root.parent) if vault and not is_demo(vault.root) else str(Path.home())
         folder = QFileDialog.getExistingDirectory(self.window, "Open Vault", start)
         if folder:
             self.open(Path(folder))
