@@ -23,13 +23,15 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from knowledge_desktop.engine.api.collections import CollectionCache, may_change_collections
 from knowledge_desktop.engine.errors import StateLocked, StateMissing, VaultGone
 from knowledge_desktop.engine.fs.walk import classify_path, is_ignored_path
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.vault import Vault
+
+if TYPE_CHECKING:
+    from knowledge_desktop.engine.api.collections import CollectionCache
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +83,11 @@ class LiveVault:
         self._unsettled: str | None = None
         """Why the next call walks: a batch of the watcher failed, so its paths are not
         reconciled and the watcher will not report them again."""
-        self.collections = CollectionCache()
+        # imported here: the window imports this module, and the knowledge API is loaded
+        # only when a reader of it opens (tests/ui/test_window_imports.py)
+        from knowledge_desktop.engine.api.collections import CollectionCache
+
+        self.collections: CollectionCache = CollectionCache()
         """The partitions' collections between calls, for the sessions reading this vault."""
 
     def start(self) -> None:
@@ -89,6 +95,8 @@ class LiveVault:
         queued by the watcher, so nothing between the two is missed. When another process
         holds the state's write lock longer than SQLite waits (several servers and the window
         starting at once on a busy machine), starting goes on and the first call walks."""
+        from knowledge_desktop.engine.api.collections import may_change_collections
+
         self.watcher = VaultWatcher(
             self.vault.root,
             on_paths=self._apply,
