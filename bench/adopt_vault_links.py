@@ -8,7 +8,10 @@ every link the vault resolves to a file, adopts the whole vault in one run
 (`knowledge adopt VAULT`'s engine calls, no `--partition`), reads them again and
 compares: the links a record has (wikilinks, and Markdown links to `.md` files;
 embeds and images are no links of a record) by (source, name linked, file
-reached). `changed` must be empty and `missingAfter` equal to `missingBefore`.
+reached), the notes moved from the vault root into a partition mapped to their
+new paths (a Markdown link's path may be rewritten for a move, so only the file
+it reaches counts). `changed` must be empty and `missingAfter` equal to
+`missingBefore`.
 Prints one JSON object.
 """
 
@@ -45,8 +48,22 @@ def links_of(vault: Vault) -> tuple[collections.Counter[Link], int]:
             continue
         if kind == "markdown" and not target.endswith(".md"):
             continue
-        found[(source, kind, text.split("#", 1)[0].strip(), target)] += 1
+        found[(source, kind, "" if kind == "markdown" else text.split("#", 1)[0].strip(), target)] += 1
     return found, missing
+
+
+def moved_by(receipt: dict[str, object]) -> dict[str, str]:
+    """Old path -> new of the notes the run moved: a move is two items of one id, the delete
+    at the root and the file created in the partition."""
+    paths: dict[str, list[str]] = collections.defaultdict(list)
+    for item in receipt["items"]:  # type: ignore[attr-defined]
+        paths[item["id"]].append(item["path"])
+    return {
+        old: new
+        for pair in paths.values()
+        if len(pair) == 2
+        for old, new in [sorted(pair, key=lambda p: "/" in p)]
+    }
 
 
 def main() -> None:
@@ -67,13 +84,16 @@ def main() -> None:
             after, missing_after = links_of(vault)
             undone = adoption.undo(vault.write, receipt["journalId"])
         skipped = collections.Counter(s["code"] for s in receipt.get("skipped", []))
-        changed = sorted(set(before.elements()) ^ set(after.elements()))
+        moved = moved_by(receipt)
+        mapped = {(moved.get(s, s), k, n, moved.get(t, t)) for s, k, n, t in before.elements()}
+        changed = sorted(mapped ^ set(after.elements()))
         print(
             json.dumps(
                 {
                     "notes": args.notes,
                     "seed": args.seed,
-                    "adopted": len(receipt["items"]),
+                    "adopted": len(receipt["items"]) - len(moved),
+                    "movedFromRoot": len(moved),
                     "skipped": dict(skipped),
                     "linksBefore": sum(before.values()),
                     "linksAfter": sum(after.values()),

@@ -48,6 +48,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from percentile import pct  # bench/percentile.py, beside this script
+
 from knowledge_desktop.engine.api import facts
 from knowledge_desktop.engine.api.changes import Changer, revert
 from knowledge_desktop.engine.api.grants import Extensions
@@ -90,13 +92,8 @@ WORDS = [
 STAMP = "2026-11-01T09:00:00.000Z"
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 3)
-
-
 def summary(values: list[float]) -> dict[str, float]:
-    return {"p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
+    return {"p50": pct(values, 0.5, 3), "p95": pct(values, 0.95, 3), "max": pct(values, 1, 3)}
 
 
 def _page(record_id: str, title: str, aliases: list[str], page_type: str = "person") -> str:

@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from percentile import pct  # bench/percentile.py, beside this script
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,11 +78,6 @@ for line in sys.stdin:
     result = facts.put(session, predicate_hint=sys.argv[3], value=json.loads(line))
     print(result.status, flush=True)
 """
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
 def summary(values: list[float]) -> dict[str, float]:

@@ -1332,13 +1332,7 @@ def generate(
     records) so that a million-record run shows it is moving.
     """
     started = time.perf_counter()
-    out = Path(out_dir)
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise FileExistsError(f"{out} is not empty (use force=True / --force)")
-        if not (out / MARKER).is_file():
-            raise FileExistsError(f"{out} was not made by this generator; refusing to delete it")
-        shutil.rmtree(out)
+    out = clear_output(out_dir, force)
     gen = Generator(n, seed)
     gen.plan()
     partition = out / SCOPE
@@ -1374,6 +1368,25 @@ def generate(
         "broken": sum(r.broken is not None for r in (*gen.claims, *gen.rels)),
         "bytes": total_bytes,
     }
+    return mark_output(out, summary, started)
+
+
+def clear_output(out_dir: str | os.PathLike[str], force: bool) -> Path:
+    """The output folder, emptied if `force` and a generator of ours made it (its marker is
+    there); never someone's folder that merely has the same name."""
+    out = Path(out_dir)
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise FileExistsError(f"{out} is not empty (use force=True / --force)")
+        if not (out / MARKER).is_file():
+            raise FileExistsError(f"{out} was not made by this generator; refusing to delete it")
+        shutil.rmtree(out)
+    return out
+
+
+def mark_output(out: Path, summary: dict[str, Any], started: float) -> dict[str, Any]:
+    """Time the run into `summary` and leave the marker (the summary without its time) that
+    `clear_output` and `read_marker` look for."""
     summary["seconds"] = round(time.perf_counter() - started, 3)
     marker = {k: v for k, v in summary.items() if k != "seconds"}
     (out / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")

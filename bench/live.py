@@ -39,6 +39,8 @@ import threading
 import time
 from pathlib import Path
 
+from percentile import pct  # bench/percentile.py, beside this script
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -49,11 +51,6 @@ def rss_mb() -> dict[str, float]:
             key, value = line.split(":")
             out[key] = round(int(value.split()[0]) / 1024, 1)
     return out
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
 REST_S = 14.0  # longer than the window waits for quiet panes before returning freed heap (10 s)

@@ -31,18 +31,16 @@ generated (`"mode": "notes"`).
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
-MARKER = ".bench-vault.json"
+from generate_vault import clear_output, mark_output  # bench/generate_vault.py, beside this one
+
 GENERATOR_VERSION = 1
 
 FOLDERS: list[tuple[str, float]] = [
@@ -319,13 +317,7 @@ def generate_notes(
 ) -> dict[str, Any]:
     """Write the notes vault; return a summary (counts, bytes, seconds)."""
     started = time.perf_counter()
-    out = Path(out_dir)
-    if out.exists() and any(out.iterdir()):
-        if not force:
-            raise FileExistsError(f"{out} is not empty (use force=True / --force)")
-        if not (out / MARKER).is_file():
-            raise FileExistsError(f"{out} was not made by this generator; refusing to delete it")
-        shutil.rmtree(out)
+    out = clear_output(out_dir, force)
     gen = NotesGenerator(n, seed)
     gen.plan()
     total = 0
@@ -355,7 +347,4 @@ def generate_notes(
         **gen.counts,
         "bytes": total,
     }
-    summary["seconds"] = round(time.perf_counter() - started, 3)
-    marker = {k: v for k, v in summary.items() if k != "seconds"}
-    (out / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-    return summary
+    return mark_output(out, summary, started)

@@ -34,13 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from percentile import pct  # bench/percentile.py, beside this script
+
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import publish
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
 def summary(values: list[float]) -> dict[str, float]:

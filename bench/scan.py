@@ -2,6 +2,7 @@
 
     python bench/scan.py --sizes 1000 10000 [--seed 1] [--warm-runs 3] [--keep DIR] [--json]
     python bench/scan.py --notes --sizes 6500 10000 100000   # Obsidian-style notes instead
+    python bench/scan.py --sizes 10000 --index-text   # the cold figure with the search text
 
 With `--notes` the vaults are plain Obsidian-style notes (`bench/notes_vault.py`:
 wikilinks by name, embeds, tags, daily notes, root notes, duplicate names),
@@ -13,6 +14,9 @@ deletes its `.knowledge/` folder, and then measures, each time in a fresh
 Python process so imports and in-process caches are cold:
 
 * cold scan: `Vault.open` + `reconcile()` on the vault without state;
+* with `--index-text`, the cold figure includes `Vault.index_keywords()`
+  after the reconcile: the search text a first search would otherwise index
+  (a bulk reconcile indexes it itself, issue 26, and this then finds nothing);
 * warm reopen: `Vault.open` + `reconcile()` on the unchanged vault, repeated
   (`--warm-runs`, default 3); the median is reported, and every run must
   parse nothing (`ChangeSet.parsed == 0`).
@@ -58,17 +62,24 @@ t0 = time.perf_counter()
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.store.schema import PROJECTION_VERSION
 t1 = time.perf_counter()
-path, want_counts = sys.argv[1], sys.argv[2] == "1"
+path, want_counts, want_text = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
 t2 = time.perf_counter()
 vault = Vault.open(path)
 t3 = time.perf_counter()
 change = vault.reconcile()
+if want_text:  # what a first search would index (nothing when the scan did it)
+    tt = time.perf_counter()
+    vault.index_keywords()
+    text_s = time.perf_counter() - tt
+else:
+    text_s = None
 t4 = time.perf_counter()
 counts = vault.counts() if want_counts else None
 rebuilt = vault.store.rebuilt
 vault.close()
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({
+    "textS": text_s,
     "importS": t1 - t0,
     "openS": t3 - t2,
     "reconcileS": t4 - t3,
@@ -127,7 +138,7 @@ def ensure_vault(folder: Path, n: int, seed: int, regenerate: bool, notes: bool 
     if notes:
         import notes_vault
 
-        if (folder / notes_vault.MARKER).exists() and not regenerate:
+        if (folder / generate_vault.MARKER).exists() and not regenerate:
             return {"generated": False, "seconds": None, "bytes": None}
         summary = notes_vault.generate_notes(folder, n, seed, force=True)
         return {"generated": True, "seconds": summary["seconds"], "bytes": summary.get("bytes")}
@@ -148,12 +159,12 @@ def ensure_vault(folder: Path, n: int, seed: int, regenerate: bool, notes: bool 
     return {"generated": True, "seconds": summary["seconds"], "bytes": summary["bytes"]}
 
 
-def run_child(python: str, vault: Path, counts: bool) -> dict[str, Any]:
+def run_child(python: str, vault: Path, counts: bool, text: bool = False) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.perf_counter()
     proc = subprocess.run(
-        [python, "-c", CHILD, str(vault), "1" if counts else "0"],
+        [python, "-c", CHILD, str(vault), "1" if counts else "0", "1" if text else "0"],
         capture_output=True,
         text=True,
         env=env,
@@ -180,6 +191,7 @@ def bench_size(
     regenerate: bool,
     log: Any,
     notes: bool = False,
+    text: bool = False,
 ) -> dict[str, Any]:
     folder = vaults / (f"notes-{n}-{seed}" if notes else f"{n}-{seed}")
     log(f"[{n}] vault {folder}")
@@ -190,7 +202,7 @@ def bench_size(
     if state.exists():
         shutil.rmtree(state)
     log(f"[{n}] cold scan …")
-    cold = run_child(python, folder, counts=True)
+    cold = run_child(python, folder, counts=True, text=text)
     warm: list[dict[str, Any]] = []
     for i in range(warm_runs):
         log(f"[{n}] warm reopen {i + 1}/{warm_runs} …")
@@ -209,6 +221,7 @@ def bench_size(
             "openS": cold["openS"],
             "reconcileS": cold["reconcileS"],
             "openReconcileS": cold_s,
+            "textS": cold["textS"],
             "recordsPerS": n / cold_s if cold_s else None,
             "importS": cold["importS"],
             "processWallS": cold["processWallS"],
@@ -243,7 +256,7 @@ def bench_size(
 def table(results: list[dict[str, Any]]) -> str:
     head = [
         "records",
-        "cold open+reconcile s",
+        "cold open+reconcile(+text) s",
         "records/s",
         "warm median s",
         "warm parsed",
@@ -261,7 +274,9 @@ def table(results: list[dict[str, Any]]) -> str:
         rows.append(
             [
                 f"{r['records']:,}",
-                f"{c['openReconcileS']:.2f} (open {c['openS']:.2f})",
+                f"{c['openReconcileS']:.2f} (open {c['openS']:.2f}"
+                + (f", text {c['textS']:.2f}" if c["textS"] is not None else "")
+                + f", main CPU {c['mainCpuS']:.1f})",
                 f"{c['recordsPerS']:,.0f}",
                 f"{w['medianS']:.3f}" if w["medianS"] is not None else "-",
                 ",".join(str(p) for p in w["parsed"]) + (" ok" if w["parsedAllZero"] else " !"),
@@ -296,6 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=sys.executable, help="interpreter for the measured processes")
     parser.add_argument("--json", action="store_true", help="write JSON results to stdout")
     parser.add_argument("--notes", action="store_true", help="Obsidian-style notes vaults instead of records")
+    parser.add_argument(
+        "--index-text",
+        action="store_true",
+        help="the cold figure includes the search text (what a first search would index)",
+    )
     args = parser.parse_args(argv)
     out = sys.stderr if args.json else sys.stdout
 
@@ -306,7 +326,17 @@ def main(argv: list[str] | None = None) -> int:
     vaults.mkdir(parents=True, exist_ok=True)
     info = machine()
     results = [
-        bench_size(n, args.seed, vaults, args.warm_runs, args.python, args.regenerate, log, args.notes)
+        bench_size(
+            n,
+            args.seed,
+            vaults,
+            args.warm_runs,
+            args.python,
+            args.regenerate,
+            log,
+            args.notes,
+            args.index_text,
+        )
         for n in args.sizes
     ]
     print(

@@ -62,7 +62,7 @@ def quality() -> dict[str, dict[str, float]]:
     labelled = json.loads(EVAL.read_text("utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "demo"
-        shutil.copytree(demo_vault_path(), copy)
+        shutil.copytree(demo_vault_path(), copy, ignore=shutil.ignore_patterns(".knowledge"))
         with Vault.open(copy) as vault:
             vault.reconcile()
             return evaluate(vault, labelled)

@@ -28,12 +28,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from percentile import pct  # bench/percentile.py, beside this script
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
 
 
 def summary(values: list[float]) -> dict[str, float]:

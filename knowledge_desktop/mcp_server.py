@@ -19,6 +19,7 @@ signatures.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -114,6 +115,11 @@ def serve(vault_path: str | os.PathLike[str], name: str, run_id: str | None = No
     each call reconciles what changed since the last, not the whole folder."""
     with open_extension(vault_path, name, run_id, live=True) as ext:
         server = build_server(ext)
+        # What starting made (modules, the SDK's pydantic models, the vault's caches) lives
+        # as long as the server: out of the collector's sight, no full collection walks it
+        # again. One did, during the first call (0.25 s of a 10k vault's first grep under
+        # load; bench/RESULTS.md), and again now and then between later calls.
+        gc.freeze()
 
         async def run() -> None:
             refusals, answers = refusal_channel()

@@ -75,6 +75,38 @@ PRELOAD = ("knowledge_desktop.cli", "knowledge_desktop.ui.app", "knowledge_deskt
 CLI_PRELOAD = ("knowledge_desktop.cli",)
 """…when it only runs the CLI (no Qt to import)."""
 
+# -- another program holding the state database ------------------------------------------------
+
+HOLD_LOCK = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def lock_held(database: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding `database`'s write lock until the block ends: what a second
+    program using the same vault looks like to our writes (its pid is the holder's)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(database)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdin is not None
+    assert holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        yield holder
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=10)
+        holder.stdout.close()
+
+
 # -- commands -------------------------------------------------------------------------------
 
 

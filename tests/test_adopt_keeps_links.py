@@ -69,6 +69,12 @@ def graph_of(root: Path) -> tuple[set[Link], set[tuple[str, str]], int]:
         vault.close()
 
 
+def moved_links(links: set[Link], moved: dict[str, str]) -> set[Link]:
+    """The links as they must read once `moved` (old path -> new) is applied: each end at its
+    new path; a Markdown link's path is rewritten by design, so only its file counts."""
+    return {(moved.get(s, s), k, "" if k == "markdown" else n, moved.get(t, t)) for s, k, n, t in links}
+
+
 def test_adopting_the_whole_vault_keeps_every_link_and_one_undo_restores_every_byte(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     shutil.copytree(DATA, root)
@@ -78,15 +84,39 @@ def test_adopting_the_whole_vault_keeps_every_link_and_one_undo_restores_every_b
     assert ("Ideas/Garden.md", "Welcome.md") in crossing  # a folder to the root
     sums = checksums(root)
 
+    code, dry = knowledge("adopt", str(root), "--dry-run", "--json")
+    assert code == 0, dry
+    assert dry["rootInto"] == "private"  # several folders of notes, none named: ARCHITECTURE.md's
+    moved = {f["path"]: f["movedTo"] for f in dry["files"] if f.get("movedTo")}
+    # Every root note that can be a record moves; the one whose YAML is broken stays a note.
+    assert moved == {"Welcome.md": "private/Welcome.md", "2024-01-15.md": "private/2024-01-15.md"}
+    assert "Broken Aliases.md" in {s["path"] for s in dry["skipped"] if s["code"] == "invalid-yaml"}
+    assert {(r["path"], r["from"], r["to"]) for r in dry["linksRewritten"]} == {
+        ("Welcome.md", "Work/Quarterly%20Report.md", "../Work/Quarterly%20Report.md"),
+        ("Welcome.md", "attachments/chart%20one.png", "../attachments/chart%20one.png"),
+        ("Welcome.md", "attachments/paper.pdf", "../attachments/paper.pdf"),
+    }
+
     code, receipt = knowledge("adopt", str(root), "--json")
     assert code == 0, receipt
     adopted = {item["path"] for item in receipt["items"]}
     assert {"Ideas/Garden.md", "journals/2024_01_16.md", "Work/Meeting Notes.md"} <= adopted
+    assert {"private/Welcome.md", "private/2024-01-15.md"} <= adopted
+    assert not (root / "Welcome.md").exists()
 
     after_links, after_backlinks, after_missing = graph_of(root)
-    assert after_links == before_links
-    assert after_backlinks == before_backlinks
+    assert moved_links(after_links, {}) == moved_links(before_links, moved)
+    assert after_backlinks == {(moved.get(a, a), moved.get(b, b)) for a, b in before_backlinks}
     assert after_missing == before_missing  # nothing new is missing
+    code, shown = knowledge("show", str(root), "private/Welcome.md", "--json")
+    assert code == 0
+    assert shown["kind"] == "page"
+    reached = {(r["kind"], r["path"]) for r in shown["references"] if r["status"] == "resolved"}
+    assert ("markdown", "Work/Quarterly Report.md") in reached  # by its rewritten path
+    assert ("wiki", "Ideas/Garden.md") in reached
+    code, garden = knowledge("show", str(root), "Ideas/Garden.md", "--json")
+    (welcome,) = [r for r in garden["references"] if r["target"] == "Welcome"]
+    assert (welcome["status"], welcome["path"]) == ("resolved", "private/Welcome.md")
     code, shown = knowledge("show", str(root), "journals/2024_01_16.md", "--json")
     assert code == 0
     assert shown["kind"] == "page"

@@ -1,8 +1,9 @@
 """`knowledge adopt VAULT` without `--partition` adopts the whole vault in one run (issue 25, §5;
 docs/writing.md, "Adopting notes: the whole vault"), through the console script in a fresh
 process as a person runs it: the dry run lists every partition's notes and says what it leaves
-(notes at the vault root; links into another partition), the real run writes them in place
-under their own paths, their links within a partition resolve, `--partition` and `--type` still
+(links into another partition), moves the notes at the vault root into a partition (docs/decisions.md,
+"Notes at the vault root move into one partition"), the real run writes the rest in place under
+their own paths, their links within a partition resolve, `--partition` and `--type` still
 narrow and type the run, and one `knowledge undo` restores every byte."""
 
 from __future__ import annotations
@@ -66,21 +67,26 @@ def test_a_dry_run_proposes_every_partitions_notes_and_says_what_it_leaves(vault
     assert dry["partition"] is None
     assert dry["partitions"] == ["private", "work"]
     assert {(f["path"], f["partition"]) for f in dry["files"]} == {
+        ("Home.md", "private"),
         ("private/Reading list.md", "private"),
         ("private/people/Ada.md", "private"),
         ("private/projects/Plan.md", "private"),
         ("work/Log.md", "work"),
         ("work/meetings/2026-01-05.md", "work"),
     }
-    assert [(s["path"], s["code"]) for s in dry["skipped"]] == [("Home.md", "root-note")]
+    assert dry["skipped"] == []
+    assert dry["rootInto"] == "private"
+    assert {f["path"]: f["movedTo"] for f in dry["files"]}["Home.md"] == "private/Home.md"
     assert sorted((c["path"], c["resolvesTo"]) for c in dry["crossPartitionLinks"]) == [
         ("private/projects/Plan.md", "work/Log.md"),
         ("work/Log.md", "private/Reading list.md"),
     ]
     code, human = knowledge("adopt", str(vault), "--dry-run")
     assert code == 0
-    assert human.startswith("would adopt 5 note(s) in the whole vault:")
-    assert "Home.md: a note at the vault root belongs to no partition" in human
+    assert human.startswith(
+        "would adopt 6 note(s) in the whole vault: (notes at the vault root move into private/)"
+    )
+    assert "-> private/Home.md" in human
 
 
 def test_the_whole_vault_is_adopted_in_place_and_one_undo_restores_every_byte(vault: Path) -> None:
@@ -88,8 +94,10 @@ def test_the_whole_vault_is_adopted_in_place_and_one_undo_restores_every_byte(va
     code, receipt = knowledge("adopt", str(vault), "--json")
     assert code == 0, receipt
     written = sorted(item["path"] for item in receipt["items"])
-    assert written == sorted(p for p in NOTES if "/" in p)
-    assert set(checksums(vault)) == set(before)  # every file where it was, nothing added
+    assert written == sorted([*NOTES, "private/Home.md"])  # Home.md: deleted, and created there
+    # every file where it was, nothing added, but the root's note, now in a partition
+    assert set(checksums(vault)) == set(before) - {"Home.md"} | {"private/Home.md"}
+    written.remove("Home.md")
     for rel in written:
         fm = frontmatter_of((vault / rel).read_bytes())
         assert fm["scope"] == rel.split("/", 1)[0]
@@ -130,14 +138,21 @@ def test_partition_and_type_narrow_the_run(vault: Path) -> None:
     assert types["private/people/Ada.md"] == "person"  # the ontology's `people/`
 
 
-def test_a_vault_whose_notes_are_all_at_the_root_says_why_nothing_is_adopted(tmp_path: Path) -> None:
+def test_a_partition_run_leaves_the_root_and_refuses_root_into(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     (root / "private").mkdir(parents=True)
     (root / "private" / "ontology.yaml").write_text(
         "format: knowledge-ontology-v1\nname: x\nversion: 1.0.0\n"
     )
     (root / "Home.md").write_text("# Home\n")
-    code, out = knowledge("adopt", str(root), "--json")
+    code, out = knowledge("adopt", str(root), "--partition", "private", "--json")
     assert code == 4
     assert out["error"]["code"] == "nothing-to-adopt"
-    assert out["error"]["current"]["skipped"][0]["code"] == "root-note"
+    code, out = knowledge("adopt", str(root), "--partition", "private", "--root-into", "private", "--json")
+    assert (code, out["error"]["code"]) == (4, "root-into-partition")
+    code, out = knowledge("adopt", str(root), "--root-into", "../up", "--dry-run", "--json")
+    assert (code, out["error"]["code"]) == (4, "root-into-invalid")
+    code, out = knowledge("adopt", str(root), "--json")  # the whole vault: Home.md moves in
+    assert code == 0, out
+    assert (root / "private" / "Home.md").is_file()
+    assert not (root / "Home.md").exists()

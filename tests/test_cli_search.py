@@ -18,7 +18,7 @@ KEYS = {"id", "kind", "type", "title", "path", "score", "keywordRank", "semantic
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("search") / "demo"
-    shutil.copytree(demo_vault_path(), root)
+    shutil.copytree(demo_vault_path(), root, ignore=shutil.ignore_patterns(".knowledge"))
     return root
 
 

@@ -111,11 +111,15 @@ class Extension:
         if self.session.store is not self.vault.store:
             # The vault repaired a damaged state.sqlite (`Vault.repairing`): sessions bound
             # to the file set aside follow to the new one, keeping their runs' ids.
-            self.session = open_session(self.vault, self.session.name, self.session.run_id)
-            self._runs = {
-                run_id: open_session(self.vault, self.session.name, run_id) for run_id in self._runs
-            }
+            self.session = self._open_session(self.session.run_id)
+            self._runs = {run_id: self._open_session(run_id) for run_id in self._runs}
         return self.vault
+
+    def _open_session(self, run_id: str) -> Session:
+        session = open_session(self.vault, self.session.name, run_id)
+        if self.live is not None:
+            session.collection_cache = self.live.collections
+        return session
 
     def call_session(self, run_id: str | None = None) -> Session:
         """The session one API call runs in, the vault reconciled first: the extension's own,
@@ -257,6 +261,7 @@ def open_extension(
         if live:
             keeper = LiveVault(vault, **watcher_options)
             keeper.start()
+            session.collection_cache = keeper.collections
     except BaseException:
         if keeper is not None:
             keeper.close()

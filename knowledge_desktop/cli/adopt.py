@@ -1,7 +1,8 @@
 """`knowledge adopt | undo`: plain notes become page records in place, and back (issue 14, §4;
 contract: docs/writing.md, "Adopting notes").
 
-    knowledge adopt VAULT [--partition P] [--type FOLDER=TYPE]... [--dry-run] [--expect DRY.json]
+    knowledge adopt VAULT [--partition P] [--type FOLDER=TYPE]... [--move PATH]... [--dry-run]
+                    [--root-into PARTITION] [--expect DRY.json]
                     [--request-id R] [--actor A] --json
     knowledge undo VAULT JOURNAL_ID [--request-id R] [--actor A] --json
 
@@ -49,7 +50,9 @@ def register(command: Command, helpers: WriteHelpers) -> None:
                 vault.vault_id,
                 utc_now_text(),
             )
-            result = adoption.dry_run(ctx, args.partition, type_map=type_map)
+            result = adoption.dry_run(
+                ctx, args.partition, type_map=type_map, move=args.move or (), root_into=args.root_into
+            )
             _print(args, result, _dry_human)
             return 0
         expect = None
@@ -59,8 +62,16 @@ def register(command: Command, helpers: WriteHelpers) -> None:
             except json.JSONDecodeError as exc:
                 raise QueryError(f"{args.expect} is not JSON: {exc}") from None
             expect = adoption.expected_from(dry if isinstance(dry, dict) else {})
+            if args.root_into is None and isinstance(dry.get("rootInto"), str) and args.partition is None:
+                args.root_into = dry["rootInto"]  # the root's notes go where the dry run said
         result = adoption.adopt(
-            vault.write, args.partition, type_map=type_map, expect=expect, **helpers.request_options(args)
+            vault.write,
+            args.partition,
+            type_map=type_map,
+            expect=expect,
+            move=args.move or (),
+            root_into=args.root_into,
+            **helpers.request_options(args),
         )
         return helpers.receipt(args, result)
 
@@ -77,8 +88,21 @@ def register(command: Command, helpers: WriteHelpers) -> None:
         action="append",
         type=_type_pair,
         metavar="FOLDER=TYPE",
-        help="the page type of notes under FOLDER, partition- or vault-relative"
-        " (default: the ontology's directories, else note)",
+        help="the page type of notes under FOLDER (or of the note FOLDER names), partition- or"
+        " vault-relative (default: the ontology's directories, else note)",
+    )
+    p.add_argument(
+        "--move",
+        action="append",
+        metavar="PATH",
+        help="file the note PATH (vault-relative) in its type's folder, if no link depends on where"
+        " it is (default: every note stays where it is)",
+    )
+    p.add_argument(
+        "--root-into",
+        metavar="PARTITION",
+        help="the partition folder the notes at the vault root move into, keeping their file names"
+        " (default: the only partition holding notes, else private; a whole-vault run only)",
     )
     p.add_argument("--dry-run", action="store_true", help="list what would change; write nothing")
     p.add_argument(
@@ -95,15 +119,27 @@ def register(command: Command, helpers: WriteHelpers) -> None:
 def _dry_human(result: dict[str, Any]) -> str:
     where = result["partition"] if result["partition"] is not None else "the whole vault"
     lines = [f"would adopt {len(result['files'])} note(s) in {_safe(where)}:"]
+    if any(f.get("movedTo") and "/" not in f["path"] for f in result["files"]):
+        lines[0] += f" (notes at the vault root move into {_safe(result['rootInto'])}/)"
     for f in result["files"]:
         aliases = ", ".join(map(_safe, f["aliasesAdded"]))
         added = f" (+aliases {aliases})" if f["aliasesAdded"] else ""
+        if f.get("movedTo"):
+            added += f" -> {_safe(f['movedTo'])}"
         lines.append(
             f"  {_safe(f['path'])}  {_safe(f['id'])}  {_safe(repr(f['title']))} [{_safe(f['type'])}]{added}"
         )
     if result["skipped"]:
         lines.append(f"skipped {len(result['skipped'])}:")
         lines += [f"  {_safe(s['path'])}: {_safe(s['reason'])}" for s in result["skipped"]]
+    if result.get("linksRewritten"):
+        lines.append(
+            f"Markdown links rewritten for notes moved from the vault root: {len(result['linksRewritten'])}"
+        )
+        lines += [
+            f"  {_safe(r['path'])}:{r['line']}: ({_safe(r['from'])}) -> ({_safe(r['to'])})"
+            for r in result["linksRewritten"]
+        ]
     if result["crossPartitionLinks"]:
         count = len(result["crossPartitionLinks"])
         lines.append(f"links into another partition (they keep their targets once adopted): {count}")

@@ -9,18 +9,29 @@ began has been delivered and reconciled. When the watcher cannot vouch for that 
 (a network filesystem, the inotify watch limit, dropped events), the state folder is outside
 the vault, the marker did not come through in time — the call walks the vault as before,
 and its `Freshness` says so and why.
+
+The partitions' collections (folders with a marker) are kept between calls too
+(`collections.CollectionCache`): the watcher also reports markers and folders, which the
+walk rules drop, and a batch naming one forgets them before the call that follows answers,
+as does every walk.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_desktop.engine.errors import StateLocked, StateMissing, VaultGone
+from knowledge_desktop.engine.fs.walk import classify_path, is_ignored_path
 from knowledge_desktop.engine.fs.watch import VaultWatcher, WatchState
 from knowledge_desktop.engine.vault import Vault
+
+if TYPE_CHECKING:
+    from knowledge_desktop.engine.api.collections import CollectionCache
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +83,20 @@ class LiveVault:
         self._unsettled: str | None = None
         """Why the next call walks: a batch of the watcher failed, so its paths are not
         reconciled and the watcher will not report them again."""
+        # imported here: the window imports this module, and the knowledge API is loaded
+        # only when a reader of it opens (tests/ui/test_window_imports.py)
+        from knowledge_desktop.engine.api.collections import CollectionCache
+
+        self.collections: CollectionCache = CollectionCache()
+        """The partitions' collections between calls, for the sessions reading this vault."""
 
     def start(self) -> None:
         """Start watching, then reconcile the whole vault once: a change made meanwhile is
         queued by the watcher, so nothing between the two is missed. When another process
         holds the state's write lock longer than SQLite waits (several servers and the window
         starting at once on a busy machine), starting goes on and the first call walks."""
+        from knowledge_desktop.engine.api.collections import may_change_collections
+
         self.watcher = VaultWatcher(
             self.vault.root,
             on_paths=self._apply,
@@ -85,6 +104,7 @@ class LiveVault:
             on_state=self._state_changed,
             on_error=self._failed,
             sync_dir=sync_dir_of(self.vault),
+            notice=may_change_collections,
             **self._options,
         )
         self.watcher.start()
@@ -94,7 +114,21 @@ class LiveVault:
             self._unsettled = f"the first look at the vault waited for another program ({exc})"
 
     def _apply(self, paths: set[str] | None) -> None:
+        """Reconcile a batch of the watcher (None: every file), first forgetting the
+        collections when the batch may have changed them."""
+        if paths is None or self._touches_collections(paths):
+            self.collections.forget()
+        if paths is not None:
+            paths = {p for p in paths if not is_ignored_path(p)}  # a marker is no vault file
+            if not paths:
+                return
         self.vault.repairing(lambda: self.vault.reconcile(paths, source="watcher"))
+
+    def _touches_collections(self, paths: Iterable[str]) -> bool:
+        """Whether a batch names something other than a vault file: a marker or a folder
+        (a folder whose name looks like a file's is told by looking at it)."""
+        root = self.vault.root
+        return any(classify_path(p) is None or os.path.isdir(root / p) for p in paths)
 
     def _state_changed(self, state: WatchState) -> None:
         if state.mode == "polling":
@@ -110,6 +144,7 @@ class LiveVault:
     def fresh(self) -> Freshness:
         """Bring the vault up to date with every change saved before this call."""
         if self.watcher is None:
+            self.collections.forget()
             self.vault.reconcile()
             return WALKED
         reason = self.gone or self.watcher.sync()
@@ -117,6 +152,7 @@ class LiveVault:
         reason = reason or unsettled
         if reason is None:
             return Freshness("live")
+        self.collections.forget()
         self.vault.reconcile()
         return Freshness("walked", reason)
 

@@ -84,17 +84,20 @@ INLINE_WAIT_S = 2.0
 
 
 def _looks_like_vault(root: Path) -> bool:
-    """A folder with `.knowledge/`, or with a partition holding Markdown or an ontology."""
+    """A folder with `.knowledge/`, with a partition holding Markdown or an ontology, or with
+    Markdown at its root: a flat Obsidian vault, every note at the root, is a vault of notes
+    (issue 25, §5) as much as one whose notes sit in folders."""
     if (root / STATE_DIR).is_dir():
         return True
     try:
-        partitions = [
-            p
-            for p in root.iterdir()
-            if p.is_dir() and not p.is_symlink() and not is_ignored_folder("", p.name)
-        ]
+        entries = list(root.iterdir())
     except OSError:
         return False
+    if any(p.name.lower().endswith(".md") and not p.name.startswith(".") and p.is_file() for p in entries):
+        return True
+    partitions = [
+        p for p in entries if p.is_dir() and not p.is_symlink() and not is_ignored_folder("", p.name)
+    ]
     for partition in partitions:
         if (partition / "ontology.yaml").is_file():
             return True
@@ -251,8 +254,8 @@ class Vault:
             raise VaultRefused(refused)
         if not _looks_like_vault(root):
             raise NotAVault(
-                f"{root} is not a vault: it has no .knowledge/ folder and no partition folder "
-                "with Markdown records"
+                f"{root} is not a vault: it has no .knowledge/ folder and no Markdown notes or"
+                " records, at its root or in a folder"
             )
         if not (root / STATE_DIR).exists():
             # A folder opened for the first time is walked before `.knowledge/` is made in it,

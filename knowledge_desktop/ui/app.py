@@ -1,9 +1,10 @@
 """`knowledge-desktop [VAULT] [--screenshot FILE.png [--select ID]] [--repository FOLDER]`: the window.
 
-With no folder it reopens the last vault, or the bundled demo vault the
-first time (or with `--demo`). `--screenshot` waits until the vault is
-loaded (and the selected record shown), renders the window to a PNG and
-exits: 0 when written, non-zero with a one-line message otherwise.
+With no folder it reopens the last vault, or the demo vault the first time
+(or with `--demo`): a copy of the bundled one in the user's data folder
+(ui/demo.py), with the welcome page in the record pane on that first start.
+`--screenshot` waits until the vault is loaded (and the selected record
+shown), renders the window to a PNG and exits: 0 when written, non-zero with a one-line message otherwise.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from knowledge_desktop.resources import demo_vault_path
 
 ENTITY_KINDS = ("decision", "concept", "change", "commit")
 """`--select` with an id of one of these kinds names a repository entity (with `--repository`)."""
@@ -88,13 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         width, _, height = args.size.partition("x")
         window.resize(int(width), int(height))
     window.show()
-    if args.vault:
-        path = Path(args.vault)
-    elif args.demo or args.screenshot:
-        path = demo_vault_path()
-    else:
-        last = window.opener.last_vault()
-        path = last if last is not None and last.is_dir() else demo_vault_path()
+    given = Path(args.vault) if args.vault else None
+    path = window.welcome.start_path(given, demo=args.demo or bool(args.screenshot))
 
     def after_load() -> None:
         if args.as_of and window.vault is not None and window.vault.as_of is None:

@@ -132,6 +132,9 @@ class AsOfView(QObject):
         self.dialog: QDialog | None = None
         self.label_text = ""
         """The date or checkpoint shown, as the person picked it."""
+        self.reopen: str | None = None
+        """The record open when the person went to the past or back to now: opened again once
+        the other vault is shown (issue 29, §8), so the switch keeps what they were reading."""
         self.label = QLabel("")
         self.back_button = QPushButton("Back to Now")
         self.back_button.clicked.connect(self.back_to_now)
@@ -192,6 +195,7 @@ class AsOfView(QObject):
         if live is None:
             return
         opener = window.opener
+        self.reopen = window.current_path
         cancel = opener.begin(f"Opening {live.root.name} as of {label}…")
         root = live.root
 
@@ -248,6 +252,9 @@ class AsOfView(QObject):
             self.label.setStyleSheet(f"color: {colors.text}; font-weight: 600;")
             self.banner.show()
         self.update()
+        reopen, self.reopen = self.reopen, None
+        if reopen is not None and window.vault is not None:
+            window.open_record(reopen)
 
     def close_live(self) -> None:
         """The window closes: the live vault kept open behind a past view closes too."""
@@ -258,6 +265,7 @@ class AsOfView(QObject):
     def back_to_now(self) -> None:
         live = self.live
         if live is not None:
+            self.reopen = self.window.current_path
             self.window.open_vault(live.root)
 
     # -- compare -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from knowledge_desktop.engine.fs.atomic import write_atomic
@@ -87,9 +88,19 @@ def write_report(vault: Vault, fmt: str, target: Path) -> int:
 
 
 def default_target(vault: Vault, folder: Path | None) -> Path:
-    """Suggest a name outside the vault, so the report never shows up as a vault file."""
-    start = folder if folder is not None and folder.is_dir() else vault.root.parent
-    return start / f"{vault.root.name}-diagnostics.html"
+    """Suggest a name outside the vault, so the report never shows up as a vault file: in the
+    folder of the last export (`folder`, remembered by the pane), else the person's Documents
+    folder, else their home — never beside the vault, which for the demo was the app's own
+    install folder (issue 29, §8)."""
+    return (folder if folder is not None and folder.is_dir() else documents_folder()) / (
+        f"{vault.root.name}-diagnostics.html"
+    )
+
+
+def documents_folder() -> Path:
+    """The person's Documents folder when it exists, else their home folder."""
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return Path(documents) if documents and Path(documents).is_dir() else Path.home()
 
 
 def export_diagnostics(

@@ -56,6 +56,7 @@ from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
 from knowledge_desktop.ui.process import tune_for_window
 from knowledge_desktop.ui.tasks import Runner
+from knowledge_desktop.ui.welcome import Welcome
 from knowledge_desktop.ui.widgets.focus import first_focusable
 from knowledge_desktop.ui.window_parts import Opened, WindowParts
 from knowledge_desktop.ui.write_actions import WriteActions
@@ -166,8 +167,10 @@ class MainWindow(WindowParts):
         self.writes: WriteActions = WriteActions(self)  # Withdraw…, Correct…, Merge…: ui/write_actions.py
         # The Diagnostics pane's "N plain notes — Adopt…" row opens File › Adopt Notes….
         self.diagnostics.adopt_requested.connect(self.writes.adopt.action.trigger)
+        self.catalog.adopt_requested.connect(self.writes.adopt.action.trigger)  # its mostly-notes hint
         self.past = AsOfView(self)  # File › Open As Of…, its banner, Compare with Now: ui/as_of.py
         self.observed = ObservedCheckpoints(self)  # checkpoints of outside edits: ui/observed.py
+        self.welcome = Welcome(self)  # the first start's page in the record pane: ui/welcome.py
         self._update_actions()
         self._restore_settings()
         # Mouse back/forward buttons are caught on this window's QWindow, which sees each event

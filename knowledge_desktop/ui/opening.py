@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButto
 
 from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.vault import TEXT_CHUNK, Vault
-from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.live import start_watching
 from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.window_parts import Opened
@@ -200,15 +199,28 @@ class VaultOpener(QObject):
         return failed
 
     def choose(self) -> None:
-        """Ask for a folder (starting beside the vault open now) and open it."""
+        """Ask for a folder (starting beside the vault open now) and open it.
+
+        Beside the demo is the app's data folder, where nobody keeps a vault: from the
+        demo (a new user looking for their own vault) it starts in the home folder."""
+        from knowledge_desktop.ui.demo import is_demo
+
         vault = self.window.vault
-        start = str(vault.root.parent) if vault else str(Path.home())
+        start = str(vault.root.parent) if vault and not is_demo(vault.root) else str(Path.home())
         folder = QFileDialog.getExistingDirectory(self.window, "Open Vault", start)
         if folder:
             self.open(Path(folder))
 
     def open_demo(self) -> None:
-        self.open(demo_vault_path())
+        """The person's copy of the demo vault, never the install folder's (ui/demo.py)."""
+        from knowledge_desktop.ui.demo import demo_copy
+
+        try:
+            path = demo_copy()
+        except OSError as exc:
+            self.window.show_error(f"Could not copy the demo vault into your data folder: {exc}")
+            return
+        self.open(path)
 
     # -- the folders opened before, newest first (File > Open Recent, and the next start) --
     def recent_vaults(self) -> list[str]:

@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.ui.process import background_thread
@@ -64,7 +64,20 @@ class _Relay(QObject):
     skipped = Signal(int)
 
 
-class _Job(QRunnable):
+class _Job:
+    """One request's work, handed to the pool as a plain callable, not a QRunnable.
+
+    PySide lets go of a callable as soon as it has run, on the worker, before the pool
+    counts that thread idle: once `waitForDone` returns, no finished job holds anything.
+    A QRunnable subclass is not let go so: when its answer was taken on the UI thread
+    before the worker had finished with it (the usual case), its Python object stayed
+    referenced from the pool's wrapper after Qt deleted it (199 of 200 jobs in such a
+    loop on the global pool), holding its work, its callbacks and, through them, the
+    Runner: a cycle with the Runner's own pool that only a garbage collection undid,
+    and on the window's pool, the global one, a leak for the life of the process."""
+
+    __slots__ = ("closed", "dispose", "overtaken", "relay", "serial", "work")
+
     def __init__(
         self,
         serial: int,
@@ -74,16 +87,14 @@ class _Job(QRunnable):
         dispose: Callable[[Any], None] | None,
         closed: Callable[[], bool],
     ) -> None:
-        super().__init__()
         self.serial = serial
         self.work = work
         self.relay = relay
         self.overtaken = overtaken
         self.dispose = dispose
         self.closed = closed
-        self.setAutoDelete(True)
 
-    def run(self) -> None:
+    def __call__(self) -> None:
         background_thread()
         if self.overtaken is not None and self.overtaken():
             # A newer request of the same key was submitted while this one

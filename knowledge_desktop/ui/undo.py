@@ -95,8 +95,10 @@ class UndoCommands(QObject):
         self.menu = menu
         self.notice = UndoNotice(window.statusBar())
         self.notice.button.clicked.connect(self.undo_last)
+        # A normal status bar widget: a passing message (a menu item's tip as the pointer
+        # crosses Edit › Undo) covers it, and the status bar shows it again after; hiding it
+        # on every message lost the Undo button for good as soon as a menu was opened.
         window.statusBar().addWidget(self.notice)
-        window.statusBar().messageChanged.connect(lambda text: self.notice.hide() if text else None)
         self._update()
 
     def vault_changed(self) -> None:
@@ -179,6 +181,7 @@ class UndoCommands(QObject):
         message = f"Cannot undo the {what}: {why.rstrip('.')}. Nothing was written."
         if receipt is self.last or receipt.get("journalId") == (self.last or {}).get("journalId"):
             self.blocked = message
+            self.notice.hide()  # its Undo would be refused again
         self.window.statusBar().showMessage(message, 15000)
 
     def _update(self) -> None:

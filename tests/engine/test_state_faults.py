@@ -167,35 +167,15 @@ def test_a_garbage_write_ahead_log_is_ignored(indexed: Any, tmp_path: Path) -> N
 
 # -- a locked or full database ------------------------------------------------------------------
 
-HOLD_LOCK = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-sys.stdin.read()
-"""
-
 
 @pytest.fixture
 def locked(indexed: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[subprocess.Popen[str]]:
     """Another process holding the database's write lock; writes give up after 0.2 s."""
     kit, _ = indexed
     monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(kit.root / STATE)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None
-    assert holder.stdout.readline().strip() == "locked"
-    kit.page("private/notes/while-locked.md", "pg_locked", "Written while locked")
-    yield holder
-    assert holder.stdin is not None
-    holder.stdin.close()
-    holder.wait(timeout=10)
-    assert holder.stdout is not None
-    holder.stdout.close()
+    with fk.lock_held(kit.root / STATE) as holder:
+        kit.page("private/notes/while-locked.md", "pg_locked", "Written while locked")
+        yield holder
 
 
 def test_a_state_database_locked_by_another_process_names_it(

@@ -128,8 +128,8 @@ def test_the_dialog_starts_on_the_whole_vault_and_adopts_every_partition_in_one_
     qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
 ) -> None:
     """File › Adopt Notes… is `knowledge adopt` without `--partition` (issue 25, §5): it lists
-    the notes of every partition, names the root note it leaves, adopts them all as one journal
-    entry, and choosing a partition narrows the list."""
+    the notes of every partition and the root's (moving into a partition), adopts them all as one
+    journal entry, and choosing a partition narrows the list (the root then left alone)."""
     kit.write("Home.md", "# Home\n")
     kit.write("private/people/Ada.md", "Ada. [[Plan]]\n")
     kit.write("private/Plan.md", "The plan.\n")
@@ -137,16 +137,20 @@ def test_the_dialog_starts_on_the_whole_vault_and_adopts_every_partition_in_one_
     window = open_window(kit.root, watch=False)
     dialog = dry_run_shown(qtbot, window)
     assert dialog.partition.currentText() == "Whole vault"
-    assert listed_paths(dialog) == {"private/people/Ada.md", "private/Plan.md", "work/Log.md"}
-    assert "Skipped Home.md" in dialog.notes.toPlainText()
+    assert listed_paths(dialog) == {"Home.md", "private/people/Ada.md", "private/Plan.md", "work/Log.md"}
+    assert "moved from the vault root into private/" in dialog.heading.text()
     dialog.partition.setCurrentText("work")
     qtbot.waitUntil(lambda: not dialog.busy and listed_paths(dialog) == {"work/Log.md"})
+    assert not dialog.root_into.isVisibleTo(dialog)
     dialog.partition.setCurrentText("Whole vault")
-    qtbot.waitUntil(lambda: not dialog.busy and len(listed_paths(dialog)) == 3)
+    qtbot.waitUntil(lambda: not dialog.busy and len(listed_paths(dialog)) == 4)
     with qtbot.waitSignal(dialog.finished_adopt, timeout=30_000) as blocker:
         dialog.adopt_button.click()
     receipt = blocker.args[0]
     assert isinstance(receipt, dict), receipt
-    assert sorted(item["path"] for item in receipt["items"]) == sorted(listed_paths(dialog))
+    assert sorted(item["path"] for item in receipt["items"]) == sorted(
+        [*listed_paths(dialog), "private/Home.md"]
+    )
     assert frontmatter_of((kit.root / "work/Log.md").read_bytes())["scope"] == "work"
-    assert (kit.root / "Home.md").read_text() == "# Home\n"
+    assert frontmatter_of((kit.root / "private/Home.md").read_bytes())["scope"] == "private"
+    assert not (kit.root / "Home.md").exists()

@@ -17,13 +17,20 @@ OpenWindow = Callable[..., MainWindow]
 ADA = "private/people/ada.md"
 
 
-def test_the_past_vault_opens_read_only_and_compares_with_now(
-    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
-) -> None:
+def ada_edited_twice(kit: VaultKit) -> str:
+    """Ada's page, then two body edits: the commit of the first edit, which a past view
+    opens to find "very first program" where now it reads "notes on the engine"."""
     kit.page(ADA, "pg_ada", "Ada Lovelace", body="Ada wrote the first program.\n", type="person")
     vault = kit.scan()
     first = vault.edit_body(fence_of(vault, "pg_ada"), "Ada wrote the very first program.\n")
     vault.edit_body(fence_of(vault, "pg_ada"), "Ada wrote notes on the engine.\n")
+    return str(first["git"]["commit"])
+
+
+def test_the_past_vault_opens_read_only_and_compares_with_now(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    first = ada_edited_twice(kit)
     kit.page("private/people/grace.md", "pg_grace", "Grace Hopper", type="person")  # after C
     kit.close()
     window = open_window(kit.root, watch=False)
@@ -31,13 +38,13 @@ def test_the_past_vault_opens_read_only_and_compares_with_now(
     assert live is not None
 
     with qtbot.waitSignal(window.loaded, timeout=60_000):
-        window.past.open(first["git"]["commit"], "the first edit")
+        window.past.open(first, "the first edit")
     wait_idle(qtbot, window)
     past = window.vault
     assert past is not None
     assert past is not live
     assert past.read_only
-    assert past.as_of["commit"] == first["git"]["commit"]
+    assert past.as_of["commit"] == first
     assert window.past.banner.isVisible()
     assert "read-only" in window.past.label.text()
     assert window.watch_state.text() == "Past view, read-only"
@@ -50,7 +57,7 @@ def test_the_past_vault_opens_read_only_and_compares_with_now(
     window.record.tabs.setCurrentIndex(HISTORY_TAB)  # the versions up to the checkpoint only
     qtbot.waitUntil(lambda: len(window.record.history.rows) == 2, timeout=20_000)
     shown = [r["commit"] for r in window.record.history.rows]
-    assert shown[0] == first["git"]["commit"]
+    assert shown[0] == first
     assert [r["operation"] for r in window.record.history.rows] == ["edit-body", "baseline"]
 
     window.past.compare.trigger()

@@ -8,7 +8,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -78,33 +77,13 @@ def test_a_state_folder_deleted_while_open_is_written_back_and_said(
     assert crashes == []
 
 
-HOLD_LOCK = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-sys.stdin.read()
-"""
-
-
 @pytest.fixture
 def lock_holder(vault: VaultKit, monkeypatch: pytest.MonkeyPatch) -> Iterator[subprocess.Popen[str]]:
     with Vault.open(vault.root) as opened:
         opened.reconcile()
     monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(vault.root / ".knowledge" / "state.sqlite")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None
-    assert holder.stdout.readline().strip() == "locked"
-    yield holder
-    assert holder.stdin is not None
-    holder.stdin.close()
-    holder.wait(timeout=10)
-    holder.stdout.close()
+    with fk.lock_held(vault.root / ".knowledge" / "state.sqlite") as holder:
+        yield holder
 
 
 def test_a_state_database_locked_elsewhere_is_a_message_naming_the_holder(

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.record import RENDERED_TAB, RecordPane
 from knowledge_desktop.ui.render import record_href
+from tests.ui.textkit import char_formats
 from tests.vaultkit import VaultKit, png, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
@@ -33,17 +34,11 @@ def select(qtbot: QtBot, window: MainWindow, key: str) -> RecordPane:
 def images(document: QTextDocument) -> list[tuple[str, int, int]]:
     """(src, width, height) of every image the laid-out document draws."""
     found = []
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                name = fmt.toImageFormat().name()
-                image = document.resource(QTextDocument.ResourceType.ImageResource, QUrl(name))
-                found.append((name, image.width(), image.height()))
-            it += 1
-        block = block.next()
+    for fmt in char_formats(document):
+        if fmt.isImageFormat():
+            name = fmt.toImageFormat().name()
+            image = document.resource(QTextDocument.ResourceType.ImageResource, QUrl(name))
+            found.append((name, image.width(), image.height()))
     return found
 
 

@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.models.catalog_model import NODE_ROLE, error_color
 from knowledge_desktop.ui.panes.record import HISTORY_TAB, RENDERED_TAB, SOURCE_TAB
+from tests.ui.textkit import char_formats
 from tests.vaultkit import wait_idle
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "obsidian-vault"
@@ -123,17 +124,11 @@ def test_a_note_shows_embeds_images_and_checked_links(
     assert "ambiguous" in document.split(">Todo<", 1)[1][:200]
     assert 'href="tag:status/active"' in document
     drawn = []
-    block = pane.browser.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                name = fmt.toImageFormat().name()
-                image = pane.browser.document().resource(QTextDocument.ResourceType.ImageResource, QUrl(name))
-                drawn.append((image.width(), image.height()))
-            it += 1
-        block = block.next()
+    for fmt in char_formats(pane.browser.document()):
+        if fmt.isImageFormat():
+            name = fmt.toImageFormat().name()
+            image = pane.browser.document().resource(QTextDocument.ResourceType.ImageResource, QUrl(name))
+            drawn.append((image.width(), image.height()))
     assert sorted(drawn) == [(2, 2), (3, 1)]  # diagram.png and "chart one.png", at their sizes
 
 

@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.models.tree_model import OPEN_KEY_ROLE
+from tests.ui.textkit import char_formats
 from tests.vaultkit import LINKS_NOTE, VaultKit, file_state, hostile_vault, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
@@ -90,17 +91,7 @@ def browse(
 
 
 def record_links(window: MainWindow) -> list[str]:
-    found = []
-    block = window.record.browser.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
+    return [fmt.anchorHref() for fmt in char_formats(window.record.browser.document()) if fmt.isAnchor()]
 
 
 def test_browsing_the_demo_vault_in_the_window_writes_nothing(

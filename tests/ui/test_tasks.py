@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import pytest
 from PySide6.QtCore import QThreadPool
@@ -10,6 +12,10 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.tasks import Runner
 from tests.vaultkit import VaultKit
+
+
+class Payload:
+    """Something a job's work holds, that a weak reference can watch."""
 
 
 def one_thread_runner() -> tuple[Runner, QThreadPool]:
@@ -146,3 +152,28 @@ def test_an_urgent_request_goes_before_the_queued_ones(qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: runner.running == 0)
     assert ran == ["search", "catalog", "timeline"]
     runner.close()
+
+
+def test_finished_work_holds_nothing_once_the_pool_is_done(qtbot: QtBot) -> None:
+    """What a job held (its work, its callbacks) is let go once the pool says it is done,
+    not at some later garbage collection. Jobs run one after another, each answer taken on
+    this thread while the worker is still returning from the job, as in the window: a
+    QRunnable job run so stayed referenced from the pool's Python wrapper after Qt deleted
+    it, with its closures and, through them, the Runner — a cycle with the Runner's pool
+    that the window-lifetime check saw only when no garbage collection happened to run
+    first (which hangs on what ran before in the process: under xdist, it failed), and in
+    the window, whose pool is the global one, a leak for good."""
+    runner, pool = one_thread_runner()
+    payloads = [Payload() for _ in range(10)]
+    held = [weakref.ref(p) for p in payloads]
+    answered: list[int] = []
+    for n, payload in enumerate(payloads):
+        runner.submit(lambda n=n, p=payload: n if p else -1, answered.append)
+        qtbot.waitUntil(lambda: runner.running == 0)
+        qtbot.waitUntil(lambda: pool.activeThreadCount() == 0)  # the worker is done with it
+    del payload, payloads
+    runner.close()
+    assert answered == list(range(10))
+    gc.collect()  # what is left is held, not merely waiting for a collection
+    assert [n for n, ref in enumerate(held) if ref() is not None] == []
+    assert pool.activeThreadCount() == 0

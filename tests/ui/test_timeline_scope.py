@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.panes.timeline import TimelinePane
-from tests.vaultkit import VaultKit, wait_idle
+from tests.ui.test_timeline_pane import settle, titles
+from tests.vaultkit import VaultKit
 
 OpenWindow = Callable[..., MainWindow]
 
@@ -40,17 +41,6 @@ def people(kit: VaultKit) -> VaultKit:
         "private/claims/bob.md", "cl_bob", "Bob calls late", entities=["pg_bob"], occurred_at="2026-09-28"
     )
     return kit
-
-
-def settle(qtbot: QtBot, window: MainWindow) -> TimelinePane:
-    pane = window.timeline
-    qtbot.waitUntil(lambda: not pane.reload_timer.isActive(), timeout=5000)
-    wait_idle(qtbot, window)
-    return pane
-
-
-def titles(pane: TimelinePane) -> list[str]:
-    return [node.cells[2] for node in pane.model.top_level()]
 
 
 def open_page(qtbot: QtBot, window: MainWindow, record_id: str, chip: str) -> TimelinePane:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.main_window import MainWindow
 from tests.ui.test_view_changes import _vault_with_changes
@@ -146,9 +148,13 @@ def run_app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_screenshot_option_renders_the_demo_vault(tmp_path: Path) -> None:
-    """`knowledge-desktop --screenshot` opens the bundled demo vault and writes a PNG."""
+    """`knowledge-desktop --screenshot` renders the demo vault into a PNG. On a copy: the
+    repository's own, opened in place, got a `.knowledge/` written while another test
+    process copied or opened it (.ci/run screenshots the bundle with no vault named)."""
+    vault = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), vault, ignore=shutil.ignore_patterns(".knowledge"))
     target = tmp_path / "shot.png"
-    done = run_app(tmp_path, "--screenshot", str(target), "--select", "pg_01KT134R00XFDKKX")
+    done = run_app(tmp_path, str(vault), "--screenshot", str(target), "--select", "pg_01KT134R00XFDKKX")
     assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:8] == PNG
 

@@ -23,6 +23,7 @@ from pytestqt.qtbot import QtBot
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.render.values import literal
 from knowledge_desktop.ui.widgets.record_browser import ClosedDocument, RecordBrowser
+from tests.ui.textkit import char_formats
 from tests.vaultkit import (
     HOSTILE_NOTE,
     HOSTILE_TITLE,
@@ -43,17 +44,7 @@ def hostile(kit: VaultKit, tmp_path: Path) -> Hostile:
 
 def images(document: QTextDocument) -> list[str]:
     """The image names a laid-out document asks for."""
-    found = []
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                found.append(fmt.toImageFormat().name())
-            it += 1
-        block = block.next()
-    return found
+    return [fmt.toImageFormat().name() for fmt in char_formats(document) if fmt.isImageFormat()]
 
 
 def as_qt_reads(text: str, fmt: Qt.TextFormat = Qt.TextFormat.AutoText) -> tuple[str, list[str]]:
@@ -97,16 +88,9 @@ def shown_texts(window: MainWindow) -> list[tuple[str, str, Qt.TextFormat]]:
             tip = index.data(Qt.ItemDataRole.ToolTipRole)
             if tip:
                 out.append((f"item tooltip in {type(model).__name__}", str(tip), Qt.TextFormat.AutoText))
-    document = window.record.browser.document()
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            tip = it.fragment().charFormat().toolTip()
-            if tip:
-                out.append(("record pane tooltip", tip, Qt.TextFormat.AutoText))
-            it += 1
-        block = block.next()
+    for fmt in char_formats(window.record.browser.document()):
+        if tip := fmt.toolTip():
+            out.append(("record pane tooltip", tip, Qt.TextFormat.AutoText))
     for line, message in window.record.source.line_messages.items():
         out.append((f"source gutter line {line}", literal(message), Qt.TextFormat.AutoText))
     return out
@@ -223,17 +207,7 @@ def markup(html: str) -> tuple[set[str], set[str]]:
 
 
 def anchors(document: QTextDocument) -> list[str]:
-    found = []
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor() and fmt.anchorHref():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
+    return [fmt.anchorHref() for fmt in char_formats(document) if fmt.isAnchor() and fmt.anchorHref()]
 
 
 REFUSED = [

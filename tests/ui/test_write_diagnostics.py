@@ -92,7 +92,7 @@ def writes(vault: Vault) -> list[tuple[str, Callable[[], object]]]:
         return write_ops.publish(vault, operation("Merge", fences, call), "one person")
 
     def adopt() -> object:
-        _scopes, dry = adopt_action.dry_run(vault, None)
+        dry = adopt_action.dry_run(vault, None).result
         assert isinstance(dry, dict), dry
         return adopt_action.adopt(vault, dry)
 

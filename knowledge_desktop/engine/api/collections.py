@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,57 @@ class CollectionIndex:
         folder = col.folder.rsplit("/", 1)[0] if "/" in col.folder else ""
         outer = self.around(folder) if folder else []
         return outer[0] if outer else None
+
+
+def may_change_collections(rel: str, is_directory: bool) -> bool:
+    """Whether a change at the vault-relative `rel` can change what `CollectionIndex` finds: a
+    marker, or a folder (made, removed or moved, it carries the markers inside it), outside
+    the hidden folders the index never walks. The live reader asks its watcher to report
+    these too, though the walk rules drop them (`engine/live_vault.py`)."""
+    parts = rel.split("/")
+    if any(is_hidden(part) for part in parts[:-1]):
+        return False
+    return parts[-1] == MARKER or (is_directory and not is_hidden(parts[-1]))
+
+
+class CollectionCache:
+    """Each partition's `CollectionIndex`, kept between calls by a reader whose watcher
+    reports every change that `may_change_collections` (the MCP server, issue 28 §3): walking
+    a partition's folders for markers cost more than the rest of a read call. `forget()` is
+    the watcher's to call, before the call that follows the change answers (the live vault's
+    sync delivers the change first), so a cached index is never older than the call. Safe
+    across threads: an index read while a change is forgotten is used once and not kept."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._held: dict[Path, CollectionIndex] = {}
+
+    def forget(self) -> None:
+        """Something a partition's collections depend on changed: read them again."""
+        with self._lock:
+            self._generation += 1
+            self._held.clear()
+
+    def index(self, partition: Path) -> CollectionIndex:
+        """The collections of `partition`, read now unless nothing changed since the last read."""
+        with self._lock:
+            generation = self._generation
+            held = self._held.get(partition)
+        if held is not None:
+            return held
+        index = CollectionIndex(partition)
+        with self._lock:
+            if self._generation == generation:
+                self._held[partition] = index
+        return index
+
+
+def current_index(session: Session) -> CollectionIndex:
+    """The collections of the session's partition as they are now: from the session's cache
+    when its vault is kept live, else read afresh."""
+    cache = session.collection_cache
+    return CollectionIndex(session.folder) if cache is None else cache.index(session.folder)
 
 
 # -- who may read or write ---------------------------------------------------------------

@@ -50,7 +50,7 @@ def _candidates(
         (f"{scope}/{candidate}" if candidate else "", scope),
     ).fetchall()
     by_name = conn.execute(
-        "SELECT c.path FROM catalog_names n JOIN catalog c ON c.path=n.path"
+        "SELECT c.path FROM catalog_names n CROSS JOIN catalog c ON c.path=n.path"
         " WHERE n.name=? AND c.scope=? AND c.status='record'",
         (name, scope),
     ).fetchall()
@@ -120,8 +120,10 @@ def extra_backlinks(
     merge): the backlinks `resolve` adds to the vault's own."""
     scope, path = row["scope"], row["path"]
     wanted = sorted({normalise_name(n) for n in names if n})
+    # The names lead (CROSS JOIN keeps that order): with a plain JOIN SQLite chose the
+    # partition's index and read every record of it (2.6 s of a 100k vault's record call).
     namesakes = conn.execute(
-        "SELECT DISTINCT c.id, c.path, c.lifecycle FROM catalog_names n JOIN catalog c ON c.path=n.path"
+        "SELECT DISTINCT c.id, c.path, c.lifecycle FROM catalog_names n CROSS JOIN catalog c ON c.path=n.path"
         f" WHERE n.name IN ({','.join('?' * len(wanted))}) AND c.scope=? AND c.status='record'"
         " AND c.path<>?",
         (*wanted, scope, path),

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge_desktop.engine.api.grants import Extensions, Installed
 from knowledge_desktop.engine.api.permissions import Permission
@@ -35,6 +35,9 @@ from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.naming import new_id
 from knowledge_desktop.engine.write.plan import Plan, Request
 from knowledge_desktop.engine.write.requests import make_request
+
+if TYPE_CHECKING:
+    from knowledge_desktop.engine.api.collections import CollectionCache
 
 Planner = Callable[[WriteContext], Plan]
 Write = Callable[[Request, Planner], dict[str, Any]]
@@ -84,6 +87,10 @@ class Session:
     """Indexes the queued text of these partitions before a search and embeds a bounded
     part of their queued passages (`vault_api.prepare_search`), answering how many files
     still wait for their vectors; None: search what is indexed."""
+    collection_cache: CollectionCache | None = None
+    """The partition's collections kept between calls by a live reader, whose watcher
+    forgets them when a marker or folder changes (`collections.current_index`); None: the
+    markers are read on every call."""
 
     @classmethod
     def open(

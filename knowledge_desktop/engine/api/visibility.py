@@ -129,9 +129,10 @@ class Visibility:
     def read_collections(self) -> None:
         """Read the partition's collection markers now, whatever the call goes on to judge:
         a reader that pays for it only when it meets a record outside its grants would take
-        longer to say "no record" for a hidden one than for none (issue 32 §1)."""
+        longer to say "no record" for a hidden one than for none (issue 32 §1). A live
+        reader keeps them between calls until its watcher reports a change to them."""
         if self._index is None:
-            self._index = collections.CollectionIndex(self.reader.folder)
+            self._index = collections.current_index(self.reader)
 
     def _in_readable_collection(self, path: str) -> bool:
         """`path_in_readable_collection`, asked once per folder and over one reading of the

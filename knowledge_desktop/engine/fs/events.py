@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from watchdog.events import (
     DirAttribEvent,
@@ -131,6 +131,28 @@ def event_paths(prefix: str, event: FileSystemEvent) -> set[str]:
             continue
         rel = vault_relative(prefix, raw)
         if rel is not None and wanted(rel):
+            out.add(rel)
+    return out
+
+
+Notice = Callable[[str, bool], bool]
+"""A caller's own rule for paths the walk rules drop: (vault-relative path, is a folder) →
+whether to report it anyway."""
+
+
+def noticed_paths(prefix: str, event: FileSystemEvent, notice: Notice) -> set[str]:
+    """The vault paths of `event` that `notice` asks for, among those `event_paths` drops
+    (the same events are skipped: open, close, a folder's "modified", synthetic ones)."""
+    if isinstance(event, _DROPPED_EVENTS) or event.is_synthetic:
+        return set()
+    raws: list[bytes | str] = [event.src_path]
+    if isinstance(event, FileSystemMovedEvent):
+        raws.append(event.dest_path)
+    wanted = is_watched_folder if event.is_directory else is_watched_file
+    out: set[str] = set()
+    for raw in raws:
+        rel = vault_relative(prefix, raw) if raw else None
+        if rel is not None and not wanted(rel) and notice(rel, event.is_directory):
             out.add(rel)
     return out
 

@@ -55,7 +55,13 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from knowledge_desktop.engine.fs.events import DEFAULT_COLLAPSE_THRESHOLD, collapse, event_paths
+from knowledge_desktop.engine.fs.events import (
+    DEFAULT_COLLAPSE_THRESHOLD,
+    Notice,
+    collapse,
+    event_paths,
+    noticed_paths,
+)
 from knowledge_desktop.engine.fs.inotify_limits import count_folders, describe_os_error, watch_limit
 from knowledge_desktop.engine.fs.mounts import untrusted_filesystem, vault_filesystem
 from knowledge_desktop.engine.fs.watchdog_fixes import (
@@ -146,6 +152,10 @@ class VaultWatcher:
     `sync_dir` is a folder inside the vault (the vault's `.knowledge/`) where `sync`
     may write its marker files; without it `sync` cannot vouch for anything.
 
+    `notice` reports, in the same batches, paths the walk rules drop that the caller still
+    needs to hear of (the live reader's collection markers and folders; `fs/events.py`):
+    `on_paths` may then get paths that are no vault files.
+
     `observer_factory` and `proc_root` exist so tests can inject a failing
     observer or a fake /proc (mounts and the inotify watch limit) instead of
     needing a real network filesystem or an exhausted kernel limit.
@@ -167,6 +177,7 @@ class VaultWatcher:
         collapse_threshold: int = DEFAULT_COLLAPSE_THRESHOLD,
         force_polling: bool = False,
         sync_dir: Path | None = None,
+        notice: Notice | None = None,
         observer_factory: ObserverFactory | None = None,
         proc_root: Path = Path("/proc"),
     ) -> None:
@@ -188,6 +199,7 @@ class VaultWatcher:
         self._sync_dir = Path(os.path.abspath(sync_dir)) if sync_dir is not None else None
         self._sync_prefix = str(self._sync_dir / SYNC_PREFIX) if self._sync_dir is not None else None
         self._sync_count = itertools.count(1)
+        self._notice = notice
         self._awaited: dict[str, set[int]] = {}
         """Sync markers being waited for, and the observers (by tag) that have read each."""
         self._flushing = 0
@@ -464,19 +476,20 @@ class VaultWatcher:
                 return
         try:
             paths = event_paths(self._prefix, event)
+            noticed = set() if self._notice is None else noticed_paths(self._prefix, event, self._notice)
         except Exception as exc:  # a bug here must not kill watchdog's dispatcher
             logger.exception("cannot interpret %r", event)
             self._distrust(f"an event could not be read ({exc})")
             return
-        if not paths:
+        if not paths and not noticed:
             return
         now = time.monotonic()
         with self._cond:
             if self._state.mode != "watching" or self._stopping:
                 return
-            if event.is_directory:  # folders' modified events never get here
+            if event.is_directory and paths:  # folders' modified events never get here
                 self._rearm_due = True
-            self._pending |= paths
+            self._pending |= paths | noticed
             if self._first_event_at is None:
                 self._first_event_at = now
             self._last_event_at = now

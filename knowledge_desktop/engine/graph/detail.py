@@ -37,6 +37,7 @@ RETAINED = (
     "fields",
     "fact",
     "valid_from",
+    "filing",
 )
 """Frontmatter values a node keeps as they were parsed: what derivation and the
 projections (catalog, temporal, keyword, facts) read besides ids, kinds, names,

@@ -43,12 +43,11 @@ def derive(resolver: Resolver, node: RecordNode) -> Derived:
     if derived.duplicate:
         others = sorted(p for p in same_id if p != node.path)
         diags.append(
-            dg.make(
+            _about(
+                node,
                 "duplicate-id",
-                node.path,
                 f"id {record_id!r} is also used by {', '.join(others)}",
                 line=node.key_lines.get("id"),
-                record_id=record_id,
             )
         )
     valid = node.structurally_valid
@@ -86,12 +85,11 @@ def _check_page(node: RecordNode, ontology: Ontology | None, derived: Derived) -
     declared = node.value("type") if isinstance(node.value("type"), str) else None
     if ontology is None:
         diags.append(
-            dg.make(
+            _about(
+                node,
                 "ontology-unavailable",
-                node.path,
                 f"partition {node.scope!r} has no active ontology",
                 line=node.key_lines.get("type"),
-                record_id=node.id,
             )
         )
         derived.type = declared
@@ -100,12 +98,7 @@ def _check_page(node: RecordNode, ontology: Ontology | None, derived: Derived) -
         derived.type = ontology.classify(node.rel)
         if derived.type is None:
             diags.append(
-                dg.make(
-                    "unclassified-page",
-                    node.path,
-                    "no type, and no ontology prefix matches this path",
-                    record_id=node.id,
-                )
+                _about(node, "unclassified-page", "no type, and no ontology prefix matches this path")
             )
             return True
     else:
@@ -114,12 +107,11 @@ def _check_page(node: RecordNode, ontology: Ontology | None, derived: Derived) -
     if definition is None or definition.kind != "page":
         what = "a relationship label" if definition else "not defined"
         diags.append(
-            dg.make(
+            _about(
+                node,
                 "unknown-type",
-                node.path,
                 f"type {derived.type!r} is {what} in ontology {ontology.name!r}",
                 line=node.key_lines.get("type"),
-                record_id=node.id,
             )
         )
         return False
@@ -135,12 +127,11 @@ def _check_relationship_label(node: RecordNode, ontology: Ontology | None, deriv
     derived.type = label
     if ontology is None:
         diags.append(
-            dg.make(
+            _about(
+                node,
                 "ontology-unavailable",
-                node.path,
                 f"partition {node.scope!r} has no active ontology",
                 line=node.key_lines.get("label"),
-                record_id=node.id,
             )
         )
         return False
@@ -149,12 +140,11 @@ def _check_relationship_label(node: RecordNode, ontology: Ontology | None, deriv
     definition = ontology.definitions.get(label)
     if definition is None or definition.kind != "relationship":
         diags.append(
-            dg.make(
+            _about(
+                node,
                 "unknown-relationship-label",
-                node.path,
                 f"label {label!r} is not a relationship in ontology {ontology.name!r}",
                 line=node.key_lines.get("label"),
-                record_id=node.id,
             )
         )
         return False
@@ -165,11 +155,14 @@ def _check_relationship_label(node: RecordNode, ontology: Ontology | None, deriv
 
 def _check_filing(node: RecordNode, directory: str, what: str, derived: Derived) -> None:
     """`misfiled` when the record is outside its type's directory — unless it is in a
-    collection folder, where documents are filed by collection by design (issue 32 §7)."""
-    if not node.rel.startswith(directory) and not in_collection_folder(node.path):
-        derived.diagnostics.append(
-            dg.make("misfiled", node.path, f"{what} records are filed under {directory}", record_id=node.id)
-        )
+    collection folder, where documents are filed by collection by design (issue 32 §7), or
+    marked `filing: in-place`, as adopting a note kept where its author put it (issue 29 §5)."""
+    if (
+        not node.rel.startswith(directory)
+        and not in_collection_folder(node.path)
+        and node.value("filing") != "in-place"
+    ):
+        derived.diagnostics.append(_about(node, "misfiled", f"{what} records are filed under {directory}"))
 
 
 def _check_refs(resolver: Resolver, node: RecordNode, derived: Derived) -> bool:
@@ -191,46 +184,37 @@ def _check_refs(resolver: Resolver, node: RecordNode, derived: Derived) -> bool:
         if field_name in HISTORY_FIELDS:
             if status == "missing" and field_name in ("superseded_by", "merged_into"):
                 derived.diagnostics.append(
-                    dg.make(
+                    _about(
+                        node,
                         "reference-missing",
-                        node.path,
                         f"{field_name} names {target!r}, which is not in this partition",
                         line=line,
-                        record_id=node.id,
                     )
                 )
             continue
         ok = False
         if status == "wrong-kind":
             derived.diagnostics.append(
-                dg.make(
+                _about(
+                    node,
                     "reference-wrong-kind",
-                    node.path,
                     f"{field_name} must name a page; {target!r} is a {resolver.kind_at(final_path or '')}",
                     line=line,
-                    record_id=node.id,
                 )
             )
         elif status == "broken-merge":
             derived.diagnostics.append(
-                dg.make(
+                _about(
+                    node,
                     "merge-chain-invalid",
-                    node.path,
                     f"{field_name} {target!r} leads into a broken merge chain",
                     line=line,
-                    record_id=node.id,
                 )
             )
         else:
             reason = "matches no record" if status == "missing" else "is a duplicate id"
             derived.diagnostics.append(
-                dg.make(
-                    "reference-missing",
-                    node.path,
-                    f"{field_name} {target!r} {reason}",
-                    line=line,
-                    record_id=node.id,
-                )
+                _about(node, "reference-missing", f"{field_name} {target!r} {reason}", line=line)
             )
     derived.refs = tuple(refs)
     derived.depends_on = tuple(depends_on)
@@ -244,12 +228,11 @@ def _check_refs(resolver: Resolver, node: RecordNode, derived: Derived) -> bool:
             )
             why = found[1] if found else f"a cycle, a dead end or more than {MAX_MERGE_HOPS} hops"
             derived.diagnostics.append(
-                dg.make(
+                _about(
+                    node,
                     "merge-chain-invalid",
-                    node.path,
                     f"merged_into does not reach an active page: {why}",
                     line=lines.get("merged_into"),
-                    record_id=node.id,
                 )
             )
             ok = False
@@ -259,12 +242,11 @@ def _check_refs(resolver: Resolver, node: RecordNode, derived: Derived) -> bool:
         )
         if found is not None and found[0] != "dead-end":  # a dead end is reference-missing already
             derived.diagnostics.append(
-                dg.make(
+                _about(
+                    node,
                     "supersede-chain-invalid",
-                    node.path,
                     f"superseded_by never reaches a current record: {found[1]}",
                     line=lines.get("superseded_by"),
-                    record_id=node.id,
                 )
             )
     return ok
@@ -294,13 +276,12 @@ def _check_endpoints(resolver: Resolver, node: RecordNode, derived: Derived) -> 
         if target_type not in allowed:
             ok = False
             derived.diagnostics.append(
-                dg.make(
+                _about(
+                    node,
                     "endpoint-type-not-permitted",
-                    node.path,
                     f"{label} needs {ref.field} to be a {' or '.join(allowed)} page; "
                     f"{ref.resolved_id!r} is a {target_type or 'untyped'} page",
                     line=node.key_lines.get(ref.field),
-                    record_id=node.id,
                 )
             )
     return ok
@@ -309,13 +290,12 @@ def _check_endpoints(resolver: Resolver, node: RecordNode, derived: Derived) -> 
 def _guarded(resolver: Resolver, node: RecordNode, own: str) -> Diagnostic:
     held = resolver.guards.get((node.scope or "", node.id or ""))
     by = f" by {held.by_id}" if held is not None and held.by_id else ""
-    return dg.make(
+    return _about(
+        node,
         "lifecycle-guarded",
-        node.path,
         f"this file says lifecycle {own!r}, but {node.id} was {node.lifecycle}{by} by a published "
         f"request: it stays {node.lifecycle} (a restored or stale copy cannot bring it back)",
         line=node.key_lines.get("lifecycle"),
-        record_id=node.id,
     )
 
 
@@ -325,23 +305,19 @@ def _link_diagnostic(node: RecordNode, link: ResolvedLink) -> Diagnostic:
     line = node.body_line + raw.line
     if link.status == "ambiguous":
         what = f"several files; it goes to {link.target_path}" if link.target_path else "several records"
-        return dg.make(
-            "link-ambiguous", node.path, f"link {shown} matches {what}", line=line, record_id=node.id
-        )
+        return _about(node, "link-ambiguous", f"link {shown} matches {what}", line=line)
     if link.status == "outside":
-        return dg.make(
-            "link-outside-partition",
-            node.path,
-            f"link {shown} leaves the partition",
-            line=line,
-            record_id=node.id,
-        )
+        return _about(node, "link-outside-partition", f"link {shown} leaves the partition", line=line)
     if link.status == "broken-merge":
-        return dg.make(
+        return _about(
+            node,
             "merge-chain-invalid",
-            node.path,
             f"link {shown} points at a page whose merge chain is broken",
             line=line,
-            record_id=node.id,
         )
-    return dg.make("link-missing", node.path, f"link {shown} matches no record", line=line, record_id=node.id)
+    return _about(node, "link-missing", f"link {shown} matches no record", line=line)
+
+
+def _about(node: RecordNode, code: str, message: str, *, line: int | None = None) -> Diagnostic:
+    """A diagnostic on `node`: every rule here speaks of the record's own file and id."""
+    return dg.make(code, node.path, message, line=line, record_id=node.id)

@@ -41,9 +41,14 @@ def lookup(
         raise QueryError(f"a lookup is at most {MAX_LOOKUP} characters")
     where, params = where_clause(f)
     by_id = conn.execute(catalog_projection.select_sql(f"{where} AND id=?"), [*params, query])
+    # The few paths of that name lead (CROSS JOIN keeps that order): written as `path IN
+    # (SELECT …)`, SQLite chose the partition's index and read every record of it (16 ms of
+    # a 10k partition's lookup, against 0.02 ms so).
     by_name = conn.execute(
-        catalog_projection.select_sql(f"{where} AND path IN (SELECT path FROM catalog_names WHERE name=?)"),
-        [*params, normalise_name(query)],
+        f"SELECT {','.join(catalog_projection.COLUMNS)}"
+        " FROM (SELECT DISTINCT path AS named FROM catalog_names WHERE name=?)"
+        f" CROSS JOIN catalog ON catalog.path = named WHERE {where} ORDER BY path",
+        [normalise_name(query), *params],
     )
     id_rows = [catalog_projection.row_dict(r) for r in by_id]
     name_rows = [catalog_projection.row_dict(r) for r in by_name]

@@ -9,11 +9,12 @@ run's files back from the journal.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.operations.adopt import plan_adopt, plan_undo
+from knowledge_desktop.engine.write.operations.filing import arrange
 from knowledge_desktop.engine.write.plan import Plan, Request, WriteRejected
 from knowledge_desktop.engine.write.publish import Planner
 from knowledge_desktop.engine.write.requests import make_request
@@ -22,10 +23,17 @@ Write = Callable[[Request, Planner], dict[str, Any]]
 
 
 def dry_run(
-    ctx: WriteContext, partition: str | None = None, *, type_map: dict[str, str] | None = None
+    ctx: WriteContext,
+    partition: str | None = None,
+    *,
+    type_map: dict[str, str] | None = None,
+    move: Collection[str] = (),
+    root_into: str | None = None,
 ) -> dict[str, Any]:
-    """What `adopt` would do, writing nothing. `partition` None: the whole vault."""
-    return _dry(plan_adopt(ctx, partition, type_map=type_map))
+    """What `adopt` would do, writing nothing. `partition` None: the whole vault. `move`: the
+    notes (vault-relative paths) to file in their type's folder (`operations/filing.py`).
+    `root_into`: the partition the vault root's notes move into (`operations/root_move.py`)."""
+    return _dry(arrange(ctx, plan_adopt(ctx, partition, type_map=type_map, root_into=root_into), move))
 
 
 def previewed(
@@ -33,10 +41,16 @@ def previewed(
     partition: str | None = None,
     *,
     type_map: dict[str, str] | None = None,
+    move: Collection[str] = (),
+    root_into: str | None = None,
 ) -> dict[str, Any]:
     """`dry_run` through a vault's `preview` (the window: its lock, its context)."""
     request = make_request("adopt", {})
-    return _dry(preview(request, lambda ctx: plan_adopt(ctx, partition, type_map=type_map)))
+
+    def planner(ctx: WriteContext) -> Plan:
+        return arrange(ctx, plan_adopt(ctx, partition, type_map=type_map, root_into=root_into), move)
+
+    return _dry(preview(request, planner))
 
 
 def _dry(plan: Plan) -> dict[str, Any]:
@@ -49,6 +63,8 @@ def _dry(plan: Plan) -> dict[str, Any]:
         "skipped": extra["skipped"],
         "ambiguousNames": extra["ambiguousNames"],
         "crossPartitionLinks": extra["crossPartitionLinks"],
+        "rootInto": extra["rootInto"],
+        "linksRewritten": extra["linksRewritten"],
     }
 
 
@@ -69,19 +85,27 @@ def adopt(
     *,
     type_map: dict[str, str] | None = None,
     expect: dict[str, dict[str, Any]] | None = None,
+    move: Collection[str] = (),
+    root_into: str | None = None,
     **options: Any,
 ) -> dict[str, Any]:
-    payload = {"partition": partition, "typeMap": type_map or {}, "expect": expect}
+    payload: dict[str, Any] = {"partition": partition, "typeMap": type_map or {}, "expect": expect}
+    if move:
+        payload["move"] = sorted(move)
+    if root_into is not None:
+        payload["rootInto"] = root_into
     request = make_request("adopt", payload, **options)
 
     def planner(ctx: WriteContext) -> Plan:
-        plan = plan_adopt(ctx, partition, type_map=type_map, expect=expect)
+        plan = arrange(
+            ctx, plan_adopt(ctx, partition, type_map=type_map, expect=expect, root_into=root_into), move
+        )
         if not plan.writes:
             raise WriteRejected(
                 "nothing-to-adopt",
                 "no plain note in the partition can be adopted"
                 if partition is not None
-                else "no plain note in the vault's partitions can be adopted",
+                else "no plain note in the vault can be adopted",
                 {"partition": plan.extra["partition"], "skipped": plan.extra["skipped"]},
             )
         return plan

@@ -22,7 +22,8 @@ from knowledge_desktop.engine.changes import ChangeSet
 from knowledge_desktop.engine.fs.inside import read_inside
 from knowledge_desktop.engine.graph import rules
 from knowledge_desktop.engine.graph.node import RecordNode
-from knowledge_desktop.engine.ontology.compose import Ontology
+from knowledge_desktop.engine.ontology.compose import Activation, Ontology
+from knowledge_desktop.engine.reading import activate_partition
 from knowledge_desktop.engine.reconcile import Reconciler
 from knowledge_desktop.engine.records.parse import ParsedFile, parse_bytes, sha256_hex
 from knowledge_desktop.engine.store.db import Store
@@ -86,6 +87,16 @@ class WriteContext:
     """(path, sha256) of every fenced record, for publish to check again."""
     ontology_fences: dict[str, str] = field(default_factory=dict)
     """scope -> the ontology fingerprint an assertion write was planned against."""
+    new_partitions: dict[str, Activation] = field(default_factory=dict)
+    """scope -> the activation of a partition folder the plan creates (no file there yet: the
+    shipped default), read once per plan (`new_partition`)."""
+
+    def new_partition(self, scope: str) -> Activation:
+        """The activation a partition folder the plan creates will have (root notes moving
+        into it); read once per plan, since every note moving there asks."""
+        if scope not in self.new_partitions:
+            self.new_partitions[scope] = activate_partition(self.root, scope)
+        return self.new_partitions[scope]
 
     # -- reading records ---------------------------------------------------------
     def record(self, fence: Fence, *, allow_merged: bool = False) -> Current:
@@ -199,14 +210,24 @@ class WriteContext:
             self.reconcile(paths)
 
     def validate(
-        self, path: str, scope: str, data: bytes, *, old: dict[str, Any] | None = None
+        self,
+        path: str,
+        scope: str,
+        data: bytes,
+        *,
+        old: dict[str, Any] | None = None,
+        new_partition: Activation | None = None,
     ) -> ParsedFile:
         """Judge the bytes to be written as the read side will; WriteRejected (`invalid-record`)
-        listing every error, or `merged-target` when a reference newly names a merged page."""
+        listing every error, or `merged-target` when a reference newly names a merged page.
+        `new_partition`: the activation a partition the write creates will have (the graph
+        knows only the partitions there are)."""
         parsed = parse_bytes(path, scope, data)
         if parsed.status != "record":
             _reject_invalid(path, [d for d in parsed.diagnostics if d.severity is dg.Severity.ERROR])
-        graph = self.reconciler.graph()
+        graph: Any = self.reconciler.graph()
+        if new_partition is not None and scope not in graph.ontologies:
+            graph = _WithPartition(graph, {**graph.ontologies, scope: new_partition})
         check_references(graph, scope, parsed.data or {}, old or {})
         node = RecordNode(parsed)
         derived = rules.derive(graph, node)
@@ -234,6 +255,18 @@ class WriteContext:
 
     def fenced_paths(self) -> Iterable[tuple[str, str]]:
         return iter(self.checked)
+
+
+class _WithPartition:
+    """The graph as seen by a record of a partition it does not have yet: its lookups, with
+    that partition's ontology added (read-only; the graph itself is untouched)."""
+
+    def __init__(self, graph: Any, ontologies: dict[str, Activation]) -> None:
+        self._graph = graph
+        self.ontologies = ontologies
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
 
 
 _ALLOWED = frozenset({"invalid-recall"})

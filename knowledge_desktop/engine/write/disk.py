@@ -33,13 +33,15 @@ class Disk:
         self.root = root
         self.state_dir = state_dir
 
-    def rows(self, writes: list[FileWrite]) -> list[JournalFile]:
+    def rows(self, writes: list[FileWrite], *, root_markdown: bool = False) -> list[JournalFile]:
         """The journal rows of a plan's writes, after checking each path and each file's
-        bytes against what the plan expects (WriteRejected when one differs)."""
+        bytes against what the plan expects (WriteRejected when one differs).
+        `root_markdown`: an adopt run may delete a note at the vault root (it moves into a
+        partition) and its undo may write it back; no other write touches the root."""
         out: list[JournalFile] = []
         seen: set[str] = set()
         for idx, w in enumerate(writes):
-            self.check_path(w.path)
+            self.check_path(w.path, at_root=root_markdown and "/" not in w.path)
             if w.path in seen:
                 raise ValueError(f"the plan writes {w.path} twice")
             seen.add(w.path)
@@ -77,13 +79,14 @@ class Disk:
             )
         return out
 
-    def check_path(self, rel: str) -> None:
-        """A plan writes Markdown inside a partition of this vault, never through a link."""
+    def check_path(self, rel: str, *, at_root: bool = False) -> None:
+        """A plan writes Markdown inside a partition of this vault (`at_root`: or at the vault
+        root), never through a link."""
         parts = rel.split("/")
         bad = (
             "\\" in rel
             or os.path.isabs(rel)
-            or len(parts) < 2
+            or len(parts) < (1 if at_root else 2)
             or any(not p or p in (".", "..") or is_hidden(p) for p in parts)
             or not rel.lower().endswith(".md")
         )

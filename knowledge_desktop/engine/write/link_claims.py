@@ -42,14 +42,18 @@ class LinkClaims:
     """Links that leave their file's top-level folder: {path, target, resolvesTo}."""
 
     @classmethod
-    def read(cls, conn: sqlite3.Connection) -> LinkClaims:
+    def read(cls, conn: sqlite3.Connection, moved: dict[str, str] | None = None) -> LinkClaims:
+        """`moved`: old path -> new, for files the run moves (notes at the vault root): their
+        links are claimed as from, and to, where they will be."""
         claims = cls()
+        moved = moved or {}
         rows = conn.execute(
             "SELECT src_path, target_text, target_path FROM links"
             " WHERE target_path IS NOT NULL AND status IN ('resolved', 'ambiguous')"
             " AND link_kind IN ('wiki', 'embed') ORDER BY src_path, line"
         )
-        for src, target, path in rows:
+        for old_src, target, old_path in rows:
+            src, path = moved.get(old_src, old_src), moved.get(old_path, old_path)
             name = link_name(target)
             if not name:
                 continue  # [[#Heading]]: this file

@@ -296,7 +296,7 @@ class Publisher:
         for guard in plan.guards:
             if guard.lift and guard.guard == "withdrawn":
                 raise WriteRejected("guard-permanent", "a withdrawal is never lifted", {})
-        return self.disk.rows(plan.writes)
+        return self.disk.rows(plan.writes, root_markdown=plan.operation in ("adopt", "undo"))
 
     def _may_batch(self, request: Request) -> bool:
         """Whether this publication's checkpoint may wait for the next flush: only a run's

@@ -38,7 +38,7 @@ class DateField(OptionalDateEdit):
         self.setSpecialValueText("not set")
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(170)
-        self.setToolTip("Pick a day from the calendar, or press Delete to leave it unset")
+        self.setToolTip("Type a date (YYYY-MM-DD) or pick one from the calendar; Delete leaves it unset")
 
     def read(self, value: Any) -> None:
         self.original = str(value) if value not in (None, "") else None

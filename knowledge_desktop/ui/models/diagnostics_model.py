@@ -50,6 +50,8 @@ from knowledge_desktop.ui.render.values import literal
 Index = QModelIndex | QPersistentModelIndex
 
 SEVERITY, CODE, PATH, LINE, RECORD, MESSAGE = range(6)
+EXAMPLE = "Example of a broken file"
+EXAMPLE_TIP = "The demo vault breaks this file on purpose, to show what the app reports."
 HEADERS = ("Severity", "Code", "Path", "Line", "Record", "Message")
 HEADER_TIPS = (
     "How serious the problem is: errors first when sorted",
@@ -178,6 +180,9 @@ class DiagnosticsModel(QAbstractTableModel):
         self._asked = self._view
         self._expanded = False
         self._asked_expanded = False
+        self.examples = False
+        """The vault is the demo, whose broken files are there on purpose: each error and
+        warning row says it is an example (issue 29, §6)."""
         self._rows: list[Row] = []
         self._totals = Totals(dict.fromkeys(Severity, 0), {})
         self._shown = Shown(0, 0)
@@ -527,6 +532,8 @@ class DiagnosticsModel(QAbstractTableModel):
             return self._group_data(index.column(), role)
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
+            if column == MESSAGE and self.examples and d.severity != Severity.INFO:
+                return f"{EXAMPLE}: {d.message}"
             return _display(d, column)
         if role == Qt.ItemDataRole.DecorationRole and column == SEVERITY:
             icon = self._icons.get(d.severity)
@@ -534,7 +541,8 @@ class DiagnosticsModel(QAbstractTableModel):
                 icon = self._icons[d.severity] = severity_icon(d.severity)
             return icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return literal(_tooltip(d))
+            example = f"\n{EXAMPLE_TIP}" if self.examples and d.severity != Severity.INFO else ""
+            return literal(_tooltip(d) + example)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == LINE:
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.UserRole:

@@ -12,16 +12,21 @@ it, and scrolling loads the pages above or below as they come into view.
 A change on disk refreshes the counts and only the loaded branches that
 could hold a changed file, applied as row diffs: expansion, selection and
 scroll survive.
+
+A vault that is mostly plain notes says so above the tree, with a link to
+File › Adopt Notes… (`adopt_requested`; issue 29, §5): a person who opened
+their Obsidian folder sees why the Records groups are nearly empty.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHeaderView,
     QLabel,
     QStackedWidget,
@@ -50,9 +55,20 @@ Rows = tuple[list[dict[str, Any]], int, int]
 """A branch's refreshed window: its file rows, the branch's total, the listing row they start at."""
 
 
+MOSTLY_NOTES = 4
+"""The adopt hint shows when the vault has at least this many notes per record."""
+
+
+def mostly_notes(records: int, notes: int) -> bool:
+    """Whether a vault's notes far outnumber its records (the adopt hint's rule)."""
+    return notes > 0 and notes >= MOSTLY_NOTES * records
+
+
 class CatalogPane(Pane):
     title = "Catalog"
     reads = frozenset((CATALOG,))
+    adopt_requested = Signal()
+    """The adopt hint's link was clicked: File › Adopt Notes…."""
 
     def __init__(self, runner: Runner, parent: QWidget | None = None, page_size: int = 200) -> None:
         super().__init__(runner, parent)
@@ -114,7 +130,17 @@ class CatalogPane(Pane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
+        self.adopt_hint = QLabel()
+        self.adopt_hint.setObjectName("adoptHint")
+        self.adopt_hint.setWordWrap(True)
+        self.adopt_hint.setTextFormat(Qt.TextFormat.RichText)
+        self.adopt_hint.setFrameShape(QFrame.Shape.StyledPanel)
+        self.adopt_hint.setMargin(6)
+        self.adopt_hint.linkActivated.connect(lambda _link: self.adopt_requested.emit())
+        self.adopt_hint.hide()
+
         layout.addWidget(self.filters)
+        layout.addWidget(self.adopt_hint)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.summary)
         self._show_empty("No vault is open. Open a vault folder to see its records here.")
@@ -182,6 +208,7 @@ class CatalogPane(Pane):
             self.model.set_tree(None)
             self._show_empty("No vault is open. Open a vault folder to see its records here.")
             self.summary.clear()
+            self.adopt_hint.hide()
             return
         query = self.query
         expanded = self._expanded_keys()
@@ -256,6 +283,20 @@ class CatalogPane(Pane):
         if unrecognized:
             parts.append(f"{unrecognized:,} unrecognized")
         self.summary.setText(" · ".join(parts) + (" match" if self.filtered else ""))
+        self._show_adopt_hint(total, notes)
+
+    def _show_adopt_hint(self, records: int, notes: int) -> None:
+        if self.filtered:
+            return  # a filter's counts say nothing about the vault
+        if not mostly_notes(records, notes):
+            self.adopt_hint.hide()
+            return
+        self.adopt_hint.setText(
+            f"Mostly plain notes here ({notes:,} notes, {records:,} records): linked and "
+            "searchable as they are. <a href='adopt'>Adopt Notes…</a> (File menu) makes them "
+            "page records the app can check."
+        )
+        self.adopt_hint.show()
 
     def _show_empty(self, text: str) -> None:
         self.empty.setText(text)

@@ -55,6 +55,7 @@ from PySide6.QtWidgets import (
 from knowledge_desktop.engine.changes import CATALOG, DIAGNOSTICS
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.demo import is_demo
 from knowledge_desktop.ui.export import export_diagnostics
 from knowledge_desktop.ui.models.diagnostics_model import (
     CODE,
@@ -247,6 +248,7 @@ class DiagnosticsPane(Pane):
     def set_vault(self, vault: Vault | None) -> None:
         self._restore_from_window()
         self.model.set_items([], reset=True)
+        self.model.examples = vault is not None and is_demo(vault.root)  # its errors are on purpose
         super().set_vault(vault)
 
     def refresh(self) -> None:

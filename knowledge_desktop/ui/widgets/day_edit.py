@@ -14,13 +14,40 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from PySide6.QtCore import QDate, QDateTime, QTime
-from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QDateEdit, QWidget
+from PySide6.QtCore import QDate, QDateTime, QSignalBlocker, Qt, QTime
+from PySide6.QtGui import QKeyEvent, QValidator
+from PySide6.QtWidgets import QDateEdit, QDateTimeEdit, QWidget
 
 DISPLAY = "ddd yyyy-MM-dd"
 _DAY = re.compile(r"(?:[^\W\d_]+\.?,?\s*)?(\d{4})-(\d{1,2})-(\d{1,2})")
 _PARTIAL = re.compile(r"[^\W\d_]*\.?,?\s*[\d-]{0,10}")
+
+
+_TYPING = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
+"""The modifiers a typed character may come with (not a shortcut's)."""
+
+
+def type_into_text(edit: QDateTimeEdit, event: QKeyEvent) -> bool:
+    """Put a typed character into `edit`'s text as a text field would; whether it was one.
+
+    Qt's date edit sends a key to the section under the cursor, even over a selection
+    of the whole text (Ctrl+A with the cursor in the day gave "2026-12-02" for a typed
+    "2026-06-03"), and takes "-" for "go to the next section"."""
+    typed = event.text()
+    if event.modifiers() & ~_TYPING or not typed.isprintable() or not typed.strip():
+        return False
+    line = edit.lineEdit()
+    start = line.selectionStart() if line.hasSelectedText() else line.cursorPosition()
+    end = start + len(line.selectedText())
+    text = line.text()[:start] + typed + line.text()[end:]
+    if edit.validate(text, start + 1)[0] != QValidator.State.Invalid:
+        # Quietly: told of the cursor's move, the date edit would take the new section
+        # under it as a cue to reread a half-typed text and put the old date back.
+        with QSignalBlocker(line):
+            line.setText(text)
+            line.setCursorPosition(start + 1)
+        line.textChanged.emit(text)  # so leaving the field reads it, as after any typing
+    return True
 
 
 def parse_day(text: str) -> QDate | None:
@@ -45,6 +72,10 @@ class DayEdit(QDateEdit):
         # One change when the typing is done (Enter or leaving the field), not one per key.
         self.setKeyboardTracking(False)
         self.setToolTip("The day to show: type a date (YYYY-MM-DD) and press Enter, or pick one")
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not type_into_text(self, event):
+            super().keyPressEvent(event)
 
     def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         if parse_day(text) is not None:

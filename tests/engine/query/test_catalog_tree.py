@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,9 +62,13 @@ def paths(vault: Vault, branch: Branch, q: CatalogQuery | None = None) -> list[s
     return [i["path"] for i in vault.catalog_branch(q or CatalogQuery(), branch, 0, 1000)["items"]]
 
 
-def test_counts_per_partition_kind_and_type_match_the_records_inventory() -> None:
-    """The demo vault: every type count equals `knowledge records --all --type T --scope S`."""
-    vault = Vault.open(demo_vault_path())
+def test_counts_per_partition_kind_and_type_match_the_records_inventory(tmp_path: Path) -> None:
+    """The demo vault: every type count equals `knowledge records --all --type T --scope S`.
+    A copy: opened in place, it wrote `.knowledge/` into the repository while another
+    test process copied the same folder."""
+    copy = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), copy, ignore=shutil.ignore_patterns(".knowledge"))
+    vault = Vault.open(copy)
     try:
         vault.reconcile()
         tree = vault.catalog_tree()

@@ -17,9 +17,10 @@ This is a projection like the others (`index`, run by every reconcile), in
 two stages. The first, in the reconcile's transaction, queues the files whose
 bytes changed and refreshes on indexed rows what other files decide
 (eligibility, type, validity window, dates). The second, `sync`, indexes the
-queued text: run by a search before it queries (the spec's index
-behaviour), by `knowledge scan --index-text`, or by the window on a worker
-right after opening, in chunks. It reads the bodies from disk (the parse
+queued text: run at the end of a bulk reconcile's transaction (a cold scan:
+issue 26), by a search before it queries (the spec's index behaviour), by
+`knowledge scan --index-text`, or by the window on a worker right after
+opening, in chunks. It reads the bodies from disk (the parse
 cache keeps no body text) and skips, as lag, a file that changed again
 since its scan. Why the text waits is in docs/decisions.md ("The search
 text: one projection, indexed in a second stage"). The tokenizer folds case
@@ -31,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +203,13 @@ def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> int:
 
 
 def sync(
-    tx: Tx, root: Path, scope: str, *, after: str = "", limit: int | None = None
+    tx: Tx,
+    root: Path,
+    scope: str,
+    *,
+    after: str = "",
+    limit: int | None = None,
+    nodes: Mapping[str, RecordNode] | None = None,
 ) -> tuple[int, bool, str]:
     """Index up to `limit` queued files of one partition, in path order after `after`.
 
@@ -210,8 +217,14 @@ def sync(
     at, so a search after one outside edit costs one file, not a pass over the
     partition; a file that changed again since its scan (lag) stays queued for
     the next reconcile, and `after` lets a caller working in chunks step past it.
+    `nodes` (a reconcile's graph, details still held): each record's values are
+    taken from its node when the hashes agree, rather than decoded again from
+    the parse cache.
     """
     ensure(tx, scope)
+    empty = all(
+        tx.execute(f"SELECT 1 FROM {tables(scope, h)[1]} LIMIT 1").fetchone() is None for h in (False, True)
+    )
     queued = [
         p
         for (p,) in tx.execute(
@@ -223,50 +236,88 @@ def sync(
     done: list[tuple[str]] = []
     changes = weights.Changes()
     for path in queued:
-        row = tx.execute("SELECT sha256, lifecycle, status FROM catalog WHERE path=?", (path,)).fetchone()
+        row = tx.execute(
+            "SELECT sha256, lifecycle, status, NULL, type, valid AND NOT duplicate AND deps_ok,"
+            " active_from, active_until FROM catalog WHERE path=?",
+            (path,),
+        ).fetchone()
         if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
-            remove(tx, scope, path, changes)
+            if not empty:
+                remove(tx, scope, path, changes)
             done.append((path,))
             continue
         _, rows = tables(scope, row[1] == "superseded")
-        known = tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
+        known = None if empty else tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
         if known is not None and known[0] == row[0]:
             done.append((path,))
             continue
-        rowid = _index_one(tx, root, scope, path, row[0], row[1], changes)
+        node = nodes.get(path) if nodes is not None else None
+        if node is not None and node.sha256 != row[0]:
+            node = None
+        rowid = _index_one(
+            tx, root, scope, path, row[0], row[1], changes, node, known=not empty, catalog=row[3:]
+        )
         if rowid is None:
             lag = True
             continue
         done.append((path,))
         if row[1] == "active":
             changes.added.append(rowid)
+            if len(changes.added) + len(changes.gone) > weights.BLOCK:
+                changes = weights.apply_complete(tx, scope, changes)  # (memory stays bounded)
     tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
     weights.apply(tx, scope, changes)
     return len(done), lag, queued[-1] if queued else after
 
 
 def _index_one(
-    tx: Tx, root: Path, scope: str, path: str, sha: str, lifecycle: str, changes: weights.Changes
+    tx: Tx,
+    root: Path,
+    scope: str,
+    path: str,
+    sha: str,
+    lifecycle: str,
+    changes: weights.Changes,
+    node: RecordNode | None = None,
+    *,
+    known: bool = True,
+    catalog: tuple[Any, ...] = (),
 ) -> int | None:
     """Index one file; its new rowid, or None when it could not be read as scanned.
 
     `lifecycle` is the catalog's: a durable guard may hold the record at less
-    than its file says (`graph/guards.py`), and then names its replacement."""
-    remove(tx, scope, path, changes)
+    than its file says (`graph/guards.py`), and then names its replacement.
+    `node`: the record as parsed from these bytes, if at hand. `known` False:
+    the partition has no rows yet (a first build), so there is nothing to remove.
+    `catalog`: (None, type, eligible, active_from, active_until) as the caller read them
+    with the hash and lifecycle, used with `node`."""
+    if known:
+        remove(tx, scope, path, changes)
     try:
         data = read_file(str(root / path), MAX_FILE_BYTES).data
     except OSError:
         return None
     if data is None or hashlib.sha256(data).hexdigest() != sha:
         return None  # changed again since the scan: the next reconcile catches up
-    row = tx.execute(
-        "SELECT f.node, c.type, c.valid AND NOT c.duplicate AND c.deps_ok, c.active_from,"
-        " c.active_until, c.size FROM files f JOIN catalog c ON c.path = f.path WHERE f.path=?",
-        (path,),
-    ).fetchone()
-    if row is None or not row[0]:
-        return None
-    node = RecordNode(codec.decode(path, scope, sha, int(row[5]), row[0]))
+    if node is None:
+        row = tx.execute(
+            "SELECT f.node, c.type, c.valid AND NOT c.duplicate AND c.deps_ok, c.active_from,"
+            " c.active_until, c.size FROM files f JOIN catalog c ON c.path = f.path WHERE f.path=?",
+            (path,),
+        ).fetchone()
+        if row is None or not row[0]:
+            return None
+        node = RecordNode(codec.decode(path, scope, sha, int(row[5]), row[0]))
+    elif catalog:
+        row = catalog
+    else:
+        row = tx.execute(
+            "SELECT NULL, type, valid AND NOT duplicate AND deps_ok, active_from, active_until"
+            " FROM catalog WHERE path=?",
+            (path,),
+        ).fetchone()
+        if row is None:
+            return None
     split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
     body = split.body if split is not None else ""
     fts, rows = tables(scope, lifecycle == "superseded")
@@ -304,10 +355,15 @@ def _index_one(
             *spans["due_at"],
         ),
     )
-    tx.execute(
-        f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)",
-        (cursor.lastrowid, _text(node.value("title")) or "", "\n".join(aliases), body),
-    )
+    texts = (_text(node.value("title")) or "", "\n".join(aliases), body)
+    tx.execute(f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)", (cursor.lastrowid, *texts))
+    if lifecycle != "superseded":
+        # The terms for the weights, from the text at hand: read back from FTS5, a bulk
+        # index spent as long again re-reading what it had just written.
+        size = tx.execute(f"SELECT sz FROM {fts}_docsize WHERE id=?", (cursor.lastrowid,)).fetchone()
+        changes.tokens[cursor.lastrowid or 0] = weights.record_terms(
+            texts, terms.varints(size[0]) if size is not None else []
+        )
     if lifecycle != "superseded":
         tx.executemany(
             f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",

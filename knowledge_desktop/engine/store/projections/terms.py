@@ -91,7 +91,7 @@ def column_terms(text: str) -> list[str] | None:
     if unsure(text):
         return None
     raw = _TOKEN.findall(text)
-    folded = _FOLDER.fold(raw)
+    folded = _FOLDER.fold(list(dict.fromkeys(raw)))  # each distinct token once
     return [term for token in raw for term in folded[token]]
 
 

@@ -1,7 +1,8 @@
 """Adopting plain notes: a folder of Obsidian, Foam or zk Markdown becomes page records in place.
 
 Beyond the spec (issue 14, §4; issue 25, §5; contract: docs/writing.md, "Adopting notes").
-Every `.md` file of a partition (or of every partition: the whole vault) that
+Every `.md` file of a partition (or of every partition and the vault root:
+the whole vault, the root's notes moved into a partition by `root_move.py`) that
 is not yet a record — no frontmatter, or frontmatter without `format:
 knowledge-record-v1` — gets the envelope a page needs, spliced into its
 frontmatter (`records/roundtrip.py`) so that every other key keeps its bytes;
@@ -30,11 +31,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from knowledge_desktop.engine.fs.walk import is_ignored_folder
 from knowledge_desktop.engine.graph.keys import normalise_name
+from knowledge_desktop.engine.ontology.compose import Activation
 from knowledge_desktop.engine.records import frontmatter, yaml12
 from knowledge_desktop.engine.records.emit import Style, emit_entry
 from knowledge_desktop.engine.records.models import FORMAT
@@ -44,6 +46,7 @@ from knowledge_desktop.engine.records.roundtrip import DELETE, update_frontmatte
 from knowledge_desktop.engine.write import journal, notes
 from knowledge_desktop.engine.write.context import WriteContext
 from knowledge_desktop.engine.write.link_claims import LinkClaims
+from knowledge_desktop.engine.write.operations import root_move
 from knowledge_desktop.engine.write.operations.common import ASSIGNED, LIFECYCLE_METADATA, anchors
 from knowledge_desktop.engine.write.plan import FileWrite, Plan, WriteRejected
 
@@ -149,11 +152,19 @@ def plan_adopt(
     *,
     type_map: dict[str, str] | None = None,
     expect: dict[str, dict[str, Any]] | None = None,
+    root_into: str | None = None,
 ) -> Plan:
     """The plan that adopts every plain note of the partition `scope`, or of every partition
     when it is None — the whole vault in one run, one journal entry, one undo (see the module
-    docstring; notes at the vault root: `root_notes`). `expect`: path -> {"sha256", "id"}
-    from a dry run."""
+    docstring). A whole-vault run also moves the notes at the vault root into one partition,
+    `root_into` or the default (`root_move.py`). `expect`: path -> {"sha256", "id"} from a dry
+    run (a root note by its path before the move)."""
+    if scope is not None and root_into is not None:
+        raise WriteRejected(
+            "root-into-partition",
+            "--root-into moves the notes at the vault root, which only a whole-vault run adopts",
+            {"partition": scope},
+        )
     scopes = [_partition(ctx, scope)] if scope is not None else ctx.scopes()
     surveyed: list[tuple[str, list[Note]]] = []
     skipped: list[dict[str, str]] = []
@@ -161,36 +172,128 @@ def plan_adopt(
         found, unread = survey(str(ctx.root), name)
         surveyed.append((name, found))
         skipped += unread
+    at_root: list[Note] = []
+    dest: str | None = None
     if scope is None:
-        skipped += root_notes(str(ctx.root))
+        at_root, unread = survey_root(str(ctx.root))
+        skipped += unread
+        dest = root_move.destination(root_into, [n for n, found in surveyed if found], str(ctx.root))
+        if at_root and dest not in scopes:
+            surveyed.append((dest, []))
+    notes_now = [n for _name, found in surveyed for n in found if not n.is_record]
+    roots = [n for n in at_root if not n.is_record]
     if expect is not None:
-        _check_expected([n for _name, found in surveyed for n in found if not n.is_record], expect)
-    writes: list[FileWrite] = []
-    adopted: list[dict[str, Any]] = []
-    ambiguous: list[str] = []
-    claims = LinkClaims.read(ctx.store.reader())
-    for name, found in surveyed:
-        try:
-            ontology = ctx.ontology(name, fence=False)
-        except WriteRejected as rejected:
-            if scope is not None:
-                raise
-            skipped += [_skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record]
-            continue
-        planned = _plan_partition(ctx, name, ontology, found, type_map, expect, claims)
-        writes += planned.writes
-        adopted += planned.adopted
-        skipped += planned.skipped
-        ambiguous += planned.ambiguous
+        _check_expected([*notes_now, *roots], expect)
+    conn = ctx.store.reader()
+    links = root_move.Links.read(conn) if roots else root_move.Links()
+    refused: dict[str, dict[str, Any]] = {}
+    written = {n.path for n in [*notes_now, *roots]}
+    planned_before: dict[str, tuple[tuple[tuple[str, str], ...], _Planned]] = {}
+    """Partition -> the notes it was planned with (path, text) and that plan: a partition
+    whose notes read the same is not planned again (the loop below re-plans after refusals)."""
+    while True:
+        moving = [n.path for n in roots if n.path not in refused and n.path in written]
+        if dest is not None:
+            for path, reason in root_move.blocked(ctx, dest, moving, written, links).items():
+                refused[path] = _root_skip(path, dest, reason)
+        moved = {n.path: f"{dest}/{n.rel}" for n in roots if n.path in moving and n.path not in refused}
+        back = {new: old for old, new in moved.items()}
+        pool = {n.path: n for n in [*notes_now, *roots] if n.path in written or n.path in moved}
+        rewritten, made = root_move.rewrite(pool, links, moved)
+        claims = LinkClaims.read(conn, moved)
+        moved_notes = [
+            replace(rewritten.get(n.path, n), path=moved[n.path]) for n in roots if n.path in moved
+        ]
+        outcome = _Planned()
+        for name, surveyed_notes in surveyed:
+            found = [rewritten.get(n.path, n) for n in surveyed_notes]
+            if name == dest:
+                found += moved_notes
+            key = tuple((n.path, n.text) for n in found)
+            if name in planned_before and planned_before[name][0] == key:
+                planned = planned_before[name][1]
+            else:
+                try:
+                    ontology, new_partition = _ontology(ctx, name, scopes)
+                except WriteRejected as rejected:
+                    if scope is not None:
+                        raise
+                    outcome.skipped += [
+                        _skip(n.path, rejected.code, rejected.message) for n in found if not n.is_record
+                    ]
+                    continue
+                shown = {moved.get(k, k): v for k, v in expect.items()} if expect is not None else None
+                planned = _plan_partition(ctx, name, ontology, found, type_map, shown, claims, new_partition)
+                planned_before[name] = (key, planned)
+            outcome.writes += planned.writes
+            outcome.adopted += planned.adopted
+            outcome.skipped += planned.skipped
+            outcome.ambiguous += planned.ambiguous
+        actual = {back.get(a["path"], a["path"]) for a in outcome.adopted}
+        left = {back[e["path"]]: {**e, "path": back[e["path"]]} for e in outcome.skipped if e["path"] in back}
+        refused.update(left)  # a root note adoption leaves stays at the root
+        still = [p for p in moved if p not in refused]
+        if not left and (dest is None or not root_move.blocked(ctx, dest, still, actual, links)):
+            break
+        written = actual  # a file the plan leaves cannot carry a rewritten link: plan again
+    writes, adopted = _moves(outcome, moved)
+    skipped += [s for s in outcome.skipped if s["path"] not in back]
+    skipped += [refused[p] for p in sorted(refused)]
     extra = {
         "partition": scope,
         "partitions": scopes,
         "adopted": adopted,
         "skipped": skipped,
-        "ambiguousNames": ambiguous,
-        "crossPartitionLinks": _crossing(claims, {a["path"] for a in adopted}),
+        "ambiguousNames": outcome.ambiguous,
+        "crossPartitionLinks": _crossing(claims, {a.get("movedTo") or a["path"] for a in adopted}),
+        "rootInto": dest,
+        "linksRewritten": made,
     }
     return Plan(OPERATION, None, None, writes, extra=extra)
+
+
+def _ontology(ctx: WriteContext, name: str, scopes: list[str]) -> tuple[Any, Activation | None]:
+    """The partition's ontology; for a partition the run creates (root notes moving into a
+    folder that does not exist yet), the one it will have — the shipped default, unless the
+    folder already holds manifests — and that activation."""
+    if name in scopes:
+        return ctx.ontology(name, fence=False), None
+    activation = ctx.new_partition(name)
+    if activation.ontology is None:
+        raise WriteRejected(
+            "ontology-unavailable", f"partition {name!r} has no active ontology", {"scope": name}
+        )
+    return activation.ontology, activation
+
+
+def _moves(outcome: _Planned, moved: dict[str, str]) -> tuple[list[FileWrite], list[dict[str, Any]]]:
+    """The plan's writes and entries with each root note's write made a move: the old file
+    deleted and the adopted bytes created at the new path, in the one journal entry (as
+    `filing.py` files a note), the entry under its old path with `movedTo`."""
+    back = {new: old for old, new in moved.items()}
+    writes: list[FileWrite] = []
+    for write in outcome.writes:
+        old = back.get(write.path)
+        if old is None:
+            writes.append(write)
+            continue
+        writes.append(FileWrite(old, None, write.expected_sha256, write.record_id, 0))
+        writes.append(FileWrite(write.path, write.content, None, write.record_id, write.revision))
+    adopted = []
+    for entry in outcome.adopted:
+        old = back.get(entry["path"])
+        adopted.append(entry if old is None else {**entry, "path": old, "movedTo": entry["path"]})
+    return writes, adopted
+
+
+def _root_skip(path: str, dest: str, reason: str) -> dict[str, Any]:
+    return {
+        "path": path,
+        "code": "root-note",
+        "reason": f"a note at the vault root is adopted by moving it into {dest}/, and it cannot"
+        f" move: {reason}; it stays a note, its links working as before",
+        "moveBlocked": reason,
+    }
 
 
 def _crossing(claims: LinkClaims, adopted: set[str]) -> list[dict[str, str]]:
@@ -200,25 +303,31 @@ def _crossing(claims: LinkClaims, adopted: set[str]) -> list[dict[str, str]]:
     return [c for c in claims.crossing if c["path"] in adopted]
 
 
-def root_notes(root: str) -> list[dict[str, str]]:
-    """The Markdown files at the vault root, each skipped with the reason: a record needs a
-    partition, and one written at the root would be outside every partition; moving it into
-    one would break its path links (docs/decisions.md, "Notes at the vault root stay notes")."""
+def survey_root(root: str) -> tuple[list[Note], list[dict[str, str]]]:
+    """The Markdown files at the vault root, read as `survey` reads a partition's."""
+    found: list[Note] = []
+    skipped: list[dict[str, str]] = []
     try:
-        names = sorted(e.name for e in os.scandir(root) if e.is_file(follow_symlinks=False))
+        names = sorted(e.name for e in os.scandir(root) if not e.is_dir(follow_symlinks=False))
     except OSError:
-        return []
-    return [
-        _skip(
-            name,
-            "root-note",
-            "a note at the vault root belongs to no partition, and a record must; it stays a note,"
-            " its links working both ways as before (moving it into a folder would adopt it, but"
-            " change the path its Markdown links use)",
-        )
-        for name in names
-        if name.lower().endswith(".md") and not name.startswith(".")
-    ]
+        return found, skipped
+    for name in names:
+        if name.startswith(".") or not name.lower().endswith(".md"):
+            continue
+        full = os.path.join(root, name)
+        if os.path.islink(full):
+            skipped.append(_skip(name, "symlink", "a symbolic link; adopt the file it points to"))
+            continue
+        try:
+            with open(full, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            skipped.append(_skip(name, "unreadable", f"cannot be read: {exc.strerror or exc}"))
+            continue
+        note = _read(name, name, data, skipped)
+        if note is not None:
+            found.append(note)
+    return found, skipped
 
 
 @dataclass(slots=True)
@@ -237,6 +346,7 @@ def _plan_partition(
     type_map: dict[str, str] | None,
     expect: dict[str, dict[str, Any]] | None,
     claims: LinkClaims,
+    new_partition: Activation | None = None,
 ) -> _Planned:
     """One partition's part of the plan. Its records will look up a link's name among the
     partition's titles and aliases first (`write/link_claims.py`), so a title or alias is
@@ -356,7 +466,9 @@ def _plan_partition(
             del changes["title"]
         try:
             data = _with_frontmatter(note, changes)
-            ctx.validate(note.path, scope, _head(data, len(note.body.encode("utf-8"))))
+            ctx.validate(
+                note.path, scope, _head(data, len(note.body.encode("utf-8"))), new_partition=new_partition
+            )
         except (ValueError, WriteRejected) as exc:
             skipped.append(_skip(note.path, "invalid-record", str(exc)))
             continue
@@ -433,8 +545,12 @@ def _title(note: Note, scope: str, claimed: dict[str, set[str]], graph: Any) -> 
 
 def _type_of(note: Note, type_map: dict[str, str] | None, ontology: Any) -> str | None:
     """`type_map`'s folders are partition-relative (`people=person`) or, naming the partition
-    first, vault-relative (`private/people=person`, for a whole-vault run); the longest wins."""
+    first, vault-relative (`private/people=person`, for a whole-vault run); the longest wins.
+    A key naming the note's own file (`Ada.md=person`, either way) is that note's type."""
     rel = note.rel
+    for key in (rel, note.path):
+        if key in (type_map or {}):
+            return (type_map or {})[key]
     folders = [f.rsplit("/", 1)[0] + "/" if "/" in f else "" for f in (rel, note.path)]
     for prefix, name in sorted((type_map or {}).items(), key=lambda kv: -len(kv[0])):
         if any(folder.startswith(prefix.strip("/") + "/") for folder in folders):
@@ -494,6 +610,8 @@ def plan_undo(ctx: WriteContext, journal_id: int) -> Plan:
             changed.append({"path": f.path, "expected": f.new_sha256, "hash": now})
         elif f.old_data is not None:
             writes.append(FileWrite(f.path, f.old_data, f.new_sha256, f.record_id or "", 0))
+        elif f.new_sha256 is not None:  # a file the run created (a note filed in its folder)
+            writes.append(FileWrite(f.path, None, f.new_sha256, f.record_id or "", 0))
     if changed:
         raise WriteRejected(
             "fence-hash",
