@@ -46,6 +46,7 @@ from knowledge_desktop.engine.query import lookup_notes as lookup_notes_module
 from knowledge_desktop.engine.query import merge_candidates as merge_candidates_module
 from knowledge_desktop.engine.query import record_context as record_context_module
 from knowledge_desktop.engine.query import timeline as timeline_module
+from knowledge_desktop.engine.query.diagnostics_table import DiagnosticsTable
 from knowledge_desktop.engine.reconcile import Progress, Reconciler
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.store import faults
@@ -495,6 +496,13 @@ class Vault:
 
     def diagnostics(self) -> list[dg.Diagnostic]:
         return inventory.diagnostics(self.store.reader(), self.vault_diagnostics())
+
+    def diagnostics_table(self) -> DiagnosticsTable:
+        """The findings to read in pages (the Diagnostics pane): the projection's rows, the
+        vault's own findings and one "possible duplicates" row per merge candidate group."""
+        extra = self.vault_diagnostics()
+        extra.extend(merge_candidates_module.as_diagnostics(self.merge_candidates()))
+        return DiagnosticsTable(self.store.reader, extra)
 
     def merge_candidates(self, scope: str | None = None) -> list[dict[str, Any]]:
         """Pages that may be one entity: a shared identity alias (strong) or the same title

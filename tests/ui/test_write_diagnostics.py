@@ -134,7 +134,7 @@ def test_the_diagnostics_show_no_write_interrupted_after_each_kind_of_write(
         qtbot.waitUntil(done.__len__, timeout=30_000)
         assert isinstance(done[0], dict), (kind, done[0])
         wait_idle(qtbot, window)
-        shown = [(d.code, d.message) for d in window.diagnostics.model.all_items()]
+        shown = [(d.code, d.message) for d in window.diagnostics.model.shown()]
         assert not [s for s in shown if s[0] == "write-interrupted"], (kind, shown)
         assert " 0 errors " in window.summary.text(), (kind, window.summary.text())
         entries = window.writes.activity.entries

@@ -25,6 +25,7 @@ from typing import Any
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.query.inventory import CURRENT_AT, now_text
+from knowledge_desktop.engine.store.schema import CATALOG_LABEL
 
 LIFECYCLES = ("all", "active", "superseded", "withdrawn", "merged")
 VALIDITIES = ("all", "valid", "invalid", "current", "outside")
@@ -34,8 +35,10 @@ SORTS = ("title", "updated", "type")
 GROUPS = ("type", "invalid", "unrecognized", "note")
 MAX_LIMIT = 5000
 
-_TITLE = "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
-"""The label a row shows: its title, else its file name (what follows the last '/')."""
+_TITLE = CATALOG_LABEL
+"""The label a row shows: its title, else its file name. The index `catalog_label` covers
+a type branch in this order, so a page deep in a large branch is read from the index
+instead of sorting the branch (issue 26 §3)."""
 
 _SORT_KEYS: dict[str, tuple[tuple[str, bool], ...]] = {
     "title": ((_TITLE, False), ("path", False)),

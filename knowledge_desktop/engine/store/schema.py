@@ -14,7 +14,8 @@ import hashlib
 import re
 from pathlib import Path
 
-_SCHEMA_GENERATION = "catalog-8"  # 8: notes (issue 25)
+# 8: notes (issue 25); 9: the catalog label index (issue 26)
+_SCHEMA_GENERATION = "catalog-9"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -128,6 +129,14 @@ DYNAMIC_PROJECTION_PREFIXES = (
 )
 """Per-scope tables, created as partitions appear; dropped with the projections."""
 
+CATALOG_LABEL = (
+    "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
+)
+"""The label a catalog row shows (its title, else what follows the path's last '/'), as
+the catalog pane sorts by it. The index `catalog_label` below is on this very expression:
+SQLite uses an expression index only for a query that spells the expression the same way,
+so `query.catalog_tree` sorts by this constant."""
+
 PROJECTIONS_SQL = """
 CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -181,6 +190,13 @@ CREATE INDEX IF NOT EXISTS catalog_problems ON catalog(scope) WHERE status='unre
 CREATE INDEX IF NOT EXISTS catalog_kind ON catalog(kind, type);
 -- covers the catalog pane's counts tree and its per-type pages (GROUP BY without a sort)
 CREATE INDEX IF NOT EXISTS catalog_tree ON catalog(scope, kind, type, status, valid);
+-- a type branch's pages in title order, read from the index at any depth (issue 26 §3).
+-- The expression is CATALOG_LABEL, which the query must spell the same way
+CREATE INDEX IF NOT EXISTS catalog_label ON catalog(
+    scope, kind, type, status,
+    coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE,
+    path
+);
 
 -- normalised titles and aliases, for exact lookup
 CREATE TABLE IF NOT EXISTS catalog_names (

@@ -1,37 +1,50 @@
-"""A table model over the vault's diagnostics, with its own filter and sort.
+"""A table model over the vault's diagnostics, read from SQL a page at a time.
 
-The model holds the engine's `Diagnostic` objects as a plain list and keeps a
-second list, `_shown`, of the ones that pass the filter, in display order.
-Filtering and sorting happen here in Python with precomputed keys rather
-than in a QSortFilterProxyModel: a proxy would call back into Python for
-every comparison, and sorting by severity needs the engine's rank, not the
-alphabetical order of the words "error", "info", "warning".
+At a million records a vault has about 110,000 findings, and holding them all (with
+what filtering and sorting them in Python needed) cost the window 170 MB. So the
+model holds only the rows the table has shown: filtering (severity toggles, one
+code, words), sorting and counting happen in SQL over the diagnostics projection
+(`engine.query.diagnostics_table`), the first page comes with every change, and the
+view asks for the next one as it scrolls (`canFetchMore`/`fetchMore`). Every read
+runs through `run` (the pane's worker pool), so the window never waits on SQLite; a
+list given whole (`set_items`) is answered at once, from an in-memory table.
 
-When the diagnostics are reloaded or the filter changes, the model works out
-which rows went and which came and reports them as row removals and
-insertions, so the view keeps its selection, current row and scroll position
-(a model reset would throw all three away). Only when the change is
-scattered across very many separate runs does it fall back to a reset,
-because hundreds of separate row signals cost more than one repaint.
+When the findings are reloaded or the filter changes, the model works out which
+rows went and which came and reports them as row removals and insertions, so the
+view keeps its selection, current row and scroll position (a model reset would
+throw all three away); rows the view holds on to (its selection) are read however
+far down they now are. A sort keeps the rows it has and remaps the view's indexes,
+as a layout change. Only when a change is scattered across very many separate
+runs does it fall back to a reset, because hundreds of row signals cost more than
+one repaint.
 
 Notes (issue 25 §4) each carry one info diagnostic, `plain-note`. They are not
-problems, and a vault of 6,571 notes would bury the real ones, so they are
-listed as one group row ("6,571 plain notes — Adopt…") after the other rows;
-expanding it (`toggle_group`) lists them under it. The group row stands in
-`_shown` as `GROUP`, so the incremental update treats it like any row.
+problems, and a vault of 6,571 notes would bury the real ones, so they are listed
+as one group row ("6,571 plain notes — Adopt…") after the other rows, once those
+are all fetched; expanding it (`toggle_group`) lists them under it, paged too.
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QStyle
 
-from knowledge_desktop.engine.diagnostics import CODES, SEVERITY_RANK, Diagnostic, Severity
+from knowledge_desktop.engine.diagnostics import CODES, Diagnostic, Severity
+from knowledge_desktop.engine.query.diagnostics_table import (
+    SORTS,
+    DiagnosticsTable,
+    DiagnosticsView,
+    Page,
+    Resume,
+    Shown,
+    Totals,
+)
 from knowledge_desktop.ui.render.values import literal
 
 Index = QModelIndex | QPersistentModelIndex
@@ -56,12 +69,25 @@ SEVERITY_ICONS = {
 }
 # Past this many separate runs of inserted or removed rows, one reset is cheaper.
 MAX_RUNS = 64
+PAGE = 200
+"""Rows read per page: several screens, one short query."""
 PLAIN_NOTE = "plain-note"
-GROUP = -2
-"""The position `_shown` holds for the row that groups the `plain-note` diagnostics."""
 GROUP_KEY: tuple[str, str, int, str] = ("", PLAIN_NOTE, -1, "group")
 
 DiagnosticKey = tuple[str, str, int, str]
+Run = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[str], None], str], None]
+"""Runs `work` somewhere and hands its answer to `done` (or an error's message to `failed`)
+on this thread; the string names the kind of request (a newer one of that kind overtakes it)."""
+
+
+class _Group:
+    """The row standing for every `plain-note` diagnostic."""
+
+    __slots__ = ()
+
+
+GROUP = _Group()
+Row = Diagnostic | _Group
 
 
 def identity(d: Diagnostic) -> DiagnosticKey:
@@ -78,55 +104,110 @@ def severity_icon(severity: Severity) -> QIcon:
     return QApplication.style().standardIcon(SEVERITY_ICONS[severity])
 
 
-def _tie_break(d: Diagnostic) -> tuple[int, str, int, str, str, str]:
-    # A total order over every field, so equal keys only ever mean identical
-    # diagnostics; the incremental update relies on that.
-    return (SEVERITY_RANK[d.severity], d.path, d.line or 0, d.code, d.message, d.record_id or "")
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What one read found: totals, what passes the view, and the first rows of each section."""
+
+    generation: int
+    table: DiagnosticsTable
+    view: DiagnosticsView
+    expanded: bool
+    totals: Totals
+    shown: Shown
+    problems: list[Diagnostic]
+    notes: list[Diagnostic]
+    resume: tuple[Resume | None, Resume | None]
+    """Where each section's rows read so far end (problems, notes): the next page's start."""
 
 
-_PRIMARY: dict[int, Callable[[Diagnostic], Any]] = {
-    SEVERITY: lambda d: SEVERITY_RANK[d.severity],
-    CODE: lambda d: d.code,
-    PATH: lambda d: d.path.casefold(),
-    LINE: lambda d: -1 if d.line is None else d.line,
-    RECORD: lambda d: (d.record_id or "").casefold(),
-    MESSAGE: lambda d: d.message.casefold(),
-}
+def read_snapshot(
+    generation: int,
+    table: DiagnosticsTable | Callable[[], DiagnosticsTable],
+    view: DiagnosticsView,
+    expanded: bool,
+    want: int,
+    keep: Sequence[Diagnostic],
+) -> Snapshot:
+    """Safe on any thread. Reads `want` rows of each section at least, and as far as
+    needed to include the rows in `keep` that still pass the view."""
+    if not isinstance(table, DiagnosticsTable):
+        table = table()
+    shown = table.shown(view)
+    want_problems = want_notes = want
+    for d in keep:
+        row = table.position(view, d)
+        if row is not None and d.code == PLAIN_NOTE:
+            want_notes = max(want_notes, row + 1)
+        elif row is not None:
+            want_problems = max(want_problems, row + 1)
+    problems = table.page(view, notes=False, offset=0, limit=want_problems)
+    notes = Page([], None)
+    if expanded and shown.notes and len(problems.rows) == shown.problems:
+        notes = table.page(view, notes=True, offset=0, limit=want_notes)
+    return Snapshot(
+        generation,
+        table,
+        view,
+        expanded,
+        table.totals(),
+        shown,
+        problems.rows,
+        notes.rows,
+        (problems.last, notes.last),
+    )
+
+
+def _at_once(work: Callable[[], Any], done: Callable[[Any], None], _failed: object, _kind: str) -> None:
+    done(work())
 
 
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
 
 class DiagnosticsModel(QAbstractTableModel):
+    loaded = Signal()
+    """A read was applied: the rows, counts and totals are those of the newest request."""
+    read_failed = Signal(str)
+    """A read failed (the state unreadable): the message, for the status bar."""
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._all: list[Diagnostic] = []
-        # Rows hold positions in `_all`: ints hash and compare far faster than
-        # the frozen dataclasses, which matters with tens of thousands of rows.
-        self._shown: list[int] = []
-        self._haystack: list[str] = []
-        self._keys: list[Any] = []
-        self._icons: dict[Severity, QIcon] = {}
-        self._words: list[str] = []
-        self._severities: set[Severity] = set(Severity)
-        self._code: str = ""
+        self._run: Run = _at_once
+        self._run_later: Run | None = None
+        self._table = DiagnosticsTable.in_memory([])
+        self._view = DiagnosticsView()
+        """What the rows show now; `_asked` is what the newest request asks for."""
+        self._asked = self._view
         self._expanded = False
+        self._asked_expanded = False
         self.examples = False
         """The vault is the demo, whose broken files are there on purpose: each error and
         warning row says it is an example (issue 29, §6)."""
-        self._group_count = 0
-        self._accepted_count = 0
-        self._sort_column = SEVERITY
-        self._sort_order = Qt.SortOrder.AscendingOrder
+        self._rows: list[Row] = []
+        self._totals = Totals(dict.fromkeys(Severity, 0), {})
+        self._shown = Shown(0, 0)
+        self._generation = 0
+        self._answered = 0
+        """The newest request whose answer (or failure) came back."""
+        self._fetching = False
+        self._resume: tuple[Resume | None, Resume | None] = (None, None)
+        self._updating = False
+        """Rows are being changed: a page asked for now would land among them."""
+        self._icons: dict[Severity, QIcon] = {}
+
+    def set_runner(self, run: Run) -> None:
+        """Where reads of a vault's table run (the pane's workers); lists given whole
+        (`set_items`) are still read at once."""
+        self._run_later = run
 
     # -- reading --------------------------------------------------------------------
     def diagnostic(self, row: int) -> Diagnostic:
         """The diagnostic of a row; for the group row, one standing for the whole group."""
-        position = self._shown[row]
-        return self._group_diagnostic() if position == GROUP else self._all[position]
+        item = self._rows[row]
+        return self._group_diagnostic() if isinstance(item, _Group) else item
 
     def is_group(self, row: int) -> bool:
-        return 0 <= row < len(self._shown) and self._shown[row] == GROUP
+        return 0 <= row < len(self._rows) and self._rows[row] is GROUP
 
     def key_at(self, row: int) -> DiagnosticKey:
         """What names the row across reloads (`identity`, or `GROUP_KEY` for the group)."""
@@ -135,232 +216,320 @@ class DiagnosticsModel(QAbstractTableModel):
     @property
     def group_count(self) -> int:
         """How many `plain-note` diagnostics pass the filter (the group row's number)."""
-        return self._group_count
+        return self._shown.notes
 
     @property
     def shown_count(self) -> int:
         """How many diagnostics pass the filter, the grouped ones included."""
-        return self._accepted_count
+        return self._shown.problems + self._shown.notes
+
+    @property
+    def fetched(self) -> int:
+        """How many diagnostics the model holds: the rows read so far, never the whole set."""
+        return sum(1 for r in self._rows if r is not GROUP)
+
+    @property
+    def waiting(self) -> bool:
+        """A read is on its way (the rows are about to change)."""
+        return self._answered < self._generation or self._fetching
 
     @property
     def expanded(self) -> bool:
         return self._expanded
 
-    def toggle_group(self) -> None:
-        """Show the notes under the group row, or fold them back into it."""
-        self._expanded = not self._expanded
-        self._update(list(self._shown))
-
     def group_text(self) -> str:
-        n = self._group_count
+        n = self._shown.notes
         return f"{n:,} plain note{'' if n == 1 else 's'} — Adopt…"
 
     def _group_diagnostic(self) -> Diagnostic:
         return Diagnostic(PLAIN_NOTE, Severity.INFO, "", None, None, self.group_text())
 
     def shown(self) -> list[Diagnostic]:
-        return [self.diagnostic(row) for row in range(len(self._shown))]
-
-    def all_items(self) -> list[Diagnostic]:
-        return list(self._all)
+        """The rows read so far, in display order (the group row as its stand-in)."""
+        return [self.diagnostic(row) for row in range(len(self._rows))]
 
     def row_count_all(self) -> int:
-        """How many diagnostics the model holds, shown or filtered out."""
-        return len(self._all)
+        """How many diagnostics the vault has, shown or filtered out."""
+        return sum(self._totals.severities.values())
 
     def row_of(self, key: DiagnosticKey) -> int:
-        """The row showing the diagnostic with this identity, or -1."""
-        items = self._all
-        for row, i in enumerate(self._shown):
-            if (GROUP_KEY if i == GROUP else identity(items[i])) == key:
+        """The row showing the diagnostic with this identity among those read, or -1."""
+        for row, item in enumerate(self._rows):
+            if (GROUP_KEY if isinstance(item, _Group) else identity(item)) == key:
                 return row
         return -1
 
     def severity_counts(self) -> dict[Severity, int]:
         """Totals over every diagnostic, whatever the filter (the toggles show them)."""
-        counts = dict.fromkeys(Severity, 0)
-        for d in self._all:
-            counts[d.severity] += 1
-        return counts
+        return dict(self._totals.severities)
 
     def code_counts(self) -> dict[str, int]:
-        return dict(sorted(Counter(d.code for d in self._all).items()))
+        return dict(self._totals.codes)
 
     @property
     def sort_column(self) -> int:
-        return self._sort_column
+        return SORTS.index(self._asked.sort)
 
     @property
     def sort_order(self) -> Qt.SortOrder:
-        return self._sort_order
+        return Qt.SortOrder.DescendingOrder if self._asked.descending else Qt.SortOrder.AscendingOrder
 
     # -- changing -------------------------------------------------------------------
     def set_items(
-        self, items: Sequence[Diagnostic], *, reset: bool = False, prepared: Prepared | None = None
+        self, items: Sequence[Diagnostic], *, reset: bool = False, then: Callable[[], None] | None = None
     ) -> None:
-        """Show a fresh list of diagnostics; `reset` drops selection (a new vault).
+        """Show exactly these diagnostics (read at once); `reset` drops the selection."""
+        self._request(DiagnosticsTable.in_memory(items), reset=reset, then=then)
 
-        `prepared` is `prepare(items, self.sort_column)` made on a worker: at 100k
-        records (11,000 findings) building it here held the window for 200 ms.
-        """
-        new = list(items)
-        if prepared is None or prepared.items is not items or prepared.sort_column != self._sort_column:
-            prepared = prepare(new, self._sort_column)
-        # Carry each shown row over to the position of an equal diagnostic in
-        # the new list (equal values taken in order), or None when it went.
-        places = prepared.places
-        carried: list[int | None] = []
-        for i in self._shown:
-            if i == GROUP:
-                carried.append(GROUP)
-                continue
-            queue = places.get(self._all[i])
-            carried.append(queue.popleft() if queue else None)
-        self._all = new
-        # Until the update below, rows must stay readable against the new list.
-        self._shown = [-1 if i is None else i for i in carried]
-        self._haystack = prepared.haystack
-        self._keys = prepared.keys
-        self._update(carried, reset=reset)
+    def set_table(
+        self,
+        table: Callable[[], DiagnosticsTable],
+        *,
+        reset: bool = False,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        """Show a vault's findings: `table` is made and read on a worker (`set_runner`)."""
+        self._request(table, reset=reset, then=then)
+
+    def reload(self, then: Callable[[], None] | None = None) -> None:
+        """Read the same table again (what `set_table` last gave is asked anew by the pane)."""
+        self._request(self._table, then=then)
 
     def set_filter(
         self,
         text: str | None = None,
         severities: Iterable[Severity] | None = None,
         code: str | None = None,
+        *,
+        then: Callable[[], None] | None = None,
     ) -> None:
         """Narrow the rows; every word of `text` must appear in code, path, record or message."""
+        view = self._asked
         if text is not None:
-            self._words = text.casefold().split()
+            view = replace(view, words=tuple(text.casefold().split()))
         if severities is not None:
-            self._severities = set(severities)
+            view = replace(view, severities=frozenset(severities))
         if code is not None:
-            self._code = code
-        self._update(list(self._shown))
+            view = replace(view, code=code)
+        self._asked = view
+        self._request(self._table, then=then)
 
-    def _sort_keys(self) -> list[Any]:
-        return _sort_keys(self._all, self._sort_column)
+    def toggle_group(self, then: Callable[[], None] | None = None) -> None:
+        """Show the notes under the group row, or fold them back into it."""
+        self._asked_expanded = not self._asked_expanded
+        self._request(self._table, then=then)
 
-    def _accepted(self) -> list[int]:
-        severities, code, words, hay = self._severities, self._code, self._words, self._haystack
-        return [
-            i
-            for i, d in enumerate(self._all)
-            if d.severity in severities
-            and (not code or d.code == code)
-            and all(word in hay[i] for word in words)
-        ]
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(HEADERS):
+            return
+        view = replace(self._asked, sort=SORTS[column], descending=order == Qt.SortOrder.DescendingOrder)
+        if view == self._asked:
+            return
+        self._asked = view
+        self._request(self._table, sorting=True)
 
-    def _ordered(self, rows: list[int]) -> list[int]:
-        # `rows` ascend, and a reversed sort stays stable, so equal diagnostics
-        # always keep ascending positions: the order is total over positions.
-        return sorted(
-            rows, key=self._keys.__getitem__, reverse=self._sort_order == Qt.SortOrder.DescendingOrder
+    def _held(self) -> list[Diagnostic]:
+        """The rows the view holds on to (current row, selection): read wherever they go."""
+        held: list[Diagnostic] = []
+        for index in self.persistentIndexList():
+            item = self._rows[index.row()] if index.isValid() and index.row() < len(self._rows) else GROUP
+            if isinstance(item, Diagnostic) and item not in held:
+                held.append(item)
+        return held
+
+    def _request(
+        self,
+        table: DiagnosticsTable | Callable[[], DiagnosticsTable],
+        *,
+        reset: bool = False,
+        sorting: bool = False,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        self._generation += 1
+        generation, view, expanded = self._generation, self._asked, self._asked_expanded
+        want = max(PAGE, self.fetched)
+        keep = [] if reset else self._held()
+        run = (
+            _at_once if isinstance(table, DiagnosticsTable) and table.at_once else self._run_later or _at_once
         )
 
-    def _arranged(self, rows: list[int], *, group: bool) -> list[int]:
-        """Rows in display order: the problems, then the group row, then (expanded) the notes.
-        `rows` ascend; GROUP is placed only when `group`."""
-        plain = [i for i in rows if self._all[i].code == PLAIN_NOTE]
-        others = [i for i in rows if self._all[i].code != PLAIN_NOTE]
-        out = self._ordered(others)
-        if group:
-            out.append(GROUP)
-            if self._expanded:
-                out += self._ordered(plain)
-        return out
+        def done(snapshot: Snapshot) -> None:
+            if snapshot.generation != self._generation:
+                return  # a newer request is on its way
+            self._answered = generation
+            self._apply(snapshot, reset=reset, sorting=sorting)
+            if then is not None:
+                then()
+            self.loaded.emit()
 
-    def _update(self, current: list[int | None], *, reset: bool = False) -> None:
-        accepted = self._accepted()
-        self._accepted_count = len(accepted)
-        self._group_count = sum(1 for i in accepted if self._all[i].code == PLAIN_NOTE)
-        shown = accepted if self._expanded else [i for i in accepted if self._all[i].code != PLAIN_NOTE]
-        target = self._arranged(shown, group=self._group_count > 0)
-        if reset or not self._apply_incrementally(current, target):
-            self.beginResetModel()
-            self._shown = target
-            self.endResetModel()
+        run(
+            lambda: read_snapshot(generation, table, view, expanded, want, keep),
+            done,
+            self._failed,
+            "diagnostics",
+        )
 
-    def _apply_incrementally(self, current: list[int | None], target: list[int]) -> bool:
-        """Turn the rows `current` names into `target` with row removals and insertions.
+    def _apply(self, snapshot: Snapshot, *, reset: bool, sorting: bool) -> None:
+        self._table, self._view, self._expanded = snapshot.table, snapshot.view, snapshot.expanded
+        self._totals, self._shown = snapshot.totals, snapshot.shown
+        self._resume = snapshot.resume
+        self._fetching = False
+        target: list[Row] = list(snapshot.problems)
+        if snapshot.shown.notes and len(snapshot.problems) == snapshot.shown.problems:
+            target.append(GROUP)
+            target.extend(snapshot.notes)
+        self._updating = True
+        try:
+            if reset or not (self._relayout(target) if sorting else self._apply_incrementally(target)):
+                self.beginResetModel()
+                self._rows = target
+                self.endResetModel()
+        finally:
+            self._updating = False
+        group = self.row_of(GROUP_KEY)
+        if group >= 0:  # its count and fold mark may have changed
+            self.dataChanged.emit(self.index(group, 0), self.index(group, len(HEADERS) - 1))
 
-        `current` is the shown rows as positions in `_all` (None for a row
-        whose diagnostic is gone). Both follow the same total order, so what
-        survives is a subsequence of `target`: remove what went, then insert
-        what came at its place. Returns False (nothing done) when the changes
-        are too scattered to be worth signalling run by run.
+    def _relayout(self, target: list[Row]) -> bool:
+        """A new order of the rows, as a layout change that remaps the view's indexes.
+        Rows read to reach what the view holds are first added at the end, so the
+        selection can move down to them."""
+        count = len(self._rows)
+        if len(target) < count:
+            return False
+        if len(target) > count:
+            self.beginInsertRows(QModelIndex(), count, len(target) - 1)
+            self._rows = self._rows + target[count:]
+            self.endInsertRows()
+        self.layoutAboutToBeChanged.emit()
+        places: dict[Row, list[int]] = {}
+        for row, item in reversed(list(enumerate(target))):
+            places.setdefault(item, []).append(row)
+        # Each old row goes to the next free place of an equal row (identical findings in order).
+        moved = [places[item].pop() if places.get(item) else -1 for item in self._rows]
+        old_indexes = self.persistentIndexList()
+        new_indexes = [
+            self.index(moved[i.row()], i.column()) if i.isValid() and moved[i.row()] >= 0 else QModelIndex()
+            for i in old_indexes
+        ]
+        self._rows = target
+        self.changePersistentIndexList(old_indexes, new_indexes)
+        self.layoutChanged.emit()
+        return True
+
+    def _apply_incrementally(self, target: list[Row]) -> bool:
+        """Turn the rows shown into `target` with row removals and insertions.
+
+        Both follow the same total order (identical findings side by side), so
+        what survives is a subsequence of `target`: remove what went, then insert
+        what came at its place. Returns False (nothing done) when the changes are
+        too scattered to be worth signalling run by run.
         """
-        wanted = set(target)
-        keep = [i is not None and i in wanted for i in current]
+        current = self._rows
+        need = Counter(target)
+        keep: list[bool] = []
+        for item in current:
+            keep.append(need[item] > 0)
+            if keep[-1]:
+                need[item] -= 1
         removals = _runs([row for row, kept in enumerate(keep) if not kept])
-        survivors = [i for i, kept in zip(current, keep, strict=True) if kept]
-        insertions: list[tuple[int, list[int]]] = []
+        survivors = [item for item, kept in zip(current, keep, strict=True) if kept]
+        insertions: list[tuple[int, list[Row]]] = []
         position = 0
-        pending: list[int] = []
-        for i in target:
-            if position < len(survivors) and survivors[position] == i:
+        pending: list[Row] = []
+        for item in target:
+            if position < len(survivors) and survivors[position] == item:
                 if pending:
                     insertions.append((position, pending))
                     pending = []
                 position += 1
             else:
-                pending.append(i)
+                pending.append(item)
         if pending:
             insertions.append((position, pending))
-        if len(removals) + len(insertions) > MAX_RUNS:
+        if position != len(survivors) or len(removals) + len(insertions) > MAX_RUNS:
             return False
-        # The old rows now stand for the new positions (data() reads `_all`,
-        # which already holds the new list); removals see the right count.
-        self._shown = [-1 if i is None else i for i in current]
+        self._rows = list(current)
         for first, last in reversed(removals):
             self.beginRemoveRows(QModelIndex(), first, last)
-            del self._shown[first : last + 1]
+            del self._rows[first : last + 1]
             self.endRemoveRows()
         offset = 0  # rows inserted so far shift the later insertion points
         for position, run in insertions:
             at = position + offset
             self.beginInsertRows(QModelIndex(), at, at + len(run) - 1)
-            self._shown[at:at] = run
+            self._rows[at:at] = run
             self.endInsertRows()
             offset += len(run)
         return True
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(HEADERS):
+    def _failed(self, message: str) -> None:
+        self._answered = self._generation
+        self._fetching = False
+        self.read_failed.emit(message)
+
+    # -- paging -------------------------------------------------------------------------
+    def _next_page(self) -> tuple[bool, int] | None:
+        """Which section the next page is of (notes or not) and its offset, if any."""
+        problems = sum(1 for r in self._rows if isinstance(r, Diagnostic) and r.code != PLAIN_NOTE)
+        if problems < self._shown.problems:
+            return False, problems
+        notes = len(self._rows) - problems - (1 if self._shown.notes else 0)
+        if self._expanded and notes < self._shown.notes:
+            return True, notes
+        return None
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        if parent.isValid() or self._fetching or self._updating or self._answered < self._generation:
+            return False  # a page asked for now would be of rows about to be replaced
+        return self._next_page() is not None
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        nxt = self._next_page() if self.canFetchMore(parent) else None
+        if nxt is None:
             return
-        if column != self._sort_column:
-            self._sort_column = column
-            self._keys = self._sort_keys()
-        self._sort_order = order
-        self.layoutAboutToBeChanged.emit()
-        before = self._shown
-        after = self._arranged(sorted(i for i in before if i != GROUP), group=GROUP in before)
-        new_row = {i: row for row, i in enumerate(after)}
-        self._shown = after
-        old_indexes = self.persistentIndexList()
-        new_indexes = [
-            self.index(new_row[before[i.row()]], i.column()) if i.isValid() else QModelIndex()
-            for i in old_indexes
-        ]
-        self.changePersistentIndexList(old_indexes, new_indexes)
-        self.layoutChanged.emit()
+        notes, offset = nxt
+        self._fetching = True
+        generation, table, view = self._generation, self._table, self._view
+        after = self._resume[1 if notes else 0]
+        run = _at_once if table.at_once else self._run_later or _at_once
+
+        def done(page: Page) -> None:
+            if generation != self._generation:
+                return  # the rows changed meanwhile; the view will ask again
+            self._fetching = False
+            if self._next_page() != (notes, offset):
+                return
+            rows = page.rows
+            self._resume = (self._resume[0], page.last) if notes else (page.last, self._resume[1])
+            added: list[Row] = list(rows)
+            if not notes and offset + len(rows) == self._shown.problems and self._shown.notes:
+                added.append(GROUP)  # every problem is read: the notes' group row comes next
+            if added:
+                self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(added) - 1)
+                self._rows.extend(added)
+                self.endInsertRows()
+
+        run(
+            lambda: table.page(view, notes=notes, offset=offset, limit=PAGE, after=after),
+            done,
+            self._failed,
+            "diagnostics-page",
+        )
 
     # -- Qt model interface -------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._shown)
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(HEADERS)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._shown):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        position = self._shown[index.row()]
-        if position == GROUP:
+        d = self._rows[index.row()]
+        if isinstance(d, _Group):
             return self._group_data(index.column(), role)
-        if position < 0:
-            return None  # a row on its way out during an update
-        d = self._all[position]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == MESSAGE and self.examples and d.severity != Severity.INFO:
@@ -400,7 +569,7 @@ class DiagnosticsModel(QAbstractTableModel):
             return icon
         if role == Qt.ItemDataRole.ToolTipRole:
             return literal(
-                f"{self._group_count:,} notes, each with one info diagnostic ({PLAIN_NOTE}).\n"
+                f"{self._shown.notes:,} notes, each with one info diagnostic ({PLAIN_NOTE}).\n"
                 "Double-click or Enter lists or folds them; Adopt Notes… (right-click) "
                 "turns notes into records."
             )
@@ -460,29 +629,3 @@ def _runs(rows: list[int]) -> list[tuple[int, int]]:
         else:
             runs.append((row, row))
     return runs
-
-
-class Prepared:
-    """What `set_items` derives from a new list, made ahead on a worker (`prepare`)."""
-
-    __slots__ = ("haystack", "items", "keys", "places", "sort_column")
-
-    def __init__(self, items: Sequence[Diagnostic], sort_column: int) -> None:
-        self.items = items
-        self.sort_column = sort_column
-        self.places: dict[Diagnostic, deque[int]] = {}
-        """Where each diagnostic stands in the new list (equal ones in order)."""
-        for i, d in enumerate(items):
-            self.places.setdefault(d, deque()).append(i)
-        self.haystack = ["\n".join((d.code, d.path, d.record_id or "", d.message)).casefold() for d in items]
-        self.keys = _sort_keys(items, sort_column)
-
-
-def prepare(items: Sequence[Diagnostic], sort_column: int) -> Prepared:
-    """Safe on any thread: reads only `items`."""
-    return Prepared(items, sort_column)
-
-
-def _sort_keys(items: Sequence[Diagnostic], sort_column: int) -> list[Any]:
-    primary = _PRIMARY[sort_column]
-    return [(primary(d), _tie_break(d)) for d in items]

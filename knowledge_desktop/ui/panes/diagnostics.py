@@ -10,11 +10,13 @@ Adopt…", see the model) that double-click or Enter unfolds; its Adopt Notes…
 action (right-click, or the Adopt… button shown while there are notes) asks
 the window for File › Adopt Notes… (`adopt_requested`).
 
-When files change the pane reloads the list on a worker and the model
+When files change the pane reads the findings again on a worker and the model
 reports only the rows that came and went, so the problem the user was
 looking at stays selected and the table does not jump. If that problem was
 fixed, the selection moves to the row that took its place, which is where
-an IDE puts you too: on the next problem.
+an IDE puts you too: on the next problem. The model holds only the pages the
+table has shown (issue 26 §3): filters, sorting and counts are SQL on the
+worker, and Export writes every finding from the engine, not from the model.
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ from PySide6.QtWidgets import (
 
 from knowledge_desktop.engine.changes import CATALOG, DIAGNOSTICS
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
-from knowledge_desktop.engine.query.merge_candidates import as_diagnostics as merge_candidate_rows
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.ui.demo import is_demo
 from knowledge_desktop.ui.export import export_diagnostics
@@ -67,15 +68,15 @@ from knowledge_desktop.ui.models.diagnostics_model import (
     SEVERITY,
     DiagnosticKey,
     DiagnosticsModel,
-    Prepared,
     code_description,
-    prepare,
     severity_icon,
 )
 from knowledge_desktop.ui.panes.base import Pane
 from knowledge_desktop.ui.tasks import Runner
 
 SETTINGS_GROUP = "diagnostics"
+Place = tuple[DiagnosticKey | None, int, DiagnosticKey | None, int]
+"""The selected problem (and its row), the problem at the top, and the scroll value."""
 DEFAULT_WIDTHS = {SEVERITY: 96, CODE: 200, PATH: 320, LINE: 56, RECORD: 180}
 TOGGLE_NOUNS = {
     Severity.ERROR: ("Error", "Errors"),
@@ -132,6 +133,12 @@ class DiagnosticsPane(Pane):
     def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(runner, parent)
         self.model = DiagnosticsModel(self)
+        self.model.set_runner(
+            lambda work, done, failed, kind: runner.submit(
+                work, done, failed, key=kind, urgent=kind == "diagnostics-page"
+            )
+        )
+        self.model.read_failed.connect(self.status_message)
         self._settings: QSettings | None = None
         self._restored = False
         self._export_folder: Path | None = None
@@ -247,29 +254,16 @@ class DiagnosticsPane(Pane):
     def refresh(self) -> None:
         vault = self.vault
         if vault is None:
-            self.model.set_items([], reset=True)
-            self._after_load()
-            return
-        shown = self.model.all_items()
-        sort_column = self.model.sort_column
-
-        def work() -> Prepared | None:
-            items = vault.diagnostics() + merge_candidate_rows(vault.merge_candidates())
-            # Most edits leave the findings as they were; comparing here, on the worker,
-            # spares the window re-sorting and diffing thousands of rows for nothing.
-            return None if items == shown else prepare(items, sort_column)
-
-        self.runner.submit(work, lambda ready: self._loaded(vault, ready), key="diagnostics-pane")
-
-    def _loaded(self, vault: Vault, ready: Prepared | None) -> None:
-        if vault is not self.vault:
-            return  # the vault changed while this list was on its way
-        if ready is None:  # unchanged: only an empty list's message may need to change
-            if not self.model.row_count_all():
-                self._after_load()
+            self.model.set_items([], reset=True, then=self._after_load)
             return
         state = self._remember()
-        self.model.set_items(ready.items, prepared=ready)
+        self.model.set_table(vault.diagnostics_table, then=lambda: self._loaded(vault, state))
+
+    def _loaded(
+        self, vault: Vault, state: tuple[DiagnosticKey | None, int, DiagnosticKey | None, int]
+    ) -> None:
+        if vault is not self.vault:
+            return  # the vault changed while these rows were on their way
         self._restore(state)
         self._after_load()
 
@@ -280,13 +274,17 @@ class DiagnosticsPane(Pane):
     # -- filtering ----------------------------------------------------------------------
     def _filter_changed(self, *_: Any) -> None:
         state = self._remember()
+
+        def shown() -> None:
+            self._restore(state, next_problem=False)
+            self._update_counts()
+
         self.model.set_filter(
             text=self.filter_edit.text(),
             severities=[s for s, b in self.toggles.items() if b.isChecked()],
             code=self.code_box.currentData() or "",
+            then=shown,
         )
-        self._restore(state, next_problem=False)
-        self._update_counts()
 
     def _fill_codes(self) -> None:
         """List the codes present, keeping the chosen one even when it has gone to zero."""
@@ -398,11 +396,14 @@ class DiagnosticsPane(Pane):
 
     def toggle_group(self) -> None:
         """List the notes under the group row, or fold them back, keeping the group selected."""
-        self.model.toggle_group()
-        row = self.model.row_of(GROUP_KEY)
-        if row >= 0:
-            self.select_row(row)
-        self._update_counts()
+
+        def toggled() -> None:
+            row = self.model.row_of(GROUP_KEY)
+            if row >= 0:
+                self.select_row(row)
+            self._update_counts()
+
+        self.model.toggle_group(then=toggled)
 
     def _enter_table(self) -> None:
         if self.model.rowCount():
