@@ -360,6 +360,21 @@ class Tx:
         self.conn.executemany(sql, rows)
 
     def executescript_in_tx(self, script: str) -> None:
-        for statement in script.split(";"):
-            if statement.strip():
-                self.conn.execute(statement)
+        """Run each statement of `script` inside the open transaction (`executescript` would
+        commit first). Statements end at a `;` SQLite itself calls the end of one, so a `;`
+        in a comment, a string or a trigger's body does not cut a statement in two."""
+        pending = ""
+        for piece in script.split(";"):
+            pending += piece + ";"
+            if sqlite3.complete_statement(pending):
+                if _has_sql(pending):
+                    self.conn.execute(pending)
+                pending = ""
+        if _has_sql(pending.removesuffix(";")):
+            self.conn.execute(pending.removesuffix(";"))
+
+
+def _has_sql(text: str) -> bool:
+    """Whether `text` holds more than blanks, `;` and `--` comments."""
+    lines = (line.split("--", 1)[0] for line in text.splitlines())
+    return any(line.strip().strip(";").strip() for line in lines)
