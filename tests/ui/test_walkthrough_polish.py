@@ -1,7 +1,8 @@
 """Small window problems a new user's walkthrough left (issue 29; docs/walkthrough.md).
 
 Ctrl+Z right after a write undoes the write even with the focus in a text field
-that has nothing of its own to undo since the write.
+that has nothing of its own to undo since the write. The publish dialog names
+who a write is by and links to Settings › Your Name…, which is wide enough.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.ui.main_window import MainWindow
-from tests.ui.test_write_actions import ADA, TEA, supersede_tea
+from knowledge_desktop.ui.your_name import os_full_name
+from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
@@ -52,3 +54,49 @@ def test_ctrl_z_in_the_catalog_filter_right_after_a_write_undoes_the_write(
     assert isinstance(blocker.args[0], dict)
     assert blocker.args[0]["operation"] == "unsupersede"
     assert field.text() == "a"  # the typing before the write stayed
+
+
+def test_the_publish_dialog_names_the_actor_and_links_to_your_name(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """The review names who the write is by, with a link that opens Settings › Your Name…;
+    a name typed there is the preview's actor and the journal's."""
+    kit.page(ADA, "pg_ada", "Ada Lovelace", type="person")
+    kit.claim(TEA, "cl_tea", "Ada likes tea", entities=["pg_ada"])
+    window = open_window(kit.root, watch=False)
+    names = window.writes.your_name
+    show(qtbot, window, TEA)
+    window.writes.withdraw.trigger()
+    dialog = planned(qtbot, window)
+    before = names.name()
+    assert dialog.actor_label.isVisibleTo(dialog)
+    assert before in dialog.actor_label.text()
+    assert f"actor: {before}" in diff_text(dialog)
+    assert "Settings › Your Name…" in dialog.actor_label.text()
+    dialog.actor_label.linkActivated.emit("your-name")
+    assert names.dialog is not None
+    assert names.dialog.parent() is dialog  # over the review, which stays open
+    names.dialog.name.setText("Sam Walker")
+    names.dialog.accept()
+    qtbot.waitUntil(
+        lambda: not dialog.busy and dialog.preview is not None and "Sam Walker" in diff_text(dialog)
+    )
+    assert "Sam Walker" in dialog.actor_label.text()
+    assert isinstance(publish(qtbot, dialog, "wrong"), dict)
+    assert window.vault is not None
+    assert window.vault.journal()["items"][0]["actor"] == "Sam Walker"
+
+
+def test_the_your_name_dialog_is_wide_enough_for_its_title_and_a_name(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    kit.page(ADA, "pg_ada", "Ada Lovelace", type="person")
+    window = open_window(kit.root, watch=False)
+    names = window.writes.your_name
+    names.action.trigger()
+    dialog = names.dialog
+    assert dialog is not None
+    metrics = dialog.fontMetrics()
+    assert dialog.minimumWidth() > metrics.horizontalAdvance(dialog.windowTitle())
+    assert dialog.name.minimumWidth() > metrics.horizontalAdvance(os_full_name())
+    dialog.reject()
