@@ -2,21 +2,29 @@
 
 Ctrl+Z right after a write undoes the write even with the focus in a text field
 that has nothing of its own to undo since the write. The publish dialog names
-who a write is by and links to Settings › Your Name…, which is wide enough.
+who a write is by and links to Settings › Your Name…, which is wide enough. A
+new record's review names the page ids it holds by title.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from knowledge_desktop.resources import demo_vault_path
+from knowledge_desktop.ui.forms.new_records import NewReview
+from knowledge_desktop.ui.forms.page_picker import PageList
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.your_name import os_full_name
+from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
-from tests.vaultkit import VaultKit, wait_idle
+from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
 
@@ -100,3 +108,47 @@ def test_the_your_name_dialog_is_wide_enough_for_its_title_and_a_name(
     assert dialog.minimumWidth() > metrics.horizontalAdvance(dialog.windowTitle())
     assert dialog.name.minimumWidth() > metrics.horizontalAdvance(os_full_name())
     dialog.reject()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    target = tmp_path / "demo-vault"
+    shutil.copytree(demo_vault_path(), target, ignore=shutil.ignore_patterns(".knowledge"))
+    return target
+
+
+@pytest.mark.qt_log_ignore("grabbing the keyboard", r"support raise\(\)")
+def test_a_new_records_review_names_its_page_ids_by_title_without_writing_them(
+    qtbot: QtBot, open_window: OpenWindow, demo: Path
+) -> None:
+    """The review's file holds `entities: [pg_…]`; under it, each id with its title and type,
+    as the form showed them. The file written holds the ids only."""
+    window = open_window(demo, watch=False)
+    form = new_form(qtbot, window, "claim")
+    form.fields["title"].set("Hana reviews the sync design by Friday")
+    form.fields["body"].set("Hana will review the Wayfinder sync design before the field trial.")
+    form.fields["claim_kind"].set("commitment")
+    form.fields["assertion_origin"].set("source")
+    form.fields["attribution"].set("Mira in the stand-up, 2026-09-28")
+    entities = form.fields["entities"].widget
+    assert isinstance(entities, PageList)
+    pick_by_typing(qtbot, entities.picker, "wayf", "Wayfinder")
+    row = form.evidence.rows[0]
+    row.path.setText("meetings/2026-09-28-standup.md")
+    row.first.setValue(29)
+    row.last.setValue(29)
+    row.quote.setText("Mira will send Northwind a letter confirming the pause")
+    review(qtbot, form)
+    shown = window.writes.new.review
+    assert isinstance(shown, NewReview)
+    assert WAYFINDER in shown.file.toPlainText()
+    assert shown.legend.isVisibleTo(shown)
+    page = next(p for p in form.vocabulary.pages if p.id == WAYFINDER)
+    assert f"{WAYFINDER} = {page.title} ({page.type})" in shown.legend.text()
+    assert page.title not in shown.file.toPlainText().split("entities:", 1)[1].split("\n", 1)[0]
+    with qtbot.waitSignal(shown.finished_publish, timeout=20_000) as blocker:
+        shown.create_button.click()
+    receipt = blocker.args[0]
+    assert isinstance(receipt, dict), receipt
+    (item,) = receipt["items"]
+    assert frontmatter_of((demo / item["path"]).read_bytes())["entities"] == [WAYFINDER]
