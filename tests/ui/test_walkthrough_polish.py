@@ -3,7 +3,8 @@
 Ctrl+Z right after a write undoes the write even with the focus in a text field
 that has nothing of its own to undo since the write. The publish dialog names
 who a write is by and links to Settings › Your Name…, which is wide enough. A
-new record's review names the page ids it holds by title.
+new record's review names the page ids it holds by title. Adopt says that each
+top-level folder becomes a partition.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from knowledge_desktop.ui.forms.new_records import NewReview
 from knowledge_desktop.ui.forms.page_picker import PageList
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.your_name import os_full_name
+from tests.ui.test_adopt_action import dry_run_shown, listed_paths
 from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
@@ -152,3 +154,22 @@ def test_a_new_records_review_names_its_page_ids_by_title_without_writing_them(
     assert isinstance(receipt, dict), receipt
     (item,) = receipt["items"]
     assert frontmatter_of((demo / item["path"]).read_bytes())["entities"] == [WAYFINDER]
+
+
+def test_the_adopt_dialog_says_each_top_level_folder_becomes_a_partition(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """A notes folder with people/ and projects/: the whole-vault run names the folders that
+    become partitions and says what a record's scope is; one partition chosen, it does not."""
+    kit.write("people/Ada.md", "Ada. [[Plan]]\n")
+    kit.write("projects/Plan.md", "The plan.\n")
+    window = open_window(kit.root, watch=False)
+    dialog = dry_run_shown(qtbot, window)
+    heading = dialog.heading.text()
+    assert "Each top-level folder becomes a partition: people/, projects/" in heading
+    assert "(a record's scope is its folder)" in heading
+    assert "partition(s)" not in heading
+    dialog.partition.setCurrentText("people")
+    qtbot.waitUntil(lambda: not dialog.busy and listed_paths(dialog) == {"people/Ada.md"})
+    assert "becomes a partition" not in dialog.heading.text()
+    dialog.reject()
