@@ -24,11 +24,13 @@ from knowledge_desktop.ui.forms.page_picker import PageList
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.your_name import os_full_name
 from tests.ui.test_adopt_action import dry_run_shown, listed_paths
+from tests.ui.test_as_of_view import ada_edited_twice
 from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
+GRACE = "private/people/grace.md"
 
 
 def test_ctrl_z_in_the_catalog_filter_right_after_a_write_undoes_the_write(
@@ -173,3 +175,33 @@ def test_the_adopt_dialog_says_each_top_level_folder_becomes_a_partition(
     qtbot.waitUntil(lambda: not dialog.busy and listed_paths(dialog) == {"people/Ada.md"})
     assert "becomes a partition" not in dialog.heading.text()
     dialog.reject()
+
+
+def test_back_goes_on_through_open_as_of_and_back_to_now(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """The past and the present hold the same paths: the history goes on across the switch."""
+    kit.page(GRACE, "pg_grace", "Grace Hopper", type="person")
+    first = ada_edited_twice(kit)
+    kit.close()
+    window = open_window(kit.root, watch=False)
+    window.open_record(GRACE)
+    qtbot.waitUntil(lambda: window.current_path == GRACE, timeout=20_000)
+    window.open_record(ADA)
+    qtbot.waitUntil(lambda: window.current_path == ADA, timeout=20_000)
+    back = window.commands.back
+    assert back.isEnabled()
+
+    with qtbot.waitSignal(window.loaded, timeout=60_000):
+        window.past.open(first, "the first edit")
+    qtbot.waitUntil(lambda: window.current_path == ADA, timeout=20_000)
+    wait_idle(qtbot, window)
+    assert back.isEnabled()
+
+    with qtbot.waitSignal(window.loaded, timeout=20_000):
+        window.past.back_button.click()
+    qtbot.waitUntil(lambda: window.current_path == ADA, timeout=20_000)
+    wait_idle(qtbot, window)
+    assert back.isEnabled()
+    back.trigger()
+    assert window.current_path == GRACE
