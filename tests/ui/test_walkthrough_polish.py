@@ -4,7 +4,8 @@ Ctrl+Z right after a write undoes the write even with the focus in a text field
 that has nothing of its own to undo since the write. The publish dialog names
 who a write is by and links to Settings › Your Name…, which is wide enough. A
 new record's review names the page ids it holds by title. Adopt says that each
-top-level folder becomes a partition.
+top-level folder becomes a partition. Back goes on across Open As Of… and Back to
+Now, and comes back to the welcome page from a record one of its links opened.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -26,6 +27,7 @@ from knowledge_desktop.ui.your_name import os_full_name
 from tests.ui.test_adopt_action import dry_run_shown, listed_paths
 from tests.ui.test_as_of_view import ada_edited_twice
 from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
+from tests.ui.test_welcome import started
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
 
@@ -205,3 +207,27 @@ def test_back_goes_on_through_open_as_of_and_back_to_now(
     assert back.isEnabled()
     back.trigger()
     assert window.current_path == GRACE
+
+
+def test_back_returns_to_the_welcome_page_from_a_record_its_link_opened(
+    qtbot: QtBot, settings: QSettings
+) -> None:
+    """The first start shows the welcome page; a link opens a file; Back brings the page back
+    and Forward the file again (shown over the page, not under it)."""
+    window = started(qtbot, settings)
+    welcome = window.welcome
+    qtbot.waitUntil(lambda: welcome.showing and bool(welcome.errors))
+    back, forward = window.commands.back, window.commands.forward
+    assert not back.isEnabled()
+    with qtbot.waitSignal(window.current_changed, timeout=20_000):
+        welcome.page.anchorClicked.emit(QUrl("welcome:file:0"))
+    path = welcome.errors[0].path
+    qtbot.waitUntil(lambda: not welcome.showing)
+    assert back.isEnabled()
+    back.trigger()
+    qtbot.waitUntil(lambda: welcome.showing)
+    assert forward.isEnabled()
+    forward.trigger()
+    assert window.current_path == path
+    assert not welcome.showing
+    assert window.record.stack.currentIndex() == 1  # the record, not the page
