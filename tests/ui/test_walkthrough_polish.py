@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtCore import QDate, QSettings, Qt, QUrl
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -24,15 +24,18 @@ from knowledge_desktop.ui.forms.new_records import NewReview
 from knowledge_desktop.ui.forms.page_picker import PageList
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.your_name import os_full_name
+from tests.ui import test_timeline_pane as timeline_tests
 from tests.ui.test_adopt_action import dry_run_shown, listed_paths
 from tests.ui.test_as_of_view import ada_edited_twice
 from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
+from tests.ui.test_timeline_pane import settle
 from tests.ui.test_welcome import started
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
 from tests.vaultkit import VaultKit, frontmatter_of, wait_idle
 
 OpenWindow = Callable[..., MainWindow]
 GRACE = "private/people/grace.md"
+dated = timeline_tests.dated  # the Timeline tests' dated records, as a fixture here
 
 
 def test_ctrl_z_in_the_catalog_filter_right_after_a_write_undoes_the_write(
@@ -231,3 +234,22 @@ def test_back_returns_to_the_welcome_page_from_a_record_its_link_opened(
     assert window.current_path == path
     assert not welcome.showing
     assert window.record.stack.currentIndex() == 1  # the record, not the page
+
+
+def test_the_chronicles_kind_column_fits_its_text_after_an_empty_day(
+    qtbot: QtBot, open_window: OpenWindow, dated: VaultKit
+) -> None:
+    """A day with nothing dated, then one with claims: Kind is as wide as its widest text."""
+    window = open_window(dated.root)
+    pane = settle(qtbot, window)
+    pane.controls.mode_chronicle.setChecked(True)
+    pane.controls.day.setDate(QDate(2026, 9, 20))
+    settle(qtbot, window)
+    assert pane.model.top_level() == []
+    pane.controls.day.setDate(QDate(2026, 9, 28))
+    settle(qtbot, window)
+    kinds = [node.cells[1] for node in pane.model.top_level()]
+    assert any(kind.startswith("claim") for kind in kinds)
+    tree = pane.tree
+    widest = max(tree.fontMetrics().horizontalAdvance(kind) for kind in kinds)
+    assert tree.columnWidth(1) >= tree.sizeHintForColumn(1) > widest
