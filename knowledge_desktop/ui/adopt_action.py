@@ -240,7 +240,15 @@ class AdoptDialog(QDialog):
 
     def _list(self, dry: dict[str, Any], page_types: dict[str, list[str]]) -> None:
         files, skipped, ambiguous = dry["files"], dry["skipped"], dry["ambiguousNames"]
-        where = dry["partition"] or f"the whole vault ({len(dry['partitions'])} partition(s))"
+        where = dry["partition"] or "the whole vault"
+        # Say what a partition is here rather than count them: the walkthrough read
+        # "2 partition(s)" and could not tell that the folders had become them.
+        folders = ", ".join(f"{name}/" for name in dry["partitions"])
+        partitions = (
+            f" Each top-level folder becomes a partition: {folders} (a record's scope is its folder)."
+            if dry["partition"] is None and folders
+            else ""
+        )
         rooted = sum(1 for f in files if "/" not in f["path"])
         moved = sum(1 for f in files if f.get("movedTo")) - rooted
         rewritten = len(dry.get("linksRewritten", []))
@@ -253,7 +261,7 @@ class AdoptDialog(QDialog):
         self.heading.setText(
             f"{len(files)} note(s) in {where} would become page records "
             f"({moved} filed in their type's folder{from_root}, the rest where they are);"
-            f" {len(skipped)} skipped.{bodies} links keep their targets."
+            f" {len(skipped)} skipped.{bodies} links keep their targets.{partitions}"
         )
         self.table.show_files(files, page_types, self.choices)
         lines = [f"Skipped {s['path']}: {s['reason']}" for s in skipped]

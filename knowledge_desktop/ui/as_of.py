@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.ui.history import History
 from knowledge_desktop.ui.panes.record_history import DiffDialog, when
 from knowledge_desktop.ui.render.word_diff import render_word_diff
 from knowledge_desktop.ui.tasks import Runner
@@ -135,6 +136,10 @@ class AsOfView(QObject):
         self.reopen: str | None = None
         """The record open when the person went to the past or back to now: opened again once
         the other vault is shown (issue 29, §8), so the switch keeps what they were reading."""
+        self.kept_history: History | None = None
+        """The window's Back/Forward history across the switch: a vault shown afresh starts
+        its own, but the past and the present hold the same paths, so Back goes on (the
+        walkthrough found Back disabled after Back to Now)."""
         self.label = QLabel("")
         self.back_button = QPushButton("Back to Now")
         self.back_button.clicked.connect(self.back_to_now)
@@ -195,7 +200,7 @@ class AsOfView(QObject):
         if live is None:
             return
         opener = window.opener
-        self.reopen = window.current_path
+        self.reopen, self.kept_history = window.current_path, window.history
         cancel = opener.begin(f"Opening {live.root.name} as of {label}…")
         root = live.root
 
@@ -253,7 +258,10 @@ class AsOfView(QObject):
             self.banner.show()
         self.update()
         reopen, self.reopen = self.reopen, None
+        kept, self.kept_history = self.kept_history, None
         if reopen is not None and window.vault is not None:
+            if kept is not None:
+                window.history = kept
             window.open_record(reopen)
 
     def close_live(self) -> None:
@@ -265,7 +273,7 @@ class AsOfView(QObject):
     def back_to_now(self) -> None:
         live = self.live
         if live is not None:
-            self.reopen = self.window.current_path
+            self.reopen, self.kept_history = self.window.current_path, self.window.history
             self.window.open_vault(live.root)
 
     # -- compare -------------------------------------------------------------------------

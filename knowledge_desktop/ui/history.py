@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 LIMIT = 200
+WELCOME = "welcome:"
+"""The welcome page's place in the history (no record path starts so): Back from a record
+opened by one of its links returns to it."""
 
 
 class History:

@@ -42,7 +42,7 @@ from knowledge_desktop.engine.vault_state import incident_finding
 from knowledge_desktop.ui.actions import PANE_TITLES, WindowActions
 from knowledge_desktop.ui.as_of import AsOfView
 from knowledge_desktop.ui.dialogs import show_crash
-from knowledge_desktop.ui.history import History
+from knowledge_desktop.ui.history import WELCOME, History
 from knowledge_desktop.ui.live import EventLog, LiveReads, LiveRelay, describe_state, vault_gone
 from knowledge_desktop.ui.observed import ObservedCheckpoints
 from knowledge_desktop.ui.opening import VaultOpener, dropped_folder
@@ -350,9 +350,8 @@ class MainWindow(WindowParts):
             self.statusBar().showMessage(f"No record or file {key!r} in this vault", 8000)
             return
         path = str(rows[0]["path"])
-        if path != self.current_path:
-            self.history.push(path)
-        self._focus(path, line)
+        self.history.push(path)  # a repeat of the current entry is not stored (the welcome
+        self._focus(path, line)  # page may stand between: then the record is a new step)
 
     def _focus(self, path: str, line: int = 0) -> None:
         self.current_path = path
@@ -364,14 +363,22 @@ class MainWindow(WindowParts):
         self.current_changed.emit(path)
 
     def go_back(self) -> None:
-        path = self.history.back()
-        if path:
-            self._focus(path)
+        self._go(self.history.back())
 
     def go_forward(self) -> None:
-        path = self.history.forward()
-        if path:
+        self._go(self.history.forward())
+
+    def _go(self, path: str | None) -> None:
+        if path == WELCOME:
+            self.welcome.show()
+            self._update_actions()
+        elif path:
             self._focus(path)
+
+    def visited(self, key: str) -> None:
+        """Something other than a record came on screen (the welcome page): a step of Back."""
+        self.history.push(key)
+        self._update_actions()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (

@@ -4,7 +4,10 @@ It plans the operation on a worker without publishing (`write_ops.preview`)
 and shows what will change as a diff of each file's frontmatter (what will
 be written, issue 29 §4), the records that depend on the target (impact, by
 title), what can be undone and what cannot (before the button, §3), and asks
-for a reason: Publish stays disabled until one is typed. The fences, hashes
+for a reason: Publish stays disabled until one is typed. Under the preview
+it names who the write is by (the `actor` of its lifecycle change and
+journal entry) with a link to Settings › Your Name…, since an account with
+no full name reads `root` there; a new name plans the preview again. The fences, hashes
 and request id are behind a Details disclosure, closed by default.
 Publishing runs on a worker too; the panes learn of the result from the
 ChangeSet the publish reconciles (`Vault.on_publish`), not from this dialog.
@@ -59,6 +62,8 @@ class PublishDialog(QDialog):
     """The preview (or its rejection) is shown."""
     finished_publish = Signal(object)
     """A publish attempt ended: its receipt, a WriteRejected, or an error message."""
+    change_actor = Signal()
+    """The person asked to change the name the write is by (Settings › Your Name…)."""
 
     def __init__(self, vault: Vault, runner: Runner, op: Operation, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +88,13 @@ class PublishDialog(QDialog):
         self.diff.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
         changes = QGroupBox("What will change (frontmatter)")
         QVBoxLayout(changes).addWidget(self.diff)
+        self.actor_label = QLabel()
+        self.actor_label.setWordWrap(True)
+        self.actor_label.linkActivated.connect(lambda _link: self.change_actor.emit())
+        self.actor_label.setToolTip(
+            "The name the journal and the record's lifecycle change give as the actor"
+        )
+        self.set_actor(op.actor)
         self.impact = QListWidget()
         self.impact.setWordWrap(True)  # titles wrap; ids are in each row's tooltip
         self.impact.setMaximumHeight(120)
@@ -130,6 +142,7 @@ class PublishDialog(QDialog):
         layout.addWidget(heading)
         layout.addWidget(self.stale)
         layout.addWidget(changes, 1)
+        layout.addWidget(self.actor_label)
         layout.addWidget(self.impact_box)
         layout.addWidget(self.impact_note)
         layout.addWidget(self.details)
@@ -189,6 +202,25 @@ class PublishDialog(QDialog):
         self.impact_box.setTitle(f"Impact: {count} record(s) depend on it (nothing is changed in them)")
         self.impact_box.setVisible(bool(count))  # an empty list box would only take room
         self.impact_note.setVisible(not count)
+
+    def set_actor(self, actor: str | None) -> None:
+        """Name who the write is by, with the link to change it (hidden when the engine's
+        default, the OS login, applies)."""
+        self.actor_label.setVisible(actor is not None)
+        if actor is not None:
+            self.actor_label.setText(
+                f"By <b>{html.escape(actor)}</b> (<code>actor</code> above) · "
+                '<a href="your-name">Change in Settings › Your Name…</a>'
+            )
+
+    def actor_changed(self, actor: str) -> None:
+        """The name was changed while this dialog was open: show it and plan again."""
+        if actor == self.op.actor:
+            return
+        self.op.actor = actor
+        self.set_actor(actor)
+        self.preview = None
+        self._plan()
 
     def details_text(self) -> str:
         """The Details disclosure's text as plain text (tests read it)."""

@@ -10,6 +10,14 @@ for the same thing for any entry of the journal. Every undo runs on the
 runner's worker through `Vault.write`, the one publish path, so it is
 journaled like any write, under the actor of Settings › Your name; its
 ChangeSet reaches the panes through `Vault.on_publish`.
+
+Ctrl+Z in a text field right after a write (the walkthrough, docs/walkthrough.md):
+a line edit claims Ctrl+Z for itself even when it has nothing to undo, so
+with the focus back in the catalog filter or the search box the key undid
+the typing there, or nothing, and the write stayed. The rule: a write clears
+the undo history of the window's line edits, and while a line edit has
+nothing of its own to undo, Ctrl+Z in it is the window's Edit › Undo. Typing
+in the field after the write makes Ctrl+Z the field's again.
 """
 
 from __future__ import annotations
@@ -18,9 +26,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMenu, QPushButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMainWindow, QMenu, QPushButton, QWidget
 
 from knowledge_desktop.engine.vault import Vault
 from knowledge_desktop.engine.write import undoing
@@ -115,6 +123,31 @@ class UndoCommands(QObject):
         self.window.statusBar().clearMessage()  # a temporary message would hide the notice
         self.notice.say(text, undo=self.blocked is None)
         self._update()
+        self._fields_yield_undo()
+
+    def _fields_yield_undo(self) -> None:
+        """Clear the undo history of the window's line edits (their typing came before the
+        write) and let Ctrl+Z through to Edit › Undo while they have nothing to undo."""
+        for edit in self.window.findChildren(QLineEdit):
+            if edit.window() is not self.window or edit.isReadOnly():
+                continue  # a dialog's fields keep their own Ctrl+Z
+            if edit.isUndoAvailable():
+                edit.setText(edit.text())  # same text: no textChanged, history gone
+            edit.installEventFilter(self)  # once per object: installing again only reorders
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A line edit with nothing to undo does not claim Ctrl+Z while Edit › Undo can act."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(watched, QLineEdit)
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Undo)
+            and not watched.isUndoAvailable()
+            and self.action.isEnabled()
+        ):
+            event.ignore()  # not overridden: the window's shortcut runs
+            return True
+        return super().eventFilter(watched, event)
 
     def undo_last(self) -> None:
         if self.last is not None and self.blocked is None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMenu, QTextBrowser
 
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.ui.demo import demo_copy, is_demo
+from knowledge_desktop.ui.history import WELCOME
 
 if TYPE_CHECKING:
     from knowledge_desktop.ui.window_parts import WindowParts
@@ -106,6 +107,7 @@ class Welcome:
         self.errors = errors or []
         self.page.setHtml(self.html(errors))
         self.window.record.stack.setCurrentWidget(self.page)
+        self.window.visited(WELCOME)  # Back from a record one of its links opened comes here
 
     def html(self, errors: list[Diagnostic] | None) -> str:
         """The page; `errors` None: the vault open is not the demo (no demo section)."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from knowledge_desktop.engine.changes import ChangeSet
     from knowledge_desktop.engine.fs.watch import VaultWatcher
     from knowledge_desktop.engine.vault import Vault
+    from knowledge_desktop.ui.history import History
     from knowledge_desktop.ui.panes.catalog import CatalogPane
     from knowledge_desktop.ui.panes.diagnostics import DiagnosticsPane
     from knowledge_desktop.ui.panes.record import RecordPane
@@ -104,6 +105,7 @@ class WindowParts(QMainWindow):
         watch_state: QLabel
         settings: QSettings
         current_path: str | None
+        history: History
         docks: dict[str, QDockWidget]
         catalog: CatalogPane
         search: SearchPane
@@ -122,6 +124,7 @@ class WindowParts(QMainWindow):
         def open_record(self, key: str, line: int = 0) -> None: ...
         def go_back(self) -> None: ...
         def go_forward(self) -> None: ...
+        def visited(self, key: str) -> None: ...
         def focus_pane(self, title: str) -> None: ...
         def focus_search(self) -> None: ...
         def quick_switch(self) -> None: ...

@@ -304,10 +304,16 @@ class WriteActions:
             self._focus = focused_now()
         self.dialog = PublishDialog(vault, self.window.runner, op, self.window)
         self.dialog.finished_publish.connect(self._published)
+        self.dialog.change_actor.connect(lambda d=self.dialog: self._change_actor(d))
         return_focus_after(self.dialog, self._focus)
         self._focus = None
         self.dialog.open()
         return self.dialog
+
+    def _change_actor(self, dialog: PublishDialog) -> None:
+        """Settings › Your Name… over the publish dialog; a new name is planned again."""
+        names = self.your_name.open(dialog)
+        names.accepted.connect(lambda: dialog.actor_changed(self.your_name.name()))
 
     def _published(self, result: object) -> None:
         if isinstance(result, dict):

@@ -67,6 +67,12 @@ class YourNameDialog(QDialog):
         saved = settings.value(KEY)
         self.name = QLineEdit(saved if isinstance(saved, str) else "")
         self.name.setPlaceholderText(os_full_name())
+        # Wide enough for its title in the title bar (with the window manager's icon and
+        # buttons) and for a full name in the field: the walkthrough saw "Your Nam… Desktop".
+        metrics = self.fontMetrics()
+        em = metrics.horizontalAdvance("M")
+        self.setMinimumWidth(max(metrics.horizontalAdvance(self.windowTitle()) + 12 * em, 32 * em))
+        self.name.setMinimumWidth(metrics.horizontalAdvance(os_full_name()) + 4 * em)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -95,7 +101,7 @@ class YourName:
         """The dialog while it is open (tests drive it)."""
         self.action = QAction("Your &Name…", window)
         self.action.setStatusTip("The name your writes are recorded under")
-        self.action.triggered.connect(self.open)
+        self.action.triggered.connect(lambda _checked=False: self.open())
         menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Settings"), None)
         if isinstance(menu, QMenu):
             menu.addAction(self.action)
@@ -103,7 +109,10 @@ class YourName:
     def name(self) -> str:
         return your_name(self.settings)
 
-    def open(self) -> None:
-        self.dialog = YourNameDialog(self.settings, self.window)
-        self.dialog.finished.connect(lambda _code: setattr(self, "dialog", None))
-        self.dialog.open()
+    def open(self, parent: QWidget | None = None) -> YourNameDialog:
+        """Open the dialog over `parent` (the window unless a dialog asks, as the publish
+        dialog's "Change in Settings › Your Name…" does)."""
+        dialog = self.dialog = YourNameDialog(self.settings, parent or self.window)
+        dialog.finished.connect(lambda _code: setattr(self, "dialog", None))
+        dialog.open()
+        return dialog

@@ -7,12 +7,16 @@ it was left) and Create. Create publishes on a worker through the same
 request the CLI's `knowledge new` makes (`create.new_record` with
 `Vault.write`: journaled, fenced by the partition's ontology fingerprint);
 the panes learn of the new record from the publish's ChangeSet, like every
-other write, and the record pane opens it.
+other write, and the record pane opens it. Under the file the review names
+each page id the file holds by title and type, as the form showed them (the
+walkthrough saw `entities: [pg_…]` where the form had said "Ruth Abernathy ·
+person"); the legend is the view's, the file written is the text above it.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +29,7 @@ from knowledge_desktop.engine.write.lifecycle import Write
 from knowledge_desktop.engine.write.operations.create import new_record
 from knowledge_desktop.engine.write.plan import WriteRejected
 from knowledge_desktop.ui.forms import draft
+from knowledge_desktop.ui.forms.page_picker import Page
 from knowledge_desktop.ui.forms.record_form import RecordForm
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.write_ops import Operation, Preview, describe_receipt, publish
@@ -52,6 +57,20 @@ def creation(text: str) -> Operation:
     return Operation("Create", "a new record", {}, call)
 
 
+PAGE_ID = re.compile(r"\bpg_[0-9A-Za-z]+\b")
+
+
+def page_legend(text: str, pages: dict[str, Page]) -> list[str]:
+    """One line per page id in `text` the form knows, in order of first mention:
+    "pg_… = title (type)"."""
+    lines: list[str] = []
+    for found in dict.fromkeys(PAGE_ID.findall(text)):
+        page = pages.get(found)
+        if page is not None:
+            lines.append(f"{found} = {page.title} ({page.type})" if page.type else f"{found} = {page.title}")
+    return lines
+
+
 class NewReview(QDialog):
     """What Create will write: the file and its folder; Back returns to the form."""
 
@@ -60,7 +79,13 @@ class NewReview(QDialog):
     """The receipt, a WriteRejected, or an error message."""
 
     def __init__(
-        self, vault: Vault, runner: Runner, text: str, shown: Preview | None, parent: QWidget | None = None
+        self,
+        vault: Vault,
+        runner: Runner,
+        text: str,
+        shown: Preview | None,
+        parent: QWidget | None = None,
+        pages: dict[str, Page] | None = None,
     ) -> None:
         super().__init__(parent)
         self.vault, self.runner, self.text = vault, runner, text
@@ -78,6 +103,11 @@ class NewReview(QDialog):
         self.file = QPlainTextEdit(text)
         self.file.setReadOnly(True)
         self.file.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        legend = page_legend(text, pages or {})
+        self.legend = QLabel("Pages named above: " + "; ".join(legend))
+        self.legend.setWordWrap(True)
+        self.legend.setToolTip("Not written: the file holds the ids, the titles are shown here")
+        self.legend.setVisible(bool(legend))
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.hide()
@@ -92,6 +122,7 @@ class NewReview(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(where)
         layout.addWidget(self.file, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
 
@@ -186,7 +217,8 @@ class NewRecords:
         form, vault = self.form, self.window.vault
         if form is None or vault is None:
             return
-        self.review = NewReview(vault, self.window.runner, text, form.previewed, self.window)
+        pages = {p.id: p for p in form.vocabulary.pages}
+        self.review = NewReview(vault, self.window.runner, text, form.previewed, self.window, pages)
         self.review.actor = your_name(self.window.settings)
         self.review.back.connect(form.open)
         self.review.finished_publish.connect(self._published)

@@ -405,6 +405,8 @@ class RecordPane(Pane):
             self._show_empty(EMPTY_TEXT)
         elif not same or (self.loaded is not None and self.loaded.gone):
             self._load(keep_scroll=same)
+        else:
+            self.stack.setCurrentIndex(1)  # the record again, over the welcome page (Back)
 
     def refresh(self) -> None:
         if self.current is None:

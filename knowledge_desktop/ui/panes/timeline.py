@@ -73,7 +73,7 @@ class TimelinePane(Pane):
         self.controls = TimelineControls()
         self.controls.changed.connect(self._controls_changed)
         self.controls.message.connect(self.status_message)
-        self._fitted_for: tuple[int, int, bool] | None = None
+        self._fitted_for: tuple[int, int, bool, str] | None = None
 
         # -- results -----------------------------------------------------------------------
         self.model = TimelineModel(self)
@@ -376,8 +376,15 @@ class TimelinePane(Pane):
 
         Measuring reads every shown row, so it runs once per view (a new vault, mode or
         filter), not on each live refresh, which keeps refreshes cheap on the UI thread.
+        A view with no rows is not measured (the walkthrough's Chronicle kept the width of
+        an empty day, its Kind cut to "clai…"), and each Chronicle day or week is its own
+        view: at most 500 rows, and its kinds differ from day to day.
         """
-        key = (id(self.vault), self.controls.modes.checkedId(), self.tree.rootIsDecorated())
+        if not self.model.top_level():
+            return
+        chronicle = self.controls.mode_chronicle.isChecked()
+        day = f"{self.controls.day_text()} {self.controls.week.isChecked()}" if chronicle else ""
+        key = (id(self.vault), self.controls.modes.checkedId(), self.tree.rootIsDecorated(), day)
         if key == self._fitted_for:
             return
         self._fitted_for = key
