@@ -11,7 +11,8 @@ stay exactly those of a fresh read. The version is asked before the data is read
 data read after a concurrent commit is never filed under the newer version.
 
 Entries are kept by (connection, key), the connection too so its id cannot be reused
-while kept, least recently used first out once they hold more than `MOST_BYTES`.
+while kept, least recently used first out once they hold more than `MOST_BYTES` or
+`MOST_ENTRIES`.
 Kept values are shared by every search on the connection: callers never change them
 (numpy arrays are made read-only).
 """
@@ -26,8 +27,11 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-MOST_BYTES = 48 << 20
-"""About 40 common words' postings at 100k records."""
+MOST_BYTES = 24 << 20
+"""About 20 common words' postings at 100k records (~1 MB each), beside the layout
+(~2.4 MB) and a few filters (~0.1 MB each): a bounded share of a 100k server's ~120 MB."""
+MOST_ENTRIES = 256
+"""Also bounds what closed connections' entries hold until they age out."""
 
 _KEPT: OrderedDict[tuple[int, Hashable], tuple[sqlite3.Connection, int, object, int]] = OrderedDict()
 _BYTES = [0]
@@ -58,7 +62,7 @@ def kept(conn: sqlite3.Connection, key: Hashable, read: Callable[[], T], size: C
         if nbytes <= MOST_BYTES:
             _KEPT[slot] = (conn, now, value, nbytes)
             _BYTES[0] += nbytes
-        while _BYTES[0] > MOST_BYTES and _KEPT:
+        while _KEPT and (_BYTES[0] > MOST_BYTES or len(_KEPT) > MOST_ENTRIES):
             _, (_, _, _, dropped) = _KEPT.popitem(last=False)
             _BYTES[0] -= dropped
     return value
