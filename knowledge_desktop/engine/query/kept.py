@@ -8,12 +8,12 @@ whenever another connection commits (the readers never write), and costs nothing
 ask, so an entry is used only under the version it was read at: every reconcile or
 indexing that changes the tables makes the next search read them again, and answers
 stay exactly those of a fresh read. The version is asked before the data is read, so
-data read after a concurrent commit is never filed under the newer version.
+what is kept is never older than the version it is kept under (a commit landing in
+between only makes the next search read it again).
 
 Entries are kept by (connection, key), the connection too so its id cannot be reused
 while kept, least recently used first out once they hold more than `MOST_BYTES` or
-`MOST_ENTRIES`.
-Kept values are shared by every search on the connection: callers never change them
+`MOST_ENTRIES`. Kept values are shared by every search on the connection: callers never change them
 (numpy arrays are made read-only).
 """
 
