@@ -22,7 +22,7 @@ import sqlite3
 
 import numpy as np
 
-from knowledge_desktop.engine.query import ranking
+from knowledge_desktop.engine.query import kept, ranking
 from knowledge_desktop.engine.query.grep_query import Condition, GrepQuery, joined, match_expression
 from knowledge_desktop.engine.store.projections import keyword, terms, weights
 from knowledge_desktop.engine.store.projections.keyword import tables
@@ -196,14 +196,36 @@ def _kept(
         # many exceptions: test eligibility and window with the first filter (every
         # filter's index holds their columns), or alone when there is no filter
         first = parts[1] if len(parts) > 1 else Condition("1", [])
-        parts = [Condition(f"{live.sql} AND {first.sql}", [*live.values, *first.values]), *parts[2:]]
+        both = f"SELECT rowid FROM {rows} r WHERE {live.sql} AND {first.sql}"
+        keep &= layout.mask(_rowid_list(conn, both, [*live.values, *first.values]))
+        parts = parts[2:]
     else:
         keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
         parts = parts[1:]
     for part in parts:
-        listing = part.listing or f"SELECT rowid FROM {rows} r WHERE {part.sql}"
-        keep &= layout.mask(_rowid_list(conn, listing, part.values))
+        keep &= _listed(
+            conn, scope, layout, part.listing or f"SELECT rowid FROM {rows} r WHERE {part.sql}", part.values
+        )
     return keep
+
+
+def _listed(
+    conn: sqlite3.Connection, scope: str, layout: ranking.Layout, listing: str, values: list[object]
+) -> ranking.Mask:
+    """The slots a filter lists, kept between searches while nothing is committed
+    (`kept`): an agent repeats its filters (what it may see, a kind, a type), and
+    listing a few thousand rows costs tens of milliseconds at 100k. A filter never
+    holds the time of the search (the window is the eligibility test's, `_left_out`),
+    so its key repeats. Kept with the layout its slots are places in."""
+
+    def read() -> tuple[ranking.Layout, ranking.Mask]:
+        mask = layout.mask(_rowid_list(conn, listing, values))
+        mask.setflags(write=False)
+        return layout, mask
+
+    key = ("listing", scope, listing, json.dumps(values), id(layout))
+    found = kept.kept(conn, key, read, lambda r: int(r[1].nbytes))
+    return found[1] if found[0] is layout else read()[1]
 
 
 def _unsure_matches(

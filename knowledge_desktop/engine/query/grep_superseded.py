@@ -16,6 +16,7 @@ import sqlite3
 from collections import Counter
 
 from knowledge_desktop.engine.limits import MAX_SUPERSEDED_HOPS
+from knowledge_desktop.engine.query import kept
 from knowledge_desktop.engine.query.grep_hits import Hit
 from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_sql
 from knowledge_desktop.engine.query.grep_ranking import bm25_sql
@@ -34,29 +35,11 @@ class EarlierWording:
 
     def __init__(self, conn: sqlite3.Connection, scope: str, q: GrepQuery, match: str, now: str) -> None:
         self.conn, self.scope, self.q, self.match, self.now = conn, scope, q, match, now
-        hfts, hrows = tables(scope, True)
-        _, rows = tables(scope, False)
-        sources = {
-            str(s)
-            for (s,) in conn.execute(
-                f"SELECT h.superseded_by FROM {hfts} CROSS JOIN {hrows} h ON h.rowid = {hfts}.rowid"
-                f" WHERE {hfts} MATCH ? AND h.eligible=1 AND h.superseded_by IS NOT NULL",
-                (match,),
-            )
-        }
-        self.ends = chain_ends(conn, hrows, sources) if sources else {}
-        wanted = sorted({t for t in self.ends.values() if t})
-        self.ids: dict[int, str] = {}  # current rowid -> id, filters not applied yet
-        if wanted:
-            self.ids = {
-                int(r): str(i)
-                for r, i in conn.execute(
-                    f"SELECT rowid, id FROM {rows} INDEXED BY {rows}_id"
-                    " WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps(wanted),),
-                )
-            }
-        self.rowids = sorted(self.ids)
+        # what the matching superseded records lead to depends on the text and the chains
+        # alone, not on the filters or the time: kept while nothing is committed (`kept`)
+        self.ends, self.ids, self.rowids = kept.kept(
+            conn, ("earlier", scope, match), lambda: reached(conn, scope, match), _reached_bytes
+        )
         self.current: dict[str, int] = {}
 
     def finals(self, matched: set[int] | None) -> set[str]:
@@ -122,9 +105,45 @@ class EarlierWording:
         return out
 
 
+def reached(
+    conn: sqlite3.Connection, scope: str, match: str
+) -> tuple[dict[str, str | None], dict[int, str], list[int]]:
+    """For the superseded records matching `match`: where each chain they start ends
+    (by its first step), and the current rows (rowid -> id, and the rowids in order) at
+    those ends, filters not applied yet."""
+    hfts, hrows = tables(scope, True)
+    _, rows = tables(scope, False)
+    sources = {
+        str(s)
+        for (s,) in conn.execute(
+            f"SELECT h.superseded_by FROM {hfts} CROSS JOIN {hrows} h ON h.rowid = {hfts}.rowid"
+            f" WHERE {hfts} MATCH ? AND h.eligible=1 AND h.superseded_by IS NOT NULL",
+            (match,),
+        )
+    }
+    ends = chain_ends(conn, hrows, sources) if sources else {}
+    wanted = sorted({t for t in ends.values() if t})
+    ids: dict[int, str] = {}
+    if wanted:
+        ids = {
+            int(r): str(i)
+            for r, i in conn.execute(
+                f"SELECT rowid, id FROM {rows} INDEXED BY {rows}_id"
+                " WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+        }
+    return ends, ids, sorted(ids)
+
+
+def _reached_bytes(found: tuple[dict[str, str | None], dict[int, str], list[int]]) -> int:
+    return 200 * (len(found[0]) + len(found[1])) + 8 * len(found[2])
+
+
 def chain_ends(conn: sqlite3.Connection, hrows: str, sources: set[str]) -> dict[str, str | None]:
-    """Where each superseded_by chain ends, following eligible superseded records."""
-    steps = dict(conn.execute(f"SELECT id, superseded_by FROM {hrows} WHERE eligible=1"))
+    """Where each superseded_by chain ends, following eligible superseded records (their
+    steps are kept while nothing is committed, `kept`)."""
+    steps = kept.kept(conn, ("steps", hrows), lambda: _steps(conn, hrows), lambda s: 200 * len(s))
     ends: dict[str, str | None] = {}
     for start in sources:
         target: str | None = start
@@ -136,3 +155,7 @@ def chain_ends(conn: sqlite3.Connection, hrows: str, sources: set[str]) -> dict[
             target = steps[target]
         ends[start] = target if target not in seen else None
     return ends
+
+
+def _steps(conn: sqlite3.Connection, hrows: str) -> dict[str, str | None]:
+    return dict(conn.execute(f"SELECT id, superseded_by FROM {hrows} WHERE eligible=1"))

@@ -13,13 +13,12 @@ agree with it to the bit, ties included.
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from knowledge_desktop.engine.query import kept
 from knowledge_desktop.engine.store.projections import keyword, weights
 
 Floats = npt.NDArray[np.float64]
@@ -88,28 +87,13 @@ class Layout:
 
 def layout(conn: sqlite3.Connection, scope: str) -> Layout:
     """The partition's layout, kept between searches on the same read-only connection
-    while nothing is committed (`PRAGMA data_version` tells, at no cost): reading
-    it costs a few milliseconds at 100k records."""
-    (version,) = conn.execute("PRAGMA data_version").fetchone()
-    key = (id(conn), scope)
-    with _KEPT_LOCK:
-        kept = _KEPT.get(key)
-    if kept is not None and kept[0] is conn and kept[1] == version:
-        return kept[2]
-    found = _read_layout(conn, scope)
-    with _KEPT_LOCK:
-        _KEPT[key] = (conn, version, found)
-        _KEPT.move_to_end(key)
-        while len(_KEPT) > KEPT_LAYOUTS:
-            _KEPT.popitem(last=False)
-    return found
+    while nothing is committed (`kept`): reading it costs a few milliseconds at 100k
+    records."""
+    return kept.kept(conn, ("layout", scope), lambda: _read_layout(conn, scope), _layout_bytes)
 
 
-KEPT_LAYOUTS = 8
-_KEPT: OrderedDict[tuple[int, str], tuple[sqlite3.Connection, int, Layout]] = OrderedDict()
-"""Layouts by (connection, partition), with the connection (so its id cannot be
-reused while kept) and its data version when read."""
-_KEPT_LOCK = threading.Lock()
+def _layout_bytes(found: Layout) -> int:
+    return int(found.blocks.nbytes + found.sizes.nbytes + found.titles.nbytes + found.aliases.nbytes)
 
 
 def _read_layout(conn: sqlite3.Connection, scope: str) -> Layout:
@@ -184,8 +168,30 @@ class Term:
 
 
 def term(conn: sqlite3.Connection, scope: str, where: Layout, name: str, positions: bool) -> Term:
+    """One term's postings, kept between searches while nothing is committed (`kept`):
+    a word in most of 100k records is ~1 MB of blobs to read and unpack. Slots are
+    places in `where`, so a term is kept with the layout it was read against and read
+    again for another (a commit between reading the layout and the term)."""
+    key = ("term", scope, name, positions, id(where))
+    read = kept.kept(conn, key, lambda: (where, _term(conn, scope, where, name, positions)), _term_bytes)
+    if read[0] is where:
+        return read[1]
+    return _term(conn, scope, where, name, positions)
+
+
+def _term(conn: sqlite3.Connection, scope: str, where: Layout, name: str, positions: bool) -> Term:
     slots, freqs, counts, found = _read(conn, scope, where, name, positions)
+    for shared in (slots, freqs, counts, found):  # searches share a kept term
+        if shared is not None:
+            shared.setflags(write=False)
     return Term(slots, freqs, counts, found)
+
+
+def _term_bytes(read: tuple[Layout, Term]) -> int:
+    found = read[1]
+    return sum(
+        int(a.nbytes) for a in (found.slots, found.freqs, found.counts, found.positions) if a is not None
+    )
 
 
 def phrase_frequencies(where: Layout, occurrences_in_order: list[Ints]) -> Floats:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from knowledge_desktop.engine.query import grep_ranking, ranking
+from knowledge_desktop.engine.query import grep_ranking, kept, ranking
 from knowledge_desktop.engine.query.grep_query import GrepQuery, match_expression
 from knowledge_desktop.engine.store.projections import keyword, terms, weights
 from tests.vaultkit import CHANGE, VaultKit
@@ -449,3 +449,94 @@ def test_search_keeps_freed_blocks_for_reuse() -> None:
         pytest.skip("mallopt and malloc_trim are glibc's: elsewhere there is nothing to set")
     assert heap.keep_freed_blocks() is True
     assert heap.return_free_heap() is True  # the idle trim still hands them back
+
+
+def test_kept_reads_give_the_pages_fresh_reads_give(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches keep postings, filter listings and superseded chains between calls
+    (`query/kept.py`); every page, score, total and nextOffset, replacements included,
+    equals what the same search gives with nothing kept, before and after edits that
+    change the words' postings, a filter's rows and a superseded chain."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    used = _weights_path(monkeypatch)
+    queries = _queries(random.Random(23), 120) + [
+        GrepQuery("review", limit=50, offset=ofs) for ofs in (0, 50, 250)
+    ]
+
+    def fresh() -> list[tuple[Any, ...]]:
+        out = []
+        for q in queries:
+            kept.forget()
+            out.append(_page(vault.grep(q)))
+        return out
+
+    def compare() -> None:
+        # first with whatever is kept (after an edit: what was read before it), then
+        # with everything kept, in reverse order
+        before = [_page(vault.grep(q)) for q in queries]
+        want = fresh()
+        for q in queries:
+            vault.grep(q)
+        again = [_page(vault.grep(q)) for q in queries[::-1]][::-1]
+        for q, first, second, expected in zip(queries, before, again, want, strict=True):
+            assert first == expected, q
+            assert second == expected, q
+
+    compare()
+    assert used["weights"] > 100, used
+    # more of the common words, a record moved between kinds, a chain that now ends elsewhere
+    crowd.page("private/notes/n001.md", "pg_001", "Review review", "review group design " * 30, type="note")
+    crowd.claim("private/notes/n002.md", "pg_002", "Board", "review plan board draft", tags=["beta"])
+    crowd.claim(
+        "private/claims/old003.md",
+        "cl_old003",
+        "Quartz lantern",
+        "harbour glacier review",
+        lifecycle="superseded",
+        superseded_by="cl_006",
+        lifecycle_change=CHANGE,
+    )
+    crowd.scan()
+    vault.index_keywords()
+    compare()
+
+
+def test_a_repeated_common_word_reads_nothing_again(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work a search of a common word repeats (its postings, a filter's rows, the
+    superseded records it matches and their chains) is read once while nothing is
+    committed, and read again after a commit."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    monkeypatch.setattr(grep_ranking, "EXACT_BELOW", 0)
+    conn = vault.store.reader()
+    statements: list[str] = []
+    q = GrepQuery("review", kind="claim")
+
+    def traced() -> list[str]:
+        statements.clear()
+        conn.set_trace_callback(statements.append)
+        try:
+            vault.grep(q)
+        finally:
+            conn.set_trace_callback(None)
+        weights_table, _ = weights.tables("private")
+        _, rows = keyword.tables("private")
+        _, hrows = keyword.tables("private", True)
+        return [
+            s
+            for s in statements
+            if f"FROM {weights_table} WHERE term=" in s  # the postings
+            or f"(SELECT rowid FROM {rows} r WHERE r.kind=" in s  # the kind filter's rows
+            or "h.superseded_by FROM" in s  # the superseded records it matches
+            or f"superseded_by FROM {hrows}" in s  # their chains
+        ]
+
+    kept.forget()
+    first = traced()
+    assert len(first) == 4, first
+    assert traced() == []
+    crowd.page("private/notes/late.md", "pg_late", "Late", "a late review", type="note")
+    crowd.scan()
+    vault.index_keywords()
+    assert len(traced()) == 4
+    assert traced() == []

@@ -1,0 +1,75 @@
+"""What searches read from the text index, kept between searches on one read-only
+connection while nothing is committed (issue 28 §3).
+
+An agent asks for the same words, filters and partitions call after call; at 100k
+records re-reading a common word's postings, a filter's rows or the superseded
+records' chains costs tens of milliseconds a search. `PRAGMA data_version` changes
+whenever another connection commits (the readers never write), and costs nothing to
+ask, so an entry is used only under the version it was read at: every reconcile or
+indexing that changes the tables makes the next search read them again, and answers
+stay exactly those of a fresh read. The version is asked before the data is read, so
+what is kept is never older than the version it is kept under (a commit landing in
+between only makes the next search read it again).
+
+Entries are kept by (connection, key), the connection too so its id cannot be reused
+while kept, least recently used first out once they hold more than `MOST_BYTES` or
+`MOST_ENTRIES`. Kept values are shared by every search on the connection: callers never change them
+(numpy arrays are made read-only).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+MOST_BYTES = 24 << 20
+"""About 20 common words' postings at 100k records (~1 MB each), beside the layout
+(~2.4 MB) and a few filters (~0.1 MB each): a bounded share of a 100k server's ~120 MB."""
+MOST_ENTRIES = 256
+"""Also bounds what closed connections' entries hold until they age out."""
+
+_KEPT: OrderedDict[tuple[int, Hashable], tuple[sqlite3.Connection, int, object, int]] = OrderedDict()
+_BYTES = [0]
+_LOCK = threading.Lock()
+
+
+def version(conn: sqlite3.Connection) -> int:
+    (found,) = conn.execute("PRAGMA data_version").fetchone()
+    return int(found)
+
+
+def kept(conn: sqlite3.Connection, key: Hashable, read: Callable[[], T], size: Callable[[T], int]) -> T:
+    """The value `read()` gives on `conn`, read again only when something was committed
+    since it was kept under `key`; `size` estimates its bytes for the bound."""
+    now = version(conn)
+    slot = (id(conn), key)
+    with _LOCK:
+        found = _KEPT.get(slot)
+        if found is not None and found[0] is conn and found[1] == now:
+            _KEPT.move_to_end(slot)
+            return found[2]  # type: ignore[return-value]
+    value = read()
+    nbytes = size(value)
+    with _LOCK:
+        old = _KEPT.pop(slot, None)
+        if old is not None:
+            _BYTES[0] -= old[3]
+        if nbytes <= MOST_BYTES:
+            _KEPT[slot] = (conn, now, value, nbytes)
+            _BYTES[0] += nbytes
+        while _KEPT and (_BYTES[0] > MOST_BYTES or len(_KEPT) > MOST_ENTRIES):
+            _, (_, _, _, dropped) = _KEPT.popitem(last=False)
+            _BYTES[0] -= dropped
+    return value
+
+
+def forget() -> None:
+    """Drop every kept entry (tests compare fresh reads with kept ones)."""
+    with _LOCK:
+        _KEPT.clear()
+        _BYTES[0] = 0

@@ -1,0 +1,66 @@
+"""Search reads kept between searches (`query/kept.py`): used only while nothing was
+committed by another connection, and bounded."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from knowledge_desktop.engine.query import kept
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[sqlite3.Connection, sqlite3.Connection]]:
+    kept.forget()
+    writer = sqlite3.connect(tmp_path / "state.sqlite", isolation_level=None)
+    writer.execute("CREATE TABLE t (x)")
+    reader = sqlite3.connect(tmp_path / "state.sqlite", isolation_level=None)
+    yield reader, writer
+    kept.forget()
+    reader.close()
+    writer.close()
+
+
+def test_a_kept_read_is_used_until_another_connection_commits(
+    pair: tuple[sqlite3.Connection, sqlite3.Connection],
+) -> None:
+    reader, writer = pair
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(1)
+        return int(reader.execute("SELECT count(*) FROM t").fetchone()[0])
+
+    assert kept.kept(reader, "n", read, lambda _: 8) == 0
+    assert kept.kept(reader, "n", read, lambda _: 8) == 0
+    assert len(reads) == 1
+    writer.execute("INSERT INTO t VALUES (1)")
+    assert kept.kept(reader, "n", read, lambda _: 8) == 1
+    assert len(reads) == 2
+
+
+def test_kept_reads_are_bounded_oldest_first(
+    pair: tuple[sqlite3.Connection, sqlite3.Connection], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, _ = pair
+    reads: list[str] = []
+
+    def get(key: str, size: int = 8) -> None:
+        kept.kept(reader, key, lambda: reads.append(key), lambda _: size)
+
+    monkeypatch.setattr(kept, "MOST_ENTRIES", 2)
+    get("a")
+    get("b")
+    get("a")  # used again: "b" is now the oldest
+    get("c")
+    assert reads == ["a", "b", "c"]
+    get("a")
+    get("b")
+    assert reads == ["a", "b", "c", "b"]
+    monkeypatch.setattr(kept, "MOST_BYTES", 100)
+    get("big", 101)  # larger than the whole bound: returned, not kept
+    get("big", 101)
+    assert reads[-2:] == ["big", "big"]
