@@ -198,6 +198,8 @@ class Reconciler:
                     # while read) must be read again next time: no digest may vouch for it.
                     digest = None
                 self._apply(step, results, digest if last else None, progress if last else None, cancel)
+                if not last:
+                    self.store.checkpoint()  # else the log grows by every chunk
         finally:
             chunks.close()  # a failed chunk: the workers' queued batches are dropped
         step.describe()
