@@ -73,7 +73,7 @@ from knowledge_desktop.engine.workers import WorkerPool
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
 OFFLOAD_MIN = 16  # fewer files parse faster in this thread than through a warm worker pool
 BATCH = 64
-CHUNK = 5000
+CHUNK = 20_000
 """Files read, parsed and written per transaction: a larger run is written a chunk at a
 time, so it holds no more than two chunks' parses, whatever the vault's size."""
 
