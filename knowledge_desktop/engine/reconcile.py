@@ -203,7 +203,7 @@ class Reconciler:
         finally:
             chunks.close()  # a failed chunk: the workers' queued batches are dropped
         step.describe()
-        if len(stale) + len(gone) >= BULK_ROWS:
+        if step.written + len(gone) >= BULK_ROWS:
             self._release_memory()  # the parse JSON is written and let go
         change.elapsed_ms = (time.perf_counter() - started) * 1000
         return change
@@ -246,6 +246,7 @@ class Reconciler:
                 parsed[result.entry.path] = result.node
         del results
         change.parsed += len(parsed)
+        step.written += len(content_rows)
         requeue = [(n.scope, p, "markdown") for p, n in guard_nodes.items() if p not in parsed]
         parsed = {**guard_nodes, **parsed}
         for path in gone:
@@ -675,6 +676,8 @@ class _Step:
     bulk: bool = False
     """The run reads `BULK_ROWS` files or more (each chunk indexes its text)."""
     first: bool = True
+    written: int = 0
+    """Files whose bytes changed, of every chunk so far."""
     paths: set[str] = field(default_factory=set)
     affected: set[str] = field(default_factory=set)
     ontology_changed: set[str] = field(default_factory=set)
