@@ -7,6 +7,11 @@ the rest, parses only those whose hash changed (in worker processes when
 there are many), recomposes the ontology of partitions whose manifests
 changed, derives what depends on the changes, and writes every projection in
 one transaction. Reopening an unchanged vault therefore parses nothing.
+
+A run of more than `CHUNK` files (a cold scan) does that a chunk at a time, one
+transaction each, so its memory follows the graph rather than the vault's bytes;
+between two chunks the state is that of a vault whose other files are not read
+yet, which the next run completes (docs/decisions.md, the search text section).
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -68,6 +73,9 @@ from knowledge_desktop.engine.workers import WorkerPool
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
 OFFLOAD_MIN = 16  # fewer files parse faster in this thread than through a warm worker pool
 BATCH = 64
+CHUNK = 20_000
+"""Files read, parsed and written per transaction: a larger run is written a chunk at a
+time, so it holds no more than two chunks' parses, whatever the vault's size."""
 
 
 Progress = Callable[[str, int, int], None]
@@ -149,7 +157,9 @@ class Reconciler:
 
         `cancel` is honoured only while files are read and the graph loads —
         before anything in memory or on disk changes — so a cancelled run
-        leaves everything as it was (it raises `Cancelled`).
+        leaves everything as it was (it raises `Cancelled`), but for the chunks
+        a run of more than `CHUNK` files wrote before: those stay, a consistent
+        state that the next run completes.
         """
         with full_collections_paused():
             return self._run(paths, source, progress, cancel)
@@ -177,13 +187,53 @@ class Reconciler:
             return change
         entries, gone = self._candidates(paths, walked)
         change.stat_checked = len(entries) + len(gone)
-        stale = [e for e in entries.values() if self._stale(e)]
-        results = self._read(stale, progress, cancel)
-        change.read = len(results)
-        if digest is not None and any(r.entry.stat_key != entries[r.entry.path].stat_key for r in results):
-            # A file kept with another stat than the walk's (unreadable, or changing
-            # while read) must be read again next time: no digest may vouch for it.
-            digest = None
+        # Manifests first: the first chunk activates the ontologies the records derive against.
+        stale = sorted((e for e in entries.values() if self._stale(e)), key=lambda e: e.kind != "manifest")
+        step = _Step(change, guard_nodes, guard_version, gone)
+        step.whole = len(stale) <= CHUNK
+        step.bulk = len(stale) + len(gone) >= BULK_ROWS
+        step.new_scopes = {e.scope for e in entries.values() if e.scope} - self._scopes()
+        chunks = self._read(stale, progress, cancel)
+        try:
+            for results, last in chunks:
+                if digest is not None and any(
+                    r.entry.stat_key != entries[r.entry.path].stat_key for r in results
+                ):
+                    # A file kept with another stat than the walk's (unreadable, or changing
+                    # while read) must be read again next time: no digest may vouch for it.
+                    digest = None
+                self._apply(step, results, digest if last else None, progress if last else None, cancel)
+                if not last:
+                    self.store.checkpoint()  # else the log grows by every chunk
+        finally:
+            chunks.close()  # a failed chunk: the workers' queued batches are dropped
+        step.describe()
+        if step.written + len(gone) >= BULK_ROWS:
+            self._release_memory()  # the parse JSON is written and let go
+        change.elapsed_ms = (time.perf_counter() - started) * 1000
+        return change
+
+    def _apply(
+        self,
+        step: _Step,
+        results: list[ReadResult],
+        digest: str | None,
+        progress: Progress | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        """Bring the projections in line with one chunk of read files, in one transaction:
+        a reconcile of those files (and, in the first chunk, of the files gone, the guards
+        and the new partitions). Each chunk's parses are written and let go before the next
+        is read, so a cold scan's memory follows the graph, not the vault's bytes; a kill
+        between chunks leaves the projections of a vault whose other files are not read yet,
+        which the next reconcile reads (`tests/test_chunked_scan.py`). `digest`: the full
+        walk's, given to the last chunk only."""
+        change = step.change
+        change.read += len(results)
+        first, step.first = step.first, False
+        guard_nodes = step.guard_nodes if first else {}
+        guard_version = step.guard_version if first else None
+        gone = step.gone if first else []
         # Files whose bytes really changed, appeared, or went away.
         parsed: dict[str, RecordNode | None] = {}
         manifest_scopes: set[str] = set()
@@ -199,7 +249,9 @@ class Reconciler:
                 manifest_scopes.add(result.entry.scope or "")
             elif result.node is not None:
                 parsed[result.entry.path] = result.node
-        change.parsed = len(parsed)
+        del results
+        change.parsed += len(parsed)
+        step.written += len(content_rows)
         requeue = [(n.scope, p, "markdown") for p, n in guard_nodes.items() if p not in parsed]
         parsed = {**guard_nodes, **parsed}
         for path in gone:
@@ -208,15 +260,14 @@ class Reconciler:
                 manifest_scopes.add(known.scope or "")
             else:
                 parsed[path] = None
-        new_scopes = {e.scope for e in entries.values() if e.scope} - self._scopes()
-        manifest_scopes |= new_scopes
+        if first:
+            manifest_scopes |= step.new_scopes
         if stat_rows:
             self._write_stats(stat_rows)
         if not parsed and not manifest_scopes and not content_rows and not gone and guard_version is None:
             if digest is not None:
                 freshness.remember(self.store, digest)
-            change.elapsed_ms = (time.perf_counter() - started) * 1000
-            return change
+            return
         if progress is not None:
             progress("indexing", 0, 0)
         # The load, the details read back and the rows derived from them: one store.
@@ -242,8 +293,16 @@ class Reconciler:
                 current.update(activations)
                 recomputed = graph.apply(parsed, changed_scopes) if (parsed or changed_scopes) else set()
                 held = self._guards_version if guard_version is None else guard_version
-                change.touched = self._write(
-                    content_rows, gone, recomputed, activations, digest, requeue, held
+                change.touched |= self._write(
+                    content_rows,
+                    gone,
+                    recomputed,
+                    activations,
+                    digest,
+                    requeue,
+                    held,
+                    whole=step.whole,
+                    bulk=step.bulk,
                 )
                 self._guards_version = held
                 self._synced = version
@@ -254,12 +313,7 @@ class Reconciler:
                 self._synced = None
                 raise
         graph.release()  # every parse is in the cache and every row written now
-        self._describe(change, parsed, before_ids, recomputed, changed_scopes)
-        if len(content_rows) + len(gone) >= BULK_ROWS:
-            del results, content_rows, stat_rows  # the parse JSON is written: let it go first
-            self._release_memory()
-        change.elapsed_ms = (time.perf_counter() - started) * 1000
-        return change
+        self._describe(step, parsed, before_ids, recomputed, changed_scopes)
 
     def ontologies(self) -> dict[str, Activation]:
         """Each partition's activation; cheap (manifests only), so readers use this
@@ -439,33 +493,56 @@ class Reconciler:
 
     def _read(
         self, entries: list[FileEntry], progress: Progress | None, cancel: threading.Event | None
-    ) -> list[ReadResult]:
+    ) -> Generator[tuple[list[ReadResult], bool], None, None]:
+        """The read and parsed files, `CHUNK` at a time (at least one chunk, maybe empty),
+        each with whether it is the last (which records the walk's digest).
+        With workers, the next chunk is handed to them before this one is yielded, so they
+        parse it while the caller writes this one; no more than two chunks are ever held."""
         jobs = [(e, self._known[e.path].sha256 if e.path in self._known else None) for e in entries]
-        batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
-        out: list[ReadResult] = []
+        parts = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)] or [[]]
+        done = 0
 
         def step() -> None:
             if cancel is not None and cancel.is_set():
                 raise Cancelled
             if progress is not None:
-                progress("reading", len(out), len(jobs))
+                progress("reading", done, len(jobs))
 
         if not self._offload(len(jobs)):
-            for batch in batches:
-                step()
-                out.extend(settle(result) for result in read_batch(str(self.root), batch))
-            return out
+            for part in parts:
+                out: list[ReadResult] = []
+                for start in range(0, len(part), BATCH):
+                    step()
+                    batch = part[start : start + BATCH]
+                    out.extend(settle(result) for result in read_batch(str(self.root), batch))
+                    done += len(batch)
+                yield out, part is parts[-1]
+            return
         pool = self.workers.acquire()
         size = max(1, min(BATCH, -(-len(jobs) // (2 * self.workers.max_workers))))
-        batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+
+        def submit(part: list[tuple[FileEntry, str | None]]) -> Iterator[list[ReadResult]]:
+            batches = [part[i : i + size] for i in range(0, len(part), size)]
+            return pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches)
+
         try:
-            for chunk in pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches):
-                for result in chunk:
-                    if result.encoded is not None:
-                        e = result.entry
-                        result.parsed = codec.decode(e.path, e.scope, result.sha256, e.size, result.encoded)
-                    out.append(settle(result))
-                step()
+            ahead = submit(parts[0])
+            for number in range(len(parts)):
+                running = ahead
+                if number + 1 < len(parts):
+                    ahead = submit(parts[number + 1])  # parsed while this chunk is written
+                out = []
+                for chunk in running:
+                    for result in chunk:
+                        if result.encoded is not None:
+                            e = result.entry
+                            result.parsed = codec.decode(
+                                e.path, e.scope, result.sha256, e.size, result.encoded
+                            )
+                        out.append(settle(result))
+                    done += len(chunk)
+                    step()
+                yield out, number + 1 == len(parts)
         except BaseException:
             self.workers.release(broken=True)  # queued batches are dropped, not run
             raise
@@ -473,7 +550,6 @@ class Reconciler:
             self.workers.close()  # a one-off scan (the CLI): nothing more will follow
         else:
             self.workers.release()
-        return out
 
     def _offload(self, files: int) -> bool:
         """Whether to read `files` files in worker processes rather than this thread."""
@@ -502,6 +578,9 @@ class Reconciler:
         walked: str | None,
         requeue: list[tuple[str | None, str, str]],
         guard_version: int | None,
+        *,
+        whole: bool = True,
+        bulk: bool = False,
     ) -> set[Flag]:
         """The parse cache, then every projection, in one transaction; the flags of the projections
         whose rows changed. `walked`: the digest of the full walk these rows bring the `files`
@@ -515,7 +594,7 @@ class Reconciler:
             activations,
         )
         touched: set[Flag] = set()  # a bulk write reports every projection touched
-        bulk = len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
+        bulk = bulk or len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
         with self.store.write(bulk=bulk) as tx:
             freshness.forget(tx)
             foreign = bulk or freshness.indexed_elsewhere(tx, [(r.entry.path, r.sha256) for r in rows])
@@ -526,7 +605,8 @@ class Reconciler:
             )
             tx.executemany("DELETE FROM files WHERE path=?", [(p,) for p in gone])
             # A bulk write is cheaper into bare tables with the indexes built after.
-            dropped = _drop_indexes(tx) if len(recomputed) >= BULK_ROWS else []
+            # Not for one chunk of many: the next would build them again over more rows.
+            dropped = _drop_indexes(tx) if whole and len(recomputed) >= BULK_ROWS else []
             for projection in PROJECTIONS:
                 if projection.index(tx, update) or foreign:  # (rows of another process: new here)
                     touched.add(projection.flag)
@@ -554,16 +634,17 @@ class Reconciler:
 
     def _describe(
         self,
-        change: ChangeSet,
+        step: _Step,
         parsed: dict[str, RecordNode | None],
         before_ids: dict[str, str | None],
         recomputed: set[str],
         changed_scopes: list[str],
     ) -> None:
+        """Add what one chunk changed to the run's `step`."""
         graph = self.graph()
-        change.paths = sorted(parsed)
-        change.affected_paths = sorted(recomputed)
-        change.ontology_changed = sorted(changed_scopes)
+        step.paths.update(parsed)
+        step.affected.update(recomputed)
+        step.ontology_changed.update(changed_scopes)
         added: set[str] = set()
         removed: set[str] = set()
         for path in parsed:
@@ -581,9 +662,45 @@ class Reconciler:
         removed -= moved
         added -= moved
         changed = {graph.nodes[p].id for p in recomputed if p in graph.nodes} - added
-        change.added = sorted(added)
-        change.removed = sorted(removed - added)
-        change.changed = sorted(i for i in changed | moved if i)
+        step.added |= added
+        step.removed |= removed - added
+        step.changed |= {i for i in changed | moved if i}
+
+
+@dataclass(slots=True)
+class _Step:
+    """One run's inputs that only its first chunk applies, and what its chunks changed."""
+
+    change: ChangeSet
+    guard_nodes: dict[str, RecordNode]
+    guard_version: int | None
+    gone: list[str]
+    new_scopes: set[str] = field(default_factory=set)
+    whole: bool = True
+    """The run is one chunk."""
+    bulk: bool = False
+    """The run reads `BULK_ROWS` files or more (each chunk indexes its text)."""
+    first: bool = True
+    written: int = 0
+    """Files whose bytes changed, of every chunk so far."""
+    paths: set[str] = field(default_factory=set)
+    affected: set[str] = field(default_factory=set)
+    ontology_changed: set[str] = field(default_factory=set)
+    added: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    changed: set[str] = field(default_factory=set)
+
+    def describe(self) -> None:
+        """The `ChangeSet` of every chunk together; an id one chunk removed and a
+        later one added moved between files: a change."""
+        change = self.change
+        moved = self.added & self.removed
+        change.paths = sorted(self.paths)
+        change.affected_paths = sorted(self.affected)
+        change.ontology_changed = sorted(self.ontology_changed)
+        change.added = sorted(self.added - moved)
+        change.removed = sorted(self.removed - moved)
+        change.changed = sorted(self.changed | moved)
 
 
 PROJECTIONS: tuple[Projection, ...] = (
