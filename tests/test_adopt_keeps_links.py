@@ -7,32 +7,16 @@ run, after it and after its undo."""
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from knowledge_desktop.engine.vault import Vault
+from tests.test_cli_adopt_vault import knowledge
 
 DATA = Path(__file__).parent / "data" / "obsidian-vault"
 
 Link = tuple[str, str, str, str]
 """(source, link kind, the name linked, the file it goes to)."""
-
-
-def knowledge(*argv: str) -> tuple[int, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "knowledge_desktop.cli", *argv],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    out = done.stdout.strip()
-    return done.returncode, (json.loads(out) if out.startswith(("{", "[")) else out)
 
 
 def checksums(root: Path) -> dict[str, str]:
