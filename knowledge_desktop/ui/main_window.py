@@ -331,8 +331,8 @@ class MainWindow(WindowParts):
         notes = counts.get("notes", counts["files"] - counts["records"] - counts["unrecognized"])
         noted = f"{notes:,} note{'' if notes == 1 else 's'} · " if notes else ""
         self.summary.setText(
-            f"{counts['records']} records · {noted}{counts['unrecognized']} unrecognized · "
-            f"{sev['error']} errors · {sev['warning']} warnings · {sev['info']} info"
+            f"{_counted(counts['records'], 'record')} · {noted}{counts['unrecognized']} unrecognized · "
+            f"{_counted(sev['error'], 'error')} · {_counted(sev['warning'], 'warning')} · {sev['info']} info"
         )
 
     # -- navigation -------------------------------------------------------------------
@@ -528,3 +528,8 @@ class MainWindow(WindowParts):
             self.vault = None
             self.runner.guard = None
             self._on_busy(self.runner.running)
+
+
+def _counted(count: int, noun: str) -> str:
+    """`1 record`, `2 records`: the status bar reads as a sentence."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -22,7 +22,7 @@ def test_a_file_saved_by_another_program_reaches_the_window(
     kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
     window = open_window(kit.root)
     assert window.watch_state.text() == "● Live"
-    assert "1 records" in window.summary.text()
+    assert window.summary.text().startswith("1 record · ")
     with qtbot.waitSignal(window.change_applied, timeout=10_000) as blocker:
         kit.page("private/people/bob.md", "pg_bob", "Bob", type="person")
     assert blocker.args[0].added == ["pg_bob"]

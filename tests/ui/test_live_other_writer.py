@@ -49,7 +49,7 @@ def test_a_record_another_process_publishes_reaches_the_catalog_and_the_counts(
 ) -> None:
     kit.page("private/people/ada.md", "pg_ada", "Ada", type="person")
     window = open_window(kit.root)
-    assert "1 records" in window.summary.text()
+    assert window.summary.text().startswith("1 record · ")
     (kit.root.parent / "note.md").write_text(NOTE)
     knowledge("new", kit.root, "--from", kit.root.parent / "note.md")
     qtbot.waitUntil(lambda: "2 records" in window.summary.text(), timeout=10_000)

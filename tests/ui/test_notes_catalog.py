@@ -61,9 +61,9 @@ def test_the_catalog_lists_notes_by_folder_and_the_status_bar_counts_them(
     model = window.catalog.model
     notes = next(model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data() == "Notes")
     assert model.data(notes, Qt.ItemDataRole.ForegroundRole) != error_color(window.palette())  # neutral
-    assert window.catalog.summary.text() == "1 records · 12 notes"
+    assert window.catalog.summary.text() == "1 record · 12 notes"
     qtbot.waitUntil(lambda: "12 notes" in window.summary.text(), timeout=10_000)
-    assert window.summary.text().startswith("1 records · 12 notes · 0 unrecognized")
+    assert window.summary.text().startswith("1 record · 12 notes · 0 unrecognized")
 
 
 def test_selecting_a_note_in_the_catalog_opens_it(

@@ -275,7 +275,7 @@ class CatalogPane(Pane):
                 )
         else:
             self.stack.setCurrentWidget(self.tree)
-        parts = [f"{total:,} records"]
+        parts = [f"{total:,} record{'' if total == 1 else 's'}"]
         if notes:
             parts.append(f"{notes:,} note{'' if notes == 1 else 's'}")
         if invalid:
@@ -292,7 +292,8 @@ class CatalogPane(Pane):
             self.adopt_hint.hide()
             return
         self.adopt_hint.setText(
-            f"Mostly plain notes here ({notes:,} notes, {records:,} records): linked and "
+            f"Mostly plain notes here ({notes:,} notes, {records:,} record{'' if records == 1 else 's'}): "
+            "linked and "
             "searchable as they are. <a href='adopt'>Adopt Notes…</a> (File menu) makes them "
             "page records the app can check."
         )
