@@ -80,6 +80,19 @@ def pick_by_typing(qtbot: QtBot, picker: PagePicker, typed: str, title: str) -> 
     qtbot.keyClick(popup, Qt.Key.Key_Return)
 
 
+def fill_hanas_commitment(qtbot: QtBot, form: RecordForm) -> None:
+    """The New Claim form filled as a person would: Hana's review of the Wayfinder sync
+    design, a commitment from a source, about Wayfinder (picked by typing "wayf")."""
+    form.fields["title"].set("Hana reviews the sync design by Friday")
+    form.fields["body"].set("Hana will review the Wayfinder sync design before the field trial.")
+    form.fields["claim_kind"].set("commitment")
+    form.fields["assertion_origin"].set("source")
+    form.fields["attribution"].set("Mira in the stand-up, 2026-09-28")
+    entities = form.fields["entities"].widget
+    assert isinstance(entities, PageList)
+    pick_by_typing(qtbot, entities.picker, "wayf", "Wayfinder")
+
+
 def review(qtbot: QtBot, form: RecordForm) -> None:
     with qtbot.waitSignal(form.checked, timeout=20_000):
         form.review_button.click()
@@ -193,14 +206,7 @@ def test_new_claim_from_the_file_menu_creates_a_record_the_cli_finds_valid(
     menu_texts = [a.text() for a in window.writes.new.menu.actions()]
     assert menu_texts == ["New &Page…", "New &Claim…", "New &Relationship…"]
     form = new_form(qtbot, window, "claim")
-    form.fields["title"].set("Hana reviews the sync design by Friday")
-    form.fields["body"].set("Hana will review the Wayfinder sync design before the field trial.")
-    form.fields["claim_kind"].set("commitment")
-    form.fields["assertion_origin"].set("source")
-    form.fields["attribution"].set("Mira in the stand-up, 2026-09-28")
-    entities = form.fields["entities"].widget
-    assert isinstance(entities, PageList)
-    pick_by_typing(qtbot, entities.picker, "wayf", "Wayfinder")
+    fill_hanas_commitment(qtbot, form)
     due = form.fields["due_at"].widget
     assert isinstance(due, DateField)
     due.setDate(QDate(2026, 10, 2))

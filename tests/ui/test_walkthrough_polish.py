@@ -21,13 +21,12 @@ from pytestqt.qtbot import QtBot
 
 from knowledge_desktop.resources import demo_vault_path
 from knowledge_desktop.ui.forms.new_records import NewReview
-from knowledge_desktop.ui.forms.page_picker import PageList
 from knowledge_desktop.ui.main_window import MainWindow
 from knowledge_desktop.ui.your_name import os_full_name
 from tests.ui import test_timeline_pane as timeline_tests
 from tests.ui.test_adopt_action import dry_run_shown, listed_paths
 from tests.ui.test_as_of_view import ada_edited_twice
-from tests.ui.test_record_forms import WAYFINDER, new_form, pick_by_typing, review
+from tests.ui.test_record_forms import WAYFINDER, fill_hanas_commitment, new_form, review
 from tests.ui.test_timeline_pane import settle
 from tests.ui.test_welcome import started
 from tests.ui.test_write_actions import ADA, TEA, diff_text, planned, publish, show, supersede_tea
@@ -134,14 +133,7 @@ def test_a_new_records_review_names_its_page_ids_by_title_without_writing_them(
     as the form showed them. The file written holds the ids only."""
     window = open_window(demo, watch=False)
     form = new_form(qtbot, window, "claim")
-    form.fields["title"].set("Hana reviews the sync design by Friday")
-    form.fields["body"].set("Hana will review the Wayfinder sync design before the field trial.")
-    form.fields["claim_kind"].set("commitment")
-    form.fields["assertion_origin"].set("source")
-    form.fields["attribution"].set("Mira in the stand-up, 2026-09-28")
-    entities = form.fields["entities"].widget
-    assert isinstance(entities, PageList)
-    pick_by_typing(qtbot, entities.picker, "wayf", "Wayfinder")
+    fill_hanas_commitment(qtbot, form)
     row = form.evidence.rows[0]
     row.path.setText("meetings/2026-09-28-standup.md")
     row.first.setValue(29)

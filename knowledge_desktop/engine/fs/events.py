@@ -119,20 +119,8 @@ def event_paths(prefix: str, event: FileSystemEvent) -> set[str]:
     expansion of a folder move into one event per file) are dropped: the
     folder paths already make the reconciler walk both sides.
     """
-    if isinstance(event, _DROPPED_EVENTS) or event.is_synthetic:
-        return set()
-    raws: list[bytes | str] = [event.src_path]
-    if isinstance(event, FileSystemMovedEvent):
-        raws.append(event.dest_path)
     wanted = is_watched_folder if event.is_directory else is_watched_file
-    out: set[str] = set()
-    for raw in raws:
-        if not raw:
-            continue
-        rel = vault_relative(prefix, raw)
-        if rel is not None and wanted(rel):
-            out.add(rel)
-    return out
+    return {rel for rel in _relative_paths(prefix, event) if wanted(rel)}
 
 
 Notice = Callable[[str, bool], bool]
@@ -143,18 +131,22 @@ whether to report it anyway."""
 def noticed_paths(prefix: str, event: FileSystemEvent, notice: Notice) -> set[str]:
     """The vault paths of `event` that `notice` asks for, among those `event_paths` drops
     (the same events are skipped: open, close, a folder's "modified", synthetic ones)."""
+    wanted = is_watched_folder if event.is_directory else is_watched_file
+    return {
+        rel for rel in _relative_paths(prefix, event) if not wanted(rel) and notice(rel, event.is_directory)
+    }
+
+
+def _relative_paths(prefix: str, event: FileSystemEvent) -> list[str]:
+    """The vault-relative paths an event names (both sides of a move), none for the events
+    that carry no change of their own (open, close, a folder's "modified", synthetic ones)."""
     if isinstance(event, _DROPPED_EVENTS) or event.is_synthetic:
-        return set()
+        return []
     raws: list[bytes | str] = [event.src_path]
     if isinstance(event, FileSystemMovedEvent):
         raws.append(event.dest_path)
-    wanted = is_watched_folder if event.is_directory else is_watched_file
-    out: set[str] = set()
-    for raw in raws:
-        rel = vault_relative(prefix, raw) if raw else None
-        if rel is not None and not wanted(rel) and notice(rel, event.is_directory):
-            out.add(rel)
-    return out
+    rels = (vault_relative(prefix, raw) for raw in raws if raw)
+    return [rel for rel in rels if rel is not None]
 
 
 def collapse(paths: Iterable[str], threshold: int = DEFAULT_COLLAPSE_THRESHOLD) -> set[str]:
