@@ -187,8 +187,7 @@ class Reconciler:
             return change
         entries, gone = self._candidates(paths, walked)
         change.stat_checked = len(entries) + len(gone)
-        # Manifests first: the first chunk activates the ontologies the records derive against.
-        stale = sorted((e for e in entries.values() if self._stale(e)), key=lambda e: e.kind != "manifest")
+        stale = sorted((e for e in entries.values() if self._stale(e)), key=_read_order)
         step = _Step(change, guard_nodes, guard_version, gone)
         step.whole = len(stale) <= CHUNK
         step.bulk = len(stale) + len(gone) >= BULK_ROWS
@@ -773,6 +772,20 @@ def _drop_indexes(tx: Tx) -> list[str]:
     for name, _ in found:
         tx.execute(f"DROP INDEX {name}")
     return [sql for _, sql in found]
+
+
+_LAYERS = {"claims": 1, "relationships": 2}
+
+
+def _read_order(entry: FileEntry) -> tuple[bool, int]:
+    """Manifests first: the first chunk activates the ontologies the records derive against.
+    Then pages, claims, relationships, by the folders of the vault's layout: a claim names
+    pages and a relationship joins records, so a run read in chunks finds most targets
+    already read, rather than re-deriving every earlier record whose link a later chunk
+    answers (a 10k vault in four chunks derived 19,460 times before this order)."""
+    parts = entry.path.split("/")
+    layer = _LAYERS.get(parts[1], 0) if len(parts) > 2 else 0
+    return entry.kind != "manifest", layer
 
 
 def _scope_kind(path: str) -> tuple[str | None, Literal["markdown", "manifest"]]:
