@@ -14,8 +14,8 @@ import hashlib
 import re
 from pathlib import Path
 
-# 8: notes (issue 25); 9: the catalog label index (issue 26)
-_SCHEMA_GENERATION = "catalog-9"
+# 8: notes (issue 25); 9: the catalog label index (issue 26); 10: the graph snapshot compressed
+_SCHEMA_GENERATION = "catalog-10"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -156,7 +156,7 @@ CREATE TABLE IF NOT EXISTS files (
 -- so a reopened vault restores its graph instead of deriving it again
 CREATE TABLE IF NOT EXISTS graph_snapshot_v1 (
     path TEXT PRIMARY KEY,
-    state TEXT NOT NULL
+    state BLOB NOT NULL            -- zlib of the JSON list
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS catalog (

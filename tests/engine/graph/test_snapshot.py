@@ -132,3 +132,21 @@ def test_a_warm_up_beside_a_reconcile_loads_the_graph_once(
             vault.find("private/companies/verdant-survey-co.md")[0]["sha256"]
             == hashlib.sha256(target.read_bytes()).hexdigest()
         )
+
+
+def test_the_snapshot_is_stored_compressed(demo: Path) -> None:
+    """Half the bytes of its JSON (issue 26: the state's size), and decoded back as stored."""
+    import json
+    import zlib
+
+    with Vault.open(demo) as vault:
+        rows = vault.store.reader().execute("SELECT path, state FROM graph_snapshot_v1").fetchall()
+        graph = vault.reconciler.graph()
+    assert len(rows) > 70
+    stored = sum(len(state) for _, state in rows)
+    text = sum(len(zlib.decompress(state)) for _, state in rows)
+    assert stored * 1.5 < text
+    assert all(isinstance(json.loads(zlib.decompress(state)), list) for _, state in rows)
+    path, state = rows[0]
+    node, _ = snapshot.decode(path, graph.nodes[path].sha256, state)
+    assert node.id == graph.nodes[path].id
