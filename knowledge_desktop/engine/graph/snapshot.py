@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-import zlib
 from typing import Any
 
 from knowledge_desktop.engine.diagnostics import CODES, Diagnostic
@@ -27,17 +26,10 @@ from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window
 _intern = sys.intern
 
 
-LEVEL = 6
-"""zlib's level for a row: on these rows (700 bytes of JSON on average) level 1 is no faster."""
-
-
-def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> bytes:
-    """One file's compact node and kept derived state, as zlib-compressed JSON: half the
-    bytes, and short enough that SQLite keeps a row on its page; the plain JSON of a
-    longer row spilled to an overflow page, which left half of the table's 15 MB at 10k
-    unused (issue 26, the state's size). `lifecycle`: what the file says, when a guard
-    overrides it (restoring applies the guards again)."""
-    text = json.dumps(
+def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> str:
+    """One file's compact node and kept derived state. `lifecycle`: what the file
+    says, when a guard overrides it (restoring applies the guards again)."""
+    return json.dumps(
         [
             node.scope,
             node.is_record,
@@ -67,10 +59,9 @@ def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> 
         ensure_ascii=False,
         separators=(",", ":"),
     )
-    return zlib.compress(text.encode(), LEVEL)
 
 
-def decode(path: str, sha256: str, stored: bytes) -> tuple[RecordNode, Derived]:
+def decode(path: str, sha256: str, text: str) -> tuple[RecordNode, Derived]:
     """The node (without its detail) and derived state `encode` stored for `path`."""
     (
         scope,
@@ -98,7 +89,7 @@ def decode(path: str, sha256: str, stored: bytes) -> tuple[RecordNode, Derived]:
         deps_ok,
         own_window,
         derived_window,
-    ) = json.loads(zlib.decompress(stored))
+    ) = json.loads(text)
     node = RecordNode.restored(
         path=path,
         scope=_intern(scope) if scope is not None else None,
