@@ -9,6 +9,7 @@ other checkpoint; at 100k files it reads every file, so a host runs it on a work
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -32,9 +33,10 @@ Progress = Callable[[str, int, int], None]
 MESSAGE = "baseline: pre-existing files in the tree\n\nOperation: baseline\nPaths: {n}\n"
 
 
-Packed = tuple[dict[str, bytes], list[index.PathRow]]
-"""Every file's raw blob id by path, and its checkpoint index row: what `pack_files`
-hands back once the blobs are in a pack."""
+Packed = str
+"""What `pack_files` hands back once the blobs are in a pack: each file's checkpoint index
+row (path, blob id, record id, revision, sha256) as one JSON text, which crosses from the
+worker and waits for `ensure` in 3 MB at 10k files rather than 7 MB of row objects."""
 
 
 def pack_files(root: str, state_dir: str) -> Packed | None:
@@ -51,7 +53,9 @@ def pack_files(root: str, state_dir: str) -> Packed | None:
     if hrepo.head(repo) is not None:
         return None
     entries = [e for e in walk(Path(root)) if e.problem is None]
-    return _pack(Path(root), repo.path, entries, {})
+    rows = _pack(Path(root), repo.path, entries, {})
+    assert rows is not None  # (no cancel was given)
+    return json.dumps([[r.path, r.blob, r.record_id, r.revision, r.sha256] for r in rows])
 
 
 def _pack(
@@ -61,9 +65,9 @@ def _pack(
     overrides: Mapping[str, bytes | None],
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
-) -> Packed | None:
-    """The blobs of `entries` written into a pack; None when `cancel` was set."""
-    blobs: dict[str, bytes] = {}
+) -> list[index.PathRow] | None:
+    """The blobs of `entries` written into a pack, and their index rows; None when
+    `cancel` was set."""
     rows: list[index.PathRow] = []
     writer = packwrite.PackWriter(git_dir)
     try:
@@ -81,12 +85,10 @@ def _pack(
                     continue  # unreadable now: the next observed checkpoint records it
             if data is None:
                 continue
-            oid = writer.add(data)
-            blobs[entry.path] = oid
-            rows.append(index.row_for(entry.path, oid.hex(), data))
+            rows.append(index.row_for(entry.path, writer.add(data).hex(), data))
     finally:
         writer.close()  # a cancelled baseline leaves a pack that nothing refers to yet
-    return blobs, rows
+    return rows
 
 
 def ensure(
@@ -107,14 +109,17 @@ def ensure(
     if hrepo.head(repo) is not None:
         return None
     overrides = overrides or {}
-    entries = [] if packed is not None else [e for e in walk(root) if e.problem is None]
-    if packed is None:
-        packed = _pack(root, repo.path, entries, overrides, progress, cancel)
-        if packed is None:
+    entries: list[FileEntry] = []
+    if packed is not None:
+        rows = [index.PathRow(*row) for row in json.loads(packed)]
+    else:
+        entries = [e for e in walk(root) if e.problem is None]
+        found = _pack(root, repo.path, entries, overrides, progress, cancel)
+        if found is None:
             return None
-    raw, rows = packed
+        rows = found
     oid = pygit2.Oid
-    blobs = {path: oid(raw=value) for path, value in raw.items()}
+    blobs = {row.path: oid(hex=row.blob) for row in rows if row.blob is not None}
     tree, _ = trees.apply(repo, None, blobs)
     commit = hrepo.make_commit(repo, tree, None, "unknown", int(time.time()), MESSAGE.format(n=len(blobs)))
     with store.write(bulk=True) as tx:
