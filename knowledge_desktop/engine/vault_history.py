@@ -127,8 +127,12 @@ class VaultHistory:
         when this cannot queue, `ensure_baseline` reads the files itself."""
         if self._packing is not None or self.publisher.read_only or hrepo.unavailable_reason() is not None:
             return
-        if not hrepo.has_commits(self.state_dir):
+        if hrepo.has_commits(self.state_dir):
+            return
+        try:
             self._packing = pool.submit(baseline.pack_files, str(self.root), str(self.state_dir))
+        except RuntimeError:  # a pool shut down or broken: the scan's own map says so
+            return
 
     def ensure_baseline(
         self, progress: baseline.Progress | None = None, cancel: threading.Event | None = None

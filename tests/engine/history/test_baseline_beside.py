@@ -4,7 +4,7 @@ writes the projections (issue 26): `knowledge scan` then only makes the tree and
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -83,3 +83,15 @@ def test_a_scan_that_makes_no_baseline_queues_none(demo: Path) -> None:
         (demo / "private" / "notes-added.md").write_text("# A note\n", "utf-8")
         vault.reconcile(["private/notes-added.md"], baseline=True)  # not a full scan
         assert vault.history._packing is None
+
+
+def test_a_pool_that_takes_no_work_leaves_the_scan_alone(demo: Path) -> None:
+    class ShutDown(ThreadPoolExecutor):
+        def submit(self, *_args: object, **_kwargs: object) -> Future[object]:  # type: ignore[override]
+            raise RuntimeError("cannot schedule new futures after shutdown")
+
+    with Vault.open(demo) as vault:
+        vault.reconcile()
+        vault.history.baseline_beside(ShutDown())
+        assert vault.history._packing is None
+        assert vault.history.ensure_baseline() is not None
