@@ -108,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with Vault.open(args.vault) as vault:
                 if getattr(args, "verify", False):
                     vault.verify()
-                vault.repairing(vault.reconcile)
+                vault.repairing(lambda: vault.reconcile(baseline=getattr(args, "baseline", False)))
                 try:
                     code = vault.repairing(lambda: args.handler(vault, args))
                 finally:

@@ -180,6 +180,7 @@ def cmd_ontology(vault: Vault, args: argparse.Namespace) -> int:
 
 def register(command: Command) -> None:
     p = command("scan", "Reconcile the vault and print counts.", cmd_scan)
+    p.set_defaults(baseline=True)  # its reconcile packs the first checkpoint's blobs beside it
     p.add_argument(
         "--index-text",
         action="store_true",

@@ -24,7 +24,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from knowledge_desktop.engine.changes import ChangeSet, Source
 from knowledge_desktop.engine.changes import Projection as Flag
@@ -70,6 +70,9 @@ from knowledge_desktop.engine.store.projections import temporal as temporal_proj
 from knowledge_desktop.engine.store.projections.base import Projection, Update
 from knowledge_desktop.engine.workers import WorkerPool
 
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
 PARALLEL_THRESHOLD = 1500  # below this, worker start-up (~0.7 s) costs more than it saves
 OFFLOAD_MIN = 16  # fewer files parse faster in this thread than through a warm worker pool
 BATCH = 64
@@ -113,6 +116,11 @@ class Reconciler:
         """Loading the graph takes seconds and may run beside a reconcile (`Vault.warm_up`
         holds no vault lock): whoever comes second waits for the one load."""
         self.workers = WorkerPool(max_workers=min(os.cpu_count() or 1, 8))
+        self.beside: Callable[[Executor], None] | None = None
+        """Given the parse workers' pool once a run's last files are queued on it, to queue
+        work of its own behind them (`VaultHistory.baseline_beside`): that work then runs
+        while this process derives and writes, which leaves the workers idle. Only a run
+        whose files are read in workers calls it, once."""
         self.offload_from: int | None = None
         """Set by an interactive host (the window): batches of at least this many
         files are parsed in worker processes, which then stay warm for a while,
@@ -522,7 +530,10 @@ class Reconciler:
 
         def submit(part: list[tuple[FileEntry, str | None]]) -> Iterator[list[ReadResult]]:
             batches = [part[i : i + size] for i in range(0, len(part), size)]
-            return pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches)
+            queued = pool.map(read_batch_encoded, [str(self.root)] * len(batches), batches)
+            if part is parts[-1] and self.beside is not None:
+                self.beside(pool)  # behind the last batches: run while this process writes
+            return queued
 
         try:
             ahead = submit(parts[0])

@@ -309,10 +309,19 @@ class Vault:
         *,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
+        baseline: bool = False,
     ) -> ChangeSet:
+        """`baseline`: the caller makes the first checkpoint next (`knowledge scan`): a full
+        scan whose files are read in workers has them pack its blobs beside its writes
+        (`VaultHistory.baseline_beside`)."""
         with self._lock:
             self._check_folders()
-            change = self.reconciler.run(paths, source, progress=progress, cancel=cancel)
+            if baseline and paths is None:
+                self.reconciler.beside = self.history.baseline_beside
+            try:
+                change = self.reconciler.run(paths, source, progress=progress, cancel=cancel)
+            finally:
+                self.reconciler.beside = None
             if change.paths and source in ("scan", "watcher"):  # observed checkpoints (issue 15)
                 self.history.note_observed(change.paths)
             if paths is None:

@@ -16,7 +16,6 @@ import struct
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 BLOB = 3
 MAX_PACK_BYTES = 1 << 30
@@ -45,8 +44,8 @@ class PackWriter:
     """Blobs appended one by one to packs in `objects/pack` (each finished and indexed by
     `close`, or when it reaches `MAX_PACK_BYTES`)."""
 
-    def __init__(self, repo: Any) -> None:
-        self.folder = Path(repo.path) / "objects" / "pack"
+    def __init__(self, git_dir: str | Path) -> None:
+        self.folder = Path(git_dir) / "objects" / "pack"
         self.folder.mkdir(parents=True, exist_ok=True)
         self._seen: set[bytes] = set()
         self._open()

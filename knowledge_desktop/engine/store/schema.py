@@ -14,8 +14,8 @@ import hashlib
 import re
 from pathlib import Path
 
-# 8: notes (issue 25); 9: the catalog label index (issue 26)
-_SCHEMA_GENERATION = "catalog-9"
+# 8: notes (issue 25); 9: the catalog label index (issue 26); 10: the graph snapshot a rowid table
+_SCHEMA_GENERATION = "catalog-10"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -153,11 +153,13 @@ CREATE TABLE IF NOT EXISTS files (
 );
 
 -- what the graph keeps of each Markdown file once written (graph/snapshot.py),
--- so a reopened vault restores its graph instead of deriving it again
+-- so a reopened vault restores its graph instead of deriving it again. A rowid table:
+-- WITHOUT ROWID keeps at most ~1,000 bytes of a row on its page, and the longer rows
+-- (the JSON is 740 bytes on average) spilled to overflow pages, half of the table unused
 CREATE TABLE IF NOT EXISTS graph_snapshot_v1 (
     path TEXT PRIMARY KEY,
     state TEXT NOT NULL
-) WITHOUT ROWID;
+);
 
 CREATE TABLE IF NOT EXISTS catalog (
     path TEXT PRIMARY KEY,

@@ -132,3 +132,19 @@ def test_a_warm_up_beside_a_reconcile_loads_the_graph_once(
             vault.find("private/companies/verdant-survey-co.md")[0]["sha256"]
             == hashlib.sha256(target.read_bytes()).hexdigest()
         )
+
+
+def test_long_snapshot_rows_stay_on_their_pages(demo: Path) -> None:
+    """A row over ~1,000 bytes spilled to an overflow page in the WITHOUT ROWID table, which
+    left half of its pages unused at 10k records (issue 26: the state's size)."""
+    links = "\n".join(f"- [[A page nobody wrote yet, number {n}]]" for n in range(40))
+    (demo / "private" / "notes" / "many-links.md").write_text(f"# Many links\n\n{links}\n", "utf-8")
+    with Vault.open(demo) as vault:
+        vault.reconcile()
+        conn = vault.store.reader()
+        (longest,) = conn.execute("SELECT max(length(state)) FROM graph_snapshot_v1").fetchone()
+        overflow = conn.execute(
+            "SELECT count(*) FROM dbstat WHERE name='graph_snapshot_v1' AND pagetype='overflow'"
+        ).fetchone()
+    assert longest > 1500
+    assert overflow == (0,)

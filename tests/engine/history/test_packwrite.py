@@ -18,7 +18,7 @@ def test_blobs_in_a_written_pack_read_back_by_their_git_ids(
     repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
     monkeypatch.setattr(packwrite, "MAX_PACK_BYTES", 4000)
     datas = [f"file {n}\n".encode() * (n * 7) for n in range(200)]
-    writer = packwrite.PackWriter(repo)
+    writer = packwrite.PackWriter(repo.path)
     ids = [writer.add(d) for d in datas]
     assert writer.add(datas[3]) == ids[3]
     writer.close()
