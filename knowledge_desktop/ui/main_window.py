@@ -54,7 +54,7 @@ from knowledge_desktop.ui.panes.record import RecordPane
 from knowledge_desktop.ui.panes.repository import RepositoryPane
 from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
-from knowledge_desktop.ui.process import tune_for_window
+from knowledge_desktop.ui.process import drop_source_lines, tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.welcome import Welcome
 from knowledge_desktop.ui.widgets.focus import first_focusable
@@ -80,6 +80,7 @@ class MainWindow(WindowParts):
     ) -> None:
         super().__init__()
         tune_for_window()
+        drop_source_lines()  # read by PySide6 while this module's imports ran (ui/process.py)
         # ChangeSets for the panes other than the record wait here during a burst (see apply_change).
         self._held_changes: list[ChangeSet] = []
         self._pane_cooldown = QTimer(self)
