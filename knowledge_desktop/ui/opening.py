@@ -2,10 +2,10 @@
 
 A vault never indexed is read in full on a worker, with a progress bar and a
 Cancel button in the status bar; the window gets the vault once it is read.
-A vault indexed before is shown at once from its index, and the folder is
-compared with it afterwards: what changed meanwhile arrives as an ordinary
-ChangeSet. Opening another folder, or Cancel, stops a read still running;
-the vault open before stays open.
+A vault indexed before is shown at once from its index; its watcher starts
+after that, on a worker, and then the folder is compared with the index: what
+changed meanwhile arrives as an ordinary ChangeSet. Opening another folder, or
+Cancel, stops a read still running; the vault open before stays open.
 """
 
 from __future__ import annotations
