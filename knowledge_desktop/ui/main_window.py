@@ -54,7 +54,7 @@ from knowledge_desktop.ui.panes.record import RecordPane
 from knowledge_desktop.ui.panes.repository import RepositoryPane
 from knowledge_desktop.ui.panes.search import SearchPane
 from knowledge_desktop.ui.panes.timeline import TimelinePane
-from knowledge_desktop.ui.process import tune_for_window
+from knowledge_desktop.ui.process import drop_source_lines, tune_for_window
 from knowledge_desktop.ui.tasks import Runner
 from knowledge_desktop.ui.welcome import Welcome
 from knowledge_desktop.ui.widgets.focus import first_focusable
@@ -80,6 +80,7 @@ class MainWindow(WindowParts):
     ) -> None:
         super().__init__()
         tune_for_window()
+        drop_source_lines()  # read by PySide6 while this module's imports ran (ui/process.py)
         # ChangeSets for the panes other than the record wait here during a burst (see apply_change).
         self._held_changes: list[ChangeSet] = []
         self._pane_cooldown = QTimer(self)
@@ -223,15 +224,13 @@ class MainWindow(WindowParts):
         vault, watcher, change, counts = result
         self._close_vault()
         self.vault = vault
-        self.watcher = watcher
-        self.search.live = LiveReads(vault, watcher, self.relay) if watcher is not None else None
         self.runner.guard = vault.repairing
         relay = self.relay
         vault.on_repaired = lambda incident, change: relay.repaired.emit(
             vault, incident_finding(incident).message, change
         )
         if watcher is not None:
-            self._on_watch_state(vault, watcher.state)
+            self.watching(vault, watcher)
         self.current_path = None
         self.history = History()
         for pane in self.panes:
@@ -255,6 +254,14 @@ class MainWindow(WindowParts):
                 self.event_log.write(change)
             self.after_fresh(vault)
         self.loaded.emit()
+
+    def watching(self, vault: Vault, watcher: VaultWatcher) -> None:
+        """`watcher` follows `vault`, the vault shown: live edits, exact searches, the
+        live label. With the vault when it was read in full; after the first paint
+        when it was shown from its index (ui/opening.py)."""
+        self.watcher = watcher
+        self.search.live = LiveReads(vault, watcher, self.relay)
+        self._on_watch_state(vault, watcher.state)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if dropped_folder(event) is not None:

@@ -2,10 +2,10 @@
 
 A vault never indexed is read in full on a worker, with a progress bar and a
 Cancel button in the status bar; the window gets the vault once it is read.
-A vault indexed before is shown at once from its index, and the folder is
-compared with it afterwards: what changed meanwhile arrives as an ordinary
-ChangeSet. Opening another folder, or Cancel, stops a read still running;
-the vault open before stays open.
+A vault indexed before is shown at once from its index; its watcher starts
+after that, on a worker, and then the folder is compared with the index: what
+changed meanwhile arrives as an ordinary ChangeSet. Opening another folder, or
+Cancel, stops a read still running; the vault open before stays open.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressBar, QToolButton
 
 from knowledge_desktop.engine.changes import ChangeSet
+from knowledge_desktop.engine.fs.watch import VaultWatcher
 from knowledge_desktop.engine.vault import TEXT_CHUNK, Vault
 from knowledge_desktop.ui.live import start_watching
 from knowledge_desktop.ui.render.values import literal
@@ -69,19 +70,17 @@ class VaultOpener(QObject):
             vault = Vault.open(path)
             vault.parse_in_workers(OFFLOAD_FROM)
             vault.text_in_background = True  # `index_text` builds it; searches never wait for it
-            # Watch first, then scan: an edit made during the scan is queued, not missed.
-            watcher = start_watching(vault, relay) if watch else None
-
-            def first_read() -> Opened:
-                if vault.reconciler.indexed():
-                    # Show the index at once; the freshness check follows as a live change.
-                    return vault, watcher, None, None
-                change = vault.reconcile(progress=self.report, cancel=cancel)
-                return vault, watcher, change, vault.counts()
-
+            watcher = None
             try:
                 # A damaged page met here is repaired by the engine, as for any pane's query.
-                return vault.repairing(first_read)
+                if vault.repairing(vault.reconciler.indexed):
+                    # Shown at once from its index. Starting the watcher (half a second at
+                    # 100k files) waits until the window is painted: see `_watch_then_check`.
+                    return vault, None, None, None
+                # Watch first, then scan: an edit made during the scan is queued, not missed.
+                watcher = start_watching(vault, relay) if watch else None
+                change = vault.repairing(lambda: vault.reconcile(progress=self.report, cancel=cancel))
+                return vault, watcher, change, vault.counts()
             except BaseException:
                 if watcher is not None:
                     watcher.stop()
@@ -92,7 +91,7 @@ class VaultOpener(QObject):
             self.hide_progress()
             window.adopt(result)
             if result[2] is None:
-                self._check_freshness(result[0], cancel)
+                self._watch_then_check(result[0], cancel)
 
         window.runner.submit(
             work,
@@ -109,6 +108,38 @@ class VaultOpener(QObject):
         self._cancel.set()
         self._cancel = threading.Event()
         return self._cancel
+
+    def _watch_then_check(self, vault: Vault, cancel: threading.Event) -> None:
+        """Start watching a vault shown from its index, then compare it with its folder.
+
+        On a worker, after the window took the vault: the watcher's start walks every
+        folder (half a second at 100k files), which the first paint no longer waits
+        for. The watcher is in place before the freshness check begins, so an edit
+        made meanwhile is either seen by the check or queued by the watcher; one made
+        before the watcher started is seen by the check."""
+        window = self.window
+        if not window.watch:
+            self._check_freshness(vault, cancel)
+            return
+
+        def started(watcher: VaultWatcher) -> None:
+            if vault is not window.vault:  # another vault, or a past view, came meanwhile
+                watcher.stop()
+                return
+            window.watching(vault, watcher)
+            self._check_freshness(vault, cancel)
+
+        failed = self._on_failure(
+            vault, cancel, "Opening cancelled", f"Watching {vault.root} for changes failed"
+        )
+        window.runner.submit(
+            lambda: start_watching(vault, window.relay),
+            started,
+            failed,
+            key="watch",
+            background=True,
+            on_dropped=lambda watcher: watcher.stop(),
+        )
 
     def _check_freshness(self, vault: Vault, cancel: threading.Event) -> None:
         """Compare an indexed vault with its folder; what changed meanwhile arrives as a ChangeSet."""
