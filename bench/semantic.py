@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from knowledge_desktop.engine.query import hybrid  # noqa: E402
+from knowledge_desktop.engine.query import hybrid, semantic_held  # noqa: E402
 from knowledge_desktop.engine.query.grep_query import GrepQuery  # noqa: E402
 from knowledge_desktop.engine.vault import Vault  # noqa: E402
 from knowledge_desktop.resources import demo_vault_path  # noqa: E402
@@ -132,7 +132,7 @@ def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str
                     started = time.perf_counter()
                     vault.search(GrepQuery(text, limit=10), mode)
                     timings[mode].append((time.perf_counter() - started) * 1000)
-        held = sum(v.matrix.nbytes for (db, _s), v in hybrid._cache.items() if db == str(vault.store.path))
+        held = semantic_held.held_bytes(str(vault.store.path))
         overlap = None if synthesise else recall(vault, recall_queries)
         target = sorted(copy.rglob("*.md"))[0]
         before = target.read_text("utf-8")
@@ -155,7 +155,7 @@ def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str
         "chunks": chunks,
         "buildSeconds": round(build, 2),
         "vectorTablesMB": round((size or 0) / 1e6, 1),
-        "firstStageInMemoryMB": round(held / 1e6, 1),
+        "heldInMemoryMB": round(held / 1e6, 1),
         "queryMs": {
             m: {
                 "p50": round(statistics.median(t), 1),

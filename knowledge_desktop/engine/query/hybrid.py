@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,7 +28,7 @@ from numpy.typing import NDArray
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query import grep as grep_module
-from knowledge_desktop.engine.query import grep_notes
+from knowledge_desktop.engine.query import grep_notes, semantic_held
 from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_parts, validate
 from knowledge_desktop.engine.query.inventory import now_text
 from knowledge_desktop.engine.semantic.model import Embedder
@@ -63,33 +62,10 @@ thirds of the exact scan's top 10 (most of the rest near-ties) for 29 ms; 1,000 
 tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
 
 
-@dataclass(slots=True)
-class _Loaded:
-    generation: int
-    model: str | None
-    matrix: NDArray[np.float32]
-    """One row per file: the normalised mean of its passages' vectors."""
-    paths: list[str]
-
-
-_cache: dict[tuple[str, str], _Loaded] = {}
-_cache_lock = threading.Lock()
-
-
-def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
-    """A scope's file vectors, read from SQLite once per generation and kept in memory
-    (float32: numpy has no fast float16 product; 1 KB a file, 100 MB at 100k)."""
-    generation = projection.generation(conn, scope)
-    model = projection.model_of(conn)
-    with _cache_lock:
-        held = _cache.get((db, scope))
-        if held is not None and held.generation == generation and held.model == model:
-            return held
-    matrix, paths = _load(conn, scope, dim)
-    loaded = _Loaded(generation, model, matrix, paths)
-    with _cache_lock:
-        _cache[(db, scope)] = loaded
-    return loaded
+RESCORE_MARGIN = 0.005
+"""How far below the int8 estimate of the `limit`-th file's score a file is still scored
+exactly: the estimate is off by about 6e-4 a passage (`semantic_held.py`), so a file of the
+exact top `limit` falls this far behind only past eight of those in sum."""
 
 
 def neighbours(
@@ -107,38 +83,56 @@ def neighbours(
     counted in the ranks of the others.
 
     Two stages: the files' own vectors pick the `candidates` nearest files that pass the
-    filters, then those files' passages are read and scored exactly. Scanning every
-    passage instead costs thirteen times more at 100k (1.3 M passages); what it would
-    rank differently is measured in bench/RESULTS.md."""
-    loaded = _matrix(conn, db, scope, int(vector.shape[0]))
-    if not loaded.paths:
+    filters, then those files' passages are scored. Scanning every passage instead costs
+    thirteen times more at 100k (1.3 M passages); what it would rank differently is
+    measured in bench/RESULTS.md. Both stages read what `semantic_held` keeps in memory;
+    the second scores the int8 copies of the passages, then reads from SQLite and scores
+    exactly the files within `RESCORE_MARGIN` of the `limit`-th: the answer is what
+    scoring every candidate's stored passages would give, for a few dozen rows read
+    instead of a thousand."""
+    kept_vectors = semantic_held.held(conn, db, scope, int(vector.shape[0]))
+    if not kept_vectors.paths:
         return []
     wanted = max(candidates, limit)
-    sims = _dot(loaded.matrix, vector)
-    kept: list[str] = []
+    sims = _dot(kept_vectors.matrix, vector)
+    chosen: list[int] = []
     taken = 0
     step = wanted * 2
-    while taken < len(sims) and len(kept) < wanted:
+    while taken < len(sims) and len(chosen) < wanted:
         window = _top(sims, taken + step)[taken:]
         taken += len(window)
-        paths = [loaded.paths[int(i)] for i in window]
+        paths = [kept_vectors.paths[int(i)] for i in window]
         allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, paths, q)
-        kept += [p for p in paths if p in allowed and (keep is None or keep(p))][: wanted - len(kept)]
+        chosen += [
+            int(i) for i, p in zip(window, paths, strict=True) if p in allowed and (keep is None or keep(p))
+        ][: wanted - len(chosen)]
         step *= 4
-    if not kept:
+    files = np.array(chosen, dtype=np.int64)
+    counts = kept_vectors.starts[files + 1] - kept_vectors.starts[files]
+    files = files[counts > 0]
+    if not len(files):
         return []
-    matrix, files, starts = _passages(conn, kept, int(vector.shape[0]))
-    if not files:
+    # second stage, estimated: the candidates' passages from memory (int8)
+    rows = semantic_held.rows_of(kept_vectors.starts, files)
+    estimate = _dot(kept_vectors.passages[rows].astype(np.float32), vector) * kept_vectors.scales[rows]
+    firsts = np.concatenate(([0], np.cumsum(counts[counts > 0])[:-1]))
+    best = np.maximum.reduceat(estimate, firsts)
+    # ... then exactly, from the stored float16, for the files the estimate cannot rank
+    order = np.argsort(-best, kind="stable")
+    bar = float(best[order[min(limit, len(order)) - 1]]) - RESCORE_MARGIN
+    close = [kept_vectors.paths[int(files[i])] for i in order if best[i] >= bar]
+    matrix, found_files, starts = _passages(conn, close, int(vector.shape[0]))
+    if not found_files:
         return []
     scores = _dot(matrix, vector)
-    best = np.maximum.reduceat(scores, starts)
+    exact = np.maximum.reduceat(scores, starts)
     ends = [*starts[1:], len(scores)]
     found: list[Neighbour] = []
-    for i in sorted(range(len(files)), key=lambda i: (-float(best[i]), files[i])):
+    for i in sorted(range(len(found_files)), key=lambda i: (-float(exact[i]), found_files[i])):
         place = int(np.argmax(scores[starts[i] : ends[i]]))
-        rowid = _passage_row(conn, files[i], place)
+        rowid = _passage_row(conn, found_files[i], place)
         if rowid is not None:
-            found.append(Neighbour(scope, files[i], float(best[i]), rowid))
+            found.append(Neighbour(scope, found_files[i], float(exact[i]), rowid))
             if len(found) == limit:
                 break
     return found
@@ -459,19 +453,6 @@ def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
 
 
 # -- reading the projection's vectors ------------------------------------------------
-
-
-def _load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str]]:
-    """A scope's file vectors (the first stage) as one float32 matrix, with each row's path."""
-    paths: list[str] = []
-    blobs: list[bytes] = []
-    for path, vector in conn.execute(
-        "SELECT path, vector FROM semantic_records_v1 WHERE scope=? ORDER BY path", (scope,)
-    ):
-        paths.append(path)
-        blobs.append(vector)
-    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, paths
 
 
 def _passages(
