@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -28,7 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from knowledge_desktop.engine.query import hybrid, semantic_held  # noqa: E402
-from knowledge_desktop.engine.query.grep_query import GrepQuery  # noqa: E402
+from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_parts  # noqa: E402
+from knowledge_desktop.engine.query.inventory import now_text  # noqa: E402
+from knowledge_desktop.engine.store.projections import keyword  # noqa: E402
 from knowledge_desktop.engine.vault import Vault  # noqa: E402
 from knowledge_desktop.resources import demo_vault_path  # noqa: E402
 
@@ -267,7 +270,7 @@ def recall(vault: Vault, count: int, k: int = 10) -> dict[str, object]:
         for i, text in enumerate(texts):
             q = GrepQuery(text)
             ranked = sorted(exact[i].items(), key=lambda item: (-item[1], item[0]))[: k * 20]
-            allowed = set().union(*(hybrid._passing(conn, s, [p for p, _ in ranked], q) for s in scopes))
+            allowed = set().union(*(_passing(conn, s, [p for p, _ in ranked], q) for s in scopes))
             truth = [(p, score) for p, score in ranked if p in allowed][:k]
             started = time.perf_counter()
             near = [
@@ -289,6 +292,26 @@ def recall(vault: Vault, count: int, k: int = 10) -> dict[str, object]:
             "neighboursMsP50": round(statistics.median(took), 1),
         }
     return out
+
+
+def _passing(conn: sqlite3.Connection, scope: str, paths: list[str], q: GrepQuery) -> set[str]:
+    """Which of `paths` grep's filters keep, asked of the rows table row by row: the
+    reference the search's own mask (`semantic_filter`) is measured against."""
+    rows = keyword.tables(scope)[1]
+    parts = filter_parts(q, "r", q.at or now_text(), current=True, tags=keyword.tags_table(scope))
+    where = " AND ".join(p.sql for p in parts)
+    values = [v for p in parts for v in p.values]
+    kept: set[str] = set()
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        kept.update(
+            p
+            for (p,) in conn.execute(
+                f"SELECT r.path FROM {rows} r WHERE r.path IN ({marks}) AND {where}", [*chunk, *values]
+            )
+        )
+    return kept
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from knowledge_desktop.engine.query import hybrid, semantic_held  # noqa: E402
+from knowledge_desktop.engine.query import hybrid, semantic_filter, semantic_held  # noqa: E402
 from knowledge_desktop.engine.query.grep_query import GrepQuery  # noqa: E402
 from knowledge_desktop.engine.store.schema import PROJECTIONS_SQL  # noqa: E402
 
@@ -61,8 +61,8 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--passages", type=int, default=13)
     args = parser.parse_args()
-    hybrid._passing = lambda _conn, _scope, paths, _q: set(paths)  # type: ignore[assignment]
-    hybrid._passage_row = lambda _conn, _path, place: place  # type: ignore[assignment]
+    semantic_filter.passing = lambda _c, _s, held, _q: np.ones(len(held.paths), bool)  # type: ignore[assignment]
+    hybrid._passage_rows = lambda _conn, places: dict(places)  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "state.sqlite"
         started = time.perf_counter()
