@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,12 +98,15 @@ def held_bytes(db: str) -> int:
 
 
 def quantise(vectors: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
-    """Rows as int8 with a scale each (an all-zero row keeps scale 0)."""
-    top = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
-    scales = (top / QUANT).astype(np.float32)
-    safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
-    rows = np.rint(vectors / safe[:, None]).astype(np.int8)
-    return rows, scales
+    """Rows as int8 with a scale each (an all-zero row keeps scale 0). Scales `vectors`
+    in place: a first read quantises 1.3 M passages at 100k, and every pass counts."""
+    if not len(vectors):
+        return np.zeros(vectors.shape, dtype=np.int8), np.zeros(0, dtype=np.float32)
+    top = np.maximum(vectors.max(axis=1), -vectors.min(axis=1))
+    inverse = np.divide(QUANT, top, out=np.zeros_like(top), where=top > 0)
+    vectors *= inverse[:, None]
+    np.rint(vectors, out=vectors)
+    return vectors.astype(np.int8), (top / QUANT).astype(np.float32)
 
 
 def _read(
@@ -123,8 +127,8 @@ def _read(
     starts = np.zeros(len(paths) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     same = _unchanged(old, paths, matrix, counts)
-    passages = np.empty((int(starts[-1]), dim), dtype=np.int8)
-    scales = np.empty(int(starts[-1]), dtype=np.float32)
+    passages = np.zeros((int(starts[-1]), dim), dtype=np.int8)
+    scales = np.zeros(int(starts[-1]), dtype=np.float32)
     if old is not None and same.any():
         old_index = {p: i for i, p in enumerate(old.paths)}
         kept = np.flatnonzero(same)
@@ -136,23 +140,58 @@ def _read(
     missing = [paths[int(i)] for i in np.flatnonzero(~same)]
     place = {p: i for i, p in enumerate(paths)} if missing else {}
     complete = True
-    for at in range(0, len(missing), 500):
-        some = missing[at : at + 500]
-        marks = ",".join("?" * len(some))
-        for path, blob in conn.execute(
-            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
-        ):
-            i = place.get(path)
-            if i is None:
-                continue
-            a, b = int(starts[i]), int(starts[i + 1])
-            rows = np.frombuffer(blob, dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
-            if len(rows) != b - a:  # written since the listing: read everything next time
-                rows, complete = np.zeros((b - a, dim), dtype=np.float32), False
-            passages[a:b], scales[a:b] = quantise(rows)
+    files: list[int] = []
+    blobs = []
+    for path, blob in _passage_blobs(conn, scope, missing, len(paths)):
+        i = place.get(path)
+        if i is None:
+            continue
+        if len(blob) != (starts[i + 1] - starts[i]) * width:  # written since the listing
+            complete = False
+            continue
+        files.append(i)
+        blobs.append(blob)
+        if len(files) == 2000:
+            _quantise_into(passages, scales, starts, files, blobs, dim)
+            files, blobs = [], []
+    _quantise_into(passages, scales, starts, files, blobs, dim)
     if not complete:
         generation = STALE
     return Held(generation, model, matrix, paths, passages, scales, starts)
+
+
+def _passage_blobs(
+    conn: sqlite3.Connection, scope: str, missing: list[str], total: int
+) -> Iterator[tuple[str, bytes]]:
+    """(path, passages) of the `missing` files: by path when they are few, else the
+    scope's rows in one sequential pass (a first read, or a rebuild)."""
+    if len(missing) * 4 > total:
+        yield from conn.execute("SELECT path, passages FROM semantic_records_v1 WHERE scope=?", (scope,))
+        return
+    for at in range(0, len(missing), 500):
+        some = missing[at : at + 500]
+        marks = ",".join("?" * len(some))
+        yield from conn.execute(
+            f"SELECT path, passages FROM semantic_records_v1 WHERE path IN ({marks})", some
+        )
+
+
+def _quantise_into(
+    passages: NDArray[np.int8],
+    scales: NDArray[np.float32],
+    starts: NDArray[np.int64],
+    files: list[int],
+    blobs: list[bytes],
+    dim: int,
+) -> None:
+    if files:
+        rows = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim)
+        if files[-1] - files[0] == len(files) - 1:  # consecutive files: rows in one run
+            a, b = int(starts[files[0]]), int(starts[files[-1] + 1])
+            passages[a:b], scales[a:b] = quantise(rows.astype(np.float32))
+        else:
+            target = rows_of(starts, np.array(files, dtype=np.int64))
+            passages[target], scales[target] = quantise(rows.astype(np.float32))
 
 
 def _unchanged(

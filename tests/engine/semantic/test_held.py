@@ -67,7 +67,7 @@ def test_every_stored_passage_is_held_within_half_a_step() -> None:
     vectors = rng.standard_normal((50, 256)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors[7] = 0.0
-    rows, scales = semantic_held.quantise(vectors)
+    rows, scales = semantic_held.quantise(vectors.copy())
     assert rows.dtype == np.int8
     assert scales[7] == 0.0
     error = np.abs(rows.astype(np.float32) * scales[:, None] - vectors)
