@@ -10,7 +10,8 @@ first five results, averaged over queries; MRR the mean of 1/rank of the first r
 Cost (`--records N`): a copy of the generated vault `bench/vaults/<N>-1/` is scanned and
 its text indexed (not counted), then the passages embedded (`Vault.index_meaning`, timed);
 the size is the vector table's pages (dbstat); queries are timed warm in this process;
-the incremental figure is one edited record's re-embedding. Prints one JSON object.
+the incremental figure is one edited record's re-embedding, then the search after it
+(which reads again what it holds in memory of the changed files). Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -146,6 +147,9 @@ def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str
             started = time.perf_counter()
             vault.index_meaning()
             edit = time.perf_counter() - started
+            started = time.perf_counter()
+            vault.search(GrepQuery(WORDS[0], limit=10), "semantic")
+            after_edit = time.perf_counter() - started
         finally:
             target.write_text(before, "utf-8")
         vault.reconcile()
@@ -168,6 +172,7 @@ def _cost(copy: Path, recall_queries: int, synthesise: bool = False) -> dict[str
         },
         "overlapAt10": overlap,
         "oneEditSeconds": round(edit, 3),
+        "firstSearchAfterEditMs": round(after_edit * 1000, 1),
     }
 
 

@@ -63,8 +63,10 @@ tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
 
 RESCORE_MARGIN = 0.005
 """How far below the int8 estimate of the `limit`-th file's score a file is still scored
-exactly: the estimate is off by about 6e-4 a passage (`semantic_held.py`), so a file of the
-exact top `limit` falls this far behind only past eight of those in sum."""
+exactly. Measured on the 10k vault's 128k passages and four queries, the estimate's error
+had a standard deviation of 4.8e-4 and at most 3.1e-3: a file of the exact top `limit`
+falls this far behind the estimated `limit`-th only when two errors of opposite sign
+add up to seven standard deviations of their sum."""
 
 
 def neighbours(

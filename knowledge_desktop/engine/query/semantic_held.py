@@ -7,7 +7,7 @@ Both stages of `hybrid.neighbours` read from here: the files' own vectors (float
 Reading the thousand candidates' passages from SQLite and widening their float16
 was two thirds of a search at 100k (bench/RESULTS.md); int8 rather than float16 in
 memory because it is half the bytes and widens to float32 fifteen times faster, and
-its error (about 6e-4 of a cosine) only picks which files the search then scores
+its error (a standard deviation of 5e-4 of a cosine) only picks which files the search then scores
 exactly from the stored float16 (`hybrid.neighbours`), so the scores it answers with
 are the stored vectors' as before. float32 would be 1.3 GB at 100k.
 
