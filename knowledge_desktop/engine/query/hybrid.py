@@ -107,6 +107,9 @@ def neighbours(
     while taken < total and len(chosen) < wanted:
         window = _top(sims, min(taken + step, total))[taken:]
         taken += len(window)
+        if passing is not None and keep is None:  # the mask has said everything
+            chosen += window[: wanted - len(chosen)].tolist()
+            continue
         paths = [kept_vectors.paths[int(i)] for i in window]
         allowed = set(paths) if passing is not None else _passing_notes(conn, scope, paths, q)
         chosen += [
