@@ -133,10 +133,9 @@ def _read(
         old_index = {p: i for i, p in enumerate(old.paths)}
         kept = np.flatnonzero(same)
         sources = np.array([old_index[paths[int(i)]] for i in kept], dtype=np.int64)
-        to_rows = rows_of(starts, kept)
-        from_rows = rows_of(old.starts, sources)
-        passages[to_rows] = old.passages[from_rows]
-        scales[to_rows] = old.scales[from_rows]
+        for (a, b), (c, d) in _runs(starts, kept, old.starts, sources):
+            passages[a:b] = old.passages[c:d]
+            scales[a:b] = old.scales[c:d]
     missing = [paths[int(i)] for i in np.flatnonzero(~same)]
     place = {p: i for i, p in enumerate(paths)} if missing else {}
     complete = True
@@ -194,6 +193,26 @@ def _quantise_into(
             passages[target], scales[target] = quantise(rows.astype(np.float32))
 
 
+def _runs(
+    starts: NDArray[np.int64],
+    files: NDArray[np.int64],
+    old_starts: NDArray[np.int64],
+    sources: NDArray[np.int64],
+) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """The passage rows of `files` (new places) and of `sources` (their old places) as
+    runs of consecutive files on both sides: an edit leaves a few long runs, copied at
+    memory speed instead of row by row."""
+    if not len(files):
+        return
+    breaks = np.flatnonzero((np.diff(files) != 1) | (np.diff(sources) != 1)) + 1
+    firsts = np.concatenate(([0], breaks)).tolist()
+    lasts = np.concatenate((breaks, [len(files)])).tolist()
+    for first, last in zip(firsts, lasts, strict=True):
+        new = (int(starts[files[first]]), int(starts[files[last - 1] + 1]))
+        before = (int(old_starts[sources[first]]), int(old_starts[sources[last - 1] + 1]))
+        yield new, before
+
+
 def _unchanged(
     old: Held | None, paths: list[str], matrix: NDArray[np.float32], counts: list[int]
 ) -> NDArray[np.bool_]:
@@ -201,6 +220,8 @@ def _unchanged(
     same = np.zeros(len(paths), dtype=bool)
     if old is None or not paths or not old.paths or old.matrix.shape[1] != matrix.shape[1]:
         return same
+    if paths == old.paths:  # an edit that adds or removes no file: compare row by row
+        return np.all(matrix == old.matrix, axis=1) & (np.diff(old.starts) == np.asarray(counts))
     old_index = {p: i for i, p in enumerate(old.paths)}
     new_rows = [i for i, p in enumerate(paths) if p in old_index]
     if not new_rows:
