@@ -221,7 +221,8 @@ def _unchanged(
     if old is None or not paths or not old.paths or old.matrix.shape[1] != matrix.shape[1]:
         return same
     if paths == old.paths:  # an edit that adds or removes no file: compare row by row
-        return np.all(matrix == old.matrix, axis=1) & (np.diff(old.starts) == np.asarray(counts))
+        alike: NDArray[np.bool_] = np.all(matrix == old.matrix, axis=1)
+        return alike & (np.diff(old.starts) == np.asarray(counts))
     old_index = {p: i for i, p in enumerate(old.paths)}
     new_rows = [i for i, p in enumerate(paths) if p in old_index]
     if not new_rows:
