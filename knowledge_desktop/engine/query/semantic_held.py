@@ -222,7 +222,8 @@ def _unchanged(
         return same
     if paths == old.paths:  # an edit that adds or removes no file: compare row by row
         alike: NDArray[np.bool_] = np.all(matrix == old.matrix, axis=1)
-        return alike & (np.diff(old.starts) == np.asarray(counts))
+        alike &= np.diff(old.starts) == np.asarray(counts, dtype=np.int64)
+        return alike
     old_index = {p: i for i, p in enumerate(old.paths)}
     new_rows = [i for i, p in enumerate(paths) if p in old_index]
     if not new_rows:
