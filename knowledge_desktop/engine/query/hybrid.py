@@ -57,8 +57,9 @@ CANDIDATES = 1000
 """How many files the first stage (one vector a file) hands the second (their passages).
 A trade measured at 10k (bench/RESULTS.md, "Search by meaning"): 300 keep about two
 thirds of the exact scan's top 10 (most of the rest near-ties) for 29 ms; 1,000 keep
-0.85-0.9 for three times the second stage. A result a person misses costs more than
-tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
+0.85-0.9 (0.74-0.8 at 100k). A result a person misses costs more than a few milliseconds
+(with the passages held in memory, 1,000 candidates cost 18 ms p50 at 100k against 13 for
+100), so 1,000; a vault of fewer files is searched exactly."""
 
 
 RESCORE_MARGIN = 0.005
