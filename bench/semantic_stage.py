@@ -5,7 +5,8 @@
 Builds a scratch database (in a temporary folder) with the projection's two vector
 tables filled with random unit vectors, `--passages` per file, then times
 `hybrid.neighbours` (first stage over one vector a file, second over the candidates'
-passages) for 40 random query vectors. The filters are left out (every file passes) and
+passages, as held in memory, then the closest few read and scored exactly) for 40
+random query vectors. The filters are left out (every file passes) and
 the passage row is not looked up: this is the vector work and the SQLite reads of the
 vectors, not a whole search. Prints one JSON object.
 """
@@ -26,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from knowledge_desktop.engine.query import hybrid  # noqa: E402
+from knowledge_desktop.engine.query import hybrid, semantic_filter, semantic_held  # noqa: E402
 from knowledge_desktop.engine.query.grep_query import GrepQuery  # noqa: E402
 from knowledge_desktop.engine.store.schema import PROJECTIONS_SQL  # noqa: E402
 
@@ -60,8 +61,8 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--passages", type=int, default=13)
     args = parser.parse_args()
-    hybrid._passing = lambda _conn, _scope, paths, _q: set(paths)  # type: ignore[assignment]
-    hybrid._passage_row = lambda _conn, _path, place: place  # type: ignore[assignment]
+    semantic_filter.passing = lambda _c, _s, held, _q: np.ones(len(held.paths), bool)  # type: ignore[assignment]
+    hybrid._passage_rows = lambda _conn, places: dict(places)  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "state.sqlite"
         started = time.perf_counter()
@@ -80,8 +81,9 @@ def main() -> None:
         started = time.perf_counter()
         hybrid.neighbours(conn, str(db), "private", queries[0], GrepQuery("x"), 50)
         out["firstLoadSeconds"] = round(time.perf_counter() - started, 2)
-        held = hybrid._cache[(str(db), "private")].matrix.nbytes
-        out["firstStageInMemoryMB"] = round(held / 1e6, 1)
+        held = semantic_held._held[(str(db), "private")]
+        out["firstStageInMemoryMB"] = round(held.matrix.nbytes / 1e6, 1)
+        out["heldInMemoryMB"] = round(held.nbytes / 1e6, 1)
         for candidates in (300, 1000):
             took = []
             for vector in queries[1:]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,9 +28,8 @@ from numpy.typing import NDArray
 
 from knowledge_desktop.engine.errors import QueryError
 from knowledge_desktop.engine.query import grep as grep_module
-from knowledge_desktop.engine.query import grep_notes
-from knowledge_desktop.engine.query.grep_query import GrepQuery, filter_parts, validate
-from knowledge_desktop.engine.query.inventory import now_text
+from knowledge_desktop.engine.query import grep_notes, semantic_filter, semantic_held
+from knowledge_desktop.engine.query.grep_query import GrepQuery, validate
 from knowledge_desktop.engine.semantic.model import Embedder
 from knowledge_desktop.engine.store.projections import keyword, note_text
 from knowledge_desktop.engine.store.projections import semantic as projection
@@ -59,37 +57,17 @@ CANDIDATES = 1000
 """How many files the first stage (one vector a file) hands the second (their passages).
 A trade measured at 10k (bench/RESULTS.md, "Search by meaning"): 300 keep about two
 thirds of the exact scan's top 10 (most of the rest near-ties) for 29 ms; 1,000 keep
-0.85-0.9 for three times the second stage. A result a person misses costs more than
-tens of milliseconds, so 1,000; a vault of fewer files is searched exactly."""
+0.85-0.9 (0.74-0.8 at 100k). A result a person misses costs more than a few milliseconds
+(with the passages held in memory, 1,000 candidates cost 18 ms p50 at 100k against 13 for
+100), so 1,000; a vault of fewer files is searched exactly."""
 
 
-@dataclass(slots=True)
-class _Loaded:
-    generation: int
-    model: str | None
-    matrix: NDArray[np.float32]
-    """One row per file: the normalised mean of its passages' vectors."""
-    paths: list[str]
-
-
-_cache: dict[tuple[str, str], _Loaded] = {}
-_cache_lock = threading.Lock()
-
-
-def _matrix(conn: sqlite3.Connection, db: str, scope: str, dim: int) -> _Loaded:
-    """A scope's file vectors, read from SQLite once per generation and kept in memory
-    (float32: numpy has no fast float16 product; 1 KB a file, 100 MB at 100k)."""
-    generation = projection.generation(conn, scope)
-    model = projection.model_of(conn)
-    with _cache_lock:
-        held = _cache.get((db, scope))
-        if held is not None and held.generation == generation and held.model == model:
-            return held
-    matrix, paths = _load(conn, scope, dim)
-    loaded = _Loaded(generation, model, matrix, paths)
-    with _cache_lock:
-        _cache[(db, scope)] = loaded
-    return loaded
+RESCORE_MARGIN = 0.005
+"""How far below the int8 estimate of the `limit`-th file's score a file is still scored
+exactly. Measured on the 10k vault's 128k passages and four queries, the estimate's error
+had a standard deviation of 4.8e-4 and at most 3.1e-3: a file of the exact top `limit`
+falls this far behind the estimated `limit`-th only when two errors of opposite sign
+add up to seven standard deviations of their sum."""
 
 
 def neighbours(
@@ -107,40 +85,71 @@ def neighbours(
     counted in the ranks of the others.
 
     Two stages: the files' own vectors pick the `candidates` nearest files that pass the
-    filters, then those files' passages are read and scored exactly. Scanning every
-    passage instead costs thirteen times more at 100k (1.3 M passages); what it would
-    rank differently is measured in bench/RESULTS.md."""
-    loaded = _matrix(conn, db, scope, int(vector.shape[0]))
-    if not loaded.paths:
+    filters, then those files' passages are scored. Scanning every passage instead costs
+    thirteen times more at 100k (1.3 M passages); what it would rank differently is
+    measured in bench/RESULTS.md. Both stages read what `semantic_held` keeps in memory;
+    the second scores the int8 copies of the passages, then reads from SQLite and scores
+    exactly the files within `RESCORE_MARGIN` of the `limit`-th: the answer is what
+    scoring every candidate's stored passages would give, for a few dozen rows read
+    instead of a thousand."""
+    kept_vectors = semantic_held.held(conn, db, scope, int(vector.shape[0]))
+    if not kept_vectors.paths:
         return []
     wanted = max(candidates, limit)
-    sims = _dot(loaded.matrix, vector)
-    kept: list[str] = []
+    sims = _dot(kept_vectors.matrix, vector)
+    passing = None
+    if scope != NOTES:
+        passing = semantic_filter.passing(conn, scope, kept_vectors, q)
+        sims = np.where(passing, sims, np.float32(-np.inf))
+    chosen: list[int] = []
     taken = 0
     step = wanted * 2
-    while taken < len(sims) and len(kept) < wanted:
-        window = _top(sims, taken + step)[taken:]
+    total = len(sims) if passing is None else int(np.count_nonzero(passing))
+    while taken < total and len(chosen) < wanted:
+        window = _top(sims, min(taken + step, total))[taken:]
         taken += len(window)
-        paths = [loaded.paths[int(i)] for i in window]
-        allowed = (_passing_notes if scope == NOTES else _passing)(conn, scope, paths, q)
-        kept += [p for p in paths if p in allowed and (keep is None or keep(p))][: wanted - len(kept)]
+        if passing is not None and keep is None:  # the mask has said everything
+            chosen += window[: wanted - len(chosen)].tolist()
+            continue
+        paths = [kept_vectors.paths[int(i)] for i in window]
+        allowed = set(paths) if passing is not None else _passing_notes(conn, scope, paths, q)
+        chosen += [
+            int(i) for i, p in zip(window, paths, strict=True) if p in allowed and (keep is None or keep(p))
+        ][: wanted - len(chosen)]
         step *= 4
-    if not kept:
+    files = np.array(chosen, dtype=np.int64)
+    counts = kept_vectors.starts[files + 1] - kept_vectors.starts[files]
+    files = files[counts > 0]
+    if not len(files):
         return []
-    matrix, files, starts = _passages(conn, kept, int(vector.shape[0]))
-    if not files:
+    # second stage, estimated: the candidates' passages from memory (int8)
+    rows = semantic_held.rows_of(kept_vectors.starts, files)
+    estimate = _dot(kept_vectors.passages[rows].astype(np.float32), vector) * kept_vectors.scales[rows]
+    firsts = np.concatenate(([0], np.cumsum(counts[counts > 0])[:-1]))
+    best = np.maximum.reduceat(estimate, firsts)
+    # ... then exactly, from the stored float16, for the files the estimate cannot rank
+    order = np.argsort(-best, kind="stable")
+    bar = float(best[order[min(limit, len(order)) - 1]]) - RESCORE_MARGIN
+    close = [kept_vectors.paths[int(files[i])] for i in order if best[i] >= bar]
+    matrix, found_files, starts = _passages(conn, close, int(vector.shape[0]))
+    if not found_files:
         return []
     scores = _dot(matrix, vector)
-    best = np.maximum.reduceat(scores, starts)
+    exact = np.maximum.reduceat(scores, starts)
     ends = [*starts[1:], len(scores)]
+    ranked = sorted(range(len(found_files)), key=lambda i: (-float(exact[i]), found_files[i]))
     found: list[Neighbour] = []
-    for i in sorted(range(len(files)), key=lambda i: (-float(best[i]), files[i])):
-        place = int(np.argmax(scores[starts[i] : ends[i]]))
-        rowid = _passage_row(conn, files[i], place)
-        if rowid is not None:
-            found.append(Neighbour(scope, files[i], float(best[i]), rowid))
-            if len(found) == limit:
-                break
+    at = 0
+    while len(found) < limit and at < len(ranked):
+        batch = ranked[at : at + limit - len(found)]
+        at += len(batch)
+        places = {found_files[i]: int(np.argmax(scores[starts[i] : ends[i]])) for i in batch}
+        rowids = _passage_rows(conn, places)
+        found += [
+            Neighbour(scope, found_files[i], float(exact[i]), rowids[found_files[i]])
+            for i in batch
+            if found_files[i] in rowids
+        ]
     return found
 
 
@@ -159,25 +168,6 @@ def _top(scores: NDArray[np.float32], count: int) -> NDArray[np.intp]:
         return np.argsort(-scores, kind="stable")
     part = np.argpartition(-scores, count)[:count]
     return part[np.lexsort((part, -scores[part]))]
-
-
-def _passing(conn: sqlite3.Connection, scope: str, paths: list[str], q: GrepQuery) -> set[str]:
-    """Which of `paths` grep's filters keep (the current rows table, alias `r`)."""
-    rows = keyword.tables(scope)[1]
-    parts = filter_parts(q, "r", q.at or now_text(), current=True, tags=keyword.tags_table(scope))
-    where = " AND ".join(p.sql for p in parts)
-    values = [v for p in parts for v in p.values]
-    kept: set[str] = set()
-    for start in range(0, len(paths), 500):
-        chunk = paths[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        kept.update(
-            p
-            for (p,) in conn.execute(
-                f"SELECT r.path FROM {rows} r WHERE r.path IN ({marks}) AND {where}", [*chunk, *values]
-            )
-        )
-    return kept
 
 
 def _passing_notes(conn: sqlite3.Connection, _scope: str, paths: list[str], q: GrepQuery) -> set[str]:
@@ -325,18 +315,18 @@ def _fuse(
             "_keyword": float(hit.get("score") or 0.0),
             "_semantic": 0.0,
         }
+    described = _describe_many(conn, [n for n in near if n.path not in by_path])
+    passages = _chunk_texts(conn, [n.chunk for n in near])
     for rank, n in zip(near_ranks or range(1, len(near) + 1), near, strict=True):
         entry = by_path.get(n.path)
         if entry is None:
-            entry = _describe(conn, n)
+            entry = described.get(n.path)
             if entry is None:
                 continue
             by_path[n.path] = entry
         entry["semanticRank"] = rank
         entry["_semantic"] = n.score
-        passage = conn.execute(
-            "SELECT text, line_start, line_end FROM semantic_chunks_v1 WHERE rowid=?", (n.chunk,)
-        ).fetchone()
+        passage = passages.get(n.chunk)
         if passage is not None:
             entry["snippet"] = {"text": passage[0], "lineStart": passage[1], "lineEnd": passage[2]}
     for entry in by_path.values():
@@ -353,29 +343,51 @@ def _fuse(
     return [{k: v for k, v in e.items() if not k.startswith("_")} for e in ordered]
 
 
-def _describe(conn: sqlite3.Connection, n: Neighbour) -> dict[str, Any] | None:
-    if n.scope == NOTES:
-        row = conn.execute(
-            f"SELECT NULL, '{grep_notes.NOTE}', NULL, title FROM {note_text.ROWS} WHERE path=?", (n.path,)
-        ).fetchone()
-    else:
-        rows = keyword.tables(n.scope)[1]
-        row = conn.execute(f"SELECT id, kind, type, title FROM {rows} WHERE path=?", (n.path,)).fetchone()
-    if row is None:
-        return None
-    return {
-        "id": row[0],
-        "kind": row[1],
-        "type": row[2],
-        "title": row[3],
-        "path": n.path,
-        "score": 0.0,
-        "keywordRank": None,
-        "semanticRank": None,
-        "snippet": None,
-        "_keyword": 0.0,
-        "_semantic": 0.0,
-    }
+def _describe_many(conn: sqlite3.Connection, near: list[Neighbour]) -> dict[str, dict[str, Any]]:
+    """Each neighbour's record or note as a result entry not yet ranked, by path; one
+    query per scope (a file with no current row is left out)."""
+    out: dict[str, dict[str, Any]] = {}
+    by_scope: dict[str, list[str]] = {}
+    for n in near:
+        by_scope.setdefault(n.scope, []).append(n.path)
+    for scope, paths in by_scope.items():
+        if scope == NOTES:
+            sql = f"SELECT path, NULL, '{grep_notes.NOTE}', NULL, title FROM {note_text.ROWS}"
+        else:
+            sql = f"SELECT path, id, kind, type, title FROM {keyword.tables(scope)[1]}"
+        for start in range(0, len(paths), 500):
+            some = paths[start : start + 500]
+            for path, rid, kind, type_, title in conn.execute(
+                f"{sql} WHERE path IN ({','.join('?' * len(some))})", some
+            ):
+                out[path] = {
+                    "id": rid,
+                    "kind": kind,
+                    "type": type_,
+                    "title": title,
+                    "path": path,
+                    "score": 0.0,
+                    "keywordRank": None,
+                    "semanticRank": None,
+                    "snippet": None,
+                    "_keyword": 0.0,
+                    "_semantic": 0.0,
+                }
+    return out
+
+
+def _chunk_texts(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[str, int, int]]:
+    """Passages' snippet text and lines by rowid in `semantic_chunks_v1`, in one query."""
+    out: dict[int, tuple[str, int, int]] = {}
+    for start in range(0, len(rowids), 500):
+        some = rowids[start : start + 500]
+        for rowid, text, first, last in conn.execute(
+            "SELECT rowid, text, line_start, line_end FROM semantic_chunks_v1"
+            f" WHERE rowid IN ({','.join('?' * len(some))})",
+            some,
+        ):
+            out[int(rowid)] = (text, first, last)
+    return out
 
 
 def related(
@@ -403,9 +415,10 @@ def related(
         )
     ]
     near = sorted(near, key=lambda n: (-n.score, n.path))[:limit]
+    described = _describe_many(conn, near)
     out = []
     for n in near:
-        entry = _describe(conn, n)
+        entry = described.get(n.path)
         if entry is not None:
             out.append(
                 {k: entry[k] for k in ("id", "kind", "type", "title", "path")} | {"score": round(n.score, 4)}
@@ -461,19 +474,6 @@ def _linked(conn: sqlite3.Connection, path: str) -> set[str]:
 # -- reading the projection's vectors ------------------------------------------------
 
 
-def _load(conn: sqlite3.Connection, scope: str, dim: int) -> tuple[NDArray[np.float32], list[str]]:
-    """A scope's file vectors (the first stage) as one float32 matrix, with each row's path."""
-    paths: list[str] = []
-    blobs: list[bytes] = []
-    for path, vector in conn.execute(
-        "SELECT path, vector FROM semantic_records_v1 WHERE scope=? ORDER BY path", (scope,)
-    ):
-        paths.append(path)
-        blobs.append(vector)
-    matrix = np.frombuffer(b"".join(blobs), dtype=projection.STORED).reshape(-1, dim).astype(np.float32)
-    return matrix, paths
-
-
 def _passages(
     conn: sqlite3.Connection, paths: list[str], dim: int
 ) -> tuple[NDArray[np.float32], list[str], list[int]]:
@@ -499,9 +499,21 @@ def _passages(
     return matrix, files, starts
 
 
-def _passage_row(conn: sqlite3.Connection, path: str, place: int) -> int | None:
-    """The rowid in `semantic_chunks_v1` of a file's passage number `place`."""
-    row = conn.execute(
-        "SELECT rowid FROM semantic_chunks_v1 WHERE path=? ORDER BY chunk LIMIT 1 OFFSET ?", (path, place)
-    ).fetchone()
-    return int(row[0]) if row else None
+def _passage_rows(conn: sqlite3.Connection, places: dict[str, int]) -> dict[str, int]:
+    """Per file, the rowid in `semantic_chunks_v1` of its passage number `places[path]`
+    (in chunk order), in one query; a file whose passage is gone is left out."""
+    out: dict[str, int] = {}
+    paths = list(places)
+    for start in range(0, len(paths), 500):
+        some = paths[start : start + 500]
+        seen: dict[str, int] = {}
+        for path, rowid in conn.execute(
+            "SELECT path, rowid FROM semantic_chunks_v1"
+            f" WHERE path IN ({','.join('?' * len(some))}) ORDER BY path, chunk",
+            some,
+        ):
+            number = seen.get(path, 0)
+            seen[path] = number + 1
+            if number == places[path]:
+                out[path] = int(rowid)
+    return out

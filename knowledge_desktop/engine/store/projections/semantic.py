@@ -12,8 +12,9 @@ per chunk, the title and aliases weighted in, and one more per file, the
 normalised mean of its passages'. A file's vectors sit in one row
 (`semantic_records_v1`), its passages' lines and text in `semantic_chunks_v1`:
 the first stage of a search by meaning scans the files' own vectors, the
-second reads the passages of the few hundred files it kept, one row each
-(`query/hybrid.py`). A file still queued for its text stays queued here too.
+second the passages of the files it kept, both as held in memory
+(`query/semantic_held.py`), and the few files it cannot rank from memory are
+read again here, one row each (`query/hybrid.py`). A file still queued for its text stays queued here too.
 
 Notes (issue 25) are embedded the same way from the notes' text index
 (`note_text.py`), their vectors stored under the scope `NOTES` rather than a

@@ -1,0 +1,128 @@
+"""The vectors search by meaning keeps in memory (issue 27, ≤ 30 ms at 100k): every
+passage as int8 beside the files' vectors, read again only for the files that changed,
+and an answer scored from the stored vectors all the same."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from knowledge_desktop.engine.query import hybrid, semantic_held
+from knowledge_desktop.engine.query.grep_query import GrepQuery
+from knowledge_desktop.engine.semantic.model import embedder
+from knowledge_desktop.engine.store.projections.semantic import STORED
+from knowledge_desktop.engine.vault import Vault
+from tests.vaultkit import VaultKit
+
+PAGES = {
+    "tomas": ("Tomás", "Tomás builds the mobile app.\n\nHe is on parental leave until September.\n"),
+    "budget": ("Budget", "The board froze all spending.\n\nInvoices wait until the new quarter.\n"),
+    "maps": ("Maps", "Vector tiles cached for offline hiking.\n"),
+    "harbour": ("Harbour", "Ferries leave the harbour at dawn.\n\nThe pier was repaired in spring.\n"),
+    "garden": ("Garden", "Tomatoes and beans in the raised beds.\n"),
+}
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> VaultKit:
+    kit = VaultKit(tmp_path / "v")
+    for name, (title, body) in PAGES.items():
+        kit.page(f"private/notes/{name}.md", f"pg_{name}", title, body, type="note")
+    return kit
+
+
+@pytest.fixture
+def vault(kit: VaultKit) -> Iterator[Vault]:
+    semantic_held.forget()
+    with Vault.open(kit.root) as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        vault.index_meaning()
+        yield vault
+    semantic_held.forget()
+
+
+def stored(vault: Vault) -> dict[str, np.ndarray]:
+    rows = vault.store.reader().execute("SELECT path, passages FROM semantic_records_v1")
+    return {p: np.frombuffer(b, dtype=STORED).reshape(-1, 256).astype(np.float32) for p, b in rows}
+
+
+def held_rows(held: semantic_held.Held) -> dict[str, np.ndarray]:
+    return {
+        p: held.passages[held.starts[i] : held.starts[i + 1]].astype(np.float32)
+        * held.scales[held.starts[i] : held.starts[i + 1], None]
+        for i, p in enumerate(held.paths)
+    }
+
+
+def held_now(vault: Vault) -> semantic_held.Held:
+    return semantic_held.held(vault.store.reader(), str(vault.store.path), "private", 256)
+
+
+def test_every_stored_passage_is_held_within_half_a_step() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((50, 256)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[7] = 0.0
+    rows, scales = semantic_held.quantise(vectors.copy())
+    assert rows.dtype == np.int8
+    assert scales[7] == 0.0
+    error = np.abs(rows.astype(np.float32) * scales[:, None] - vectors)
+    assert np.all(error <= scales[:, None] / 2 + 1e-7)
+
+
+def test_the_held_passages_are_the_stored_ones(vault: Vault) -> None:
+    held = held_now(vault)
+    assert held.paths == sorted(f"private/notes/{name}.md" for name in PAGES)
+    kept = held_rows(held)
+    for path, vectors in stored(vault).items():
+        assert kept[path].shape == vectors.shape
+        assert np.abs(kept[path] - vectors).max() < 5e-3, path
+
+
+def test_an_edit_reads_again_only_the_edited_files_passages(kit: VaultKit, vault: Vault) -> None:
+    before = held_now(vault)
+    kit.page(
+        "private/notes/budget.md",
+        "pg_budget",
+        "Budget",
+        "Spending resumes in May.\n\nThe audit found nothing.\n\nA third part.\n",
+        type="note",
+    )
+    (kit.root / "private/notes/maps.md").unlink()
+    vault.reconcile()
+    vault.index_keywords()
+    vault.index_meaning()
+    conn = vault.store.reader()
+    read: list[str] = []
+    conn.set_trace_callback(read.append)
+    try:
+        after = held_now(vault)
+    finally:
+        conn.set_trace_callback(None)
+    passage_reads = [s for s in read if "SELECT path, passages" in s]
+    assert len(passage_reads) == 1
+    assert "budget.md" in passage_reads[0]
+    assert all(name not in passage_reads[0] for name in ("tomas", "harbour", "garden"))
+    assert after.generation != before.generation
+    assert "private/notes/maps.md" not in after.paths
+    semantic_held.forget()
+    fresh = held_rows(held_now(vault))
+    incremental = held_rows(after)
+    assert fresh.keys() == incremental.keys()
+    for path in fresh:
+        assert np.array_equal(fresh[path], incremental[path]), path
+
+
+def test_the_answer_is_scored_from_the_stored_passages(vault: Vault) -> None:
+    conn = vault.store.reader()
+    vector = embedder().embed(["money frozen by the board"])[0]
+    found = hybrid.neighbours(conn, str(vault.store.path), "private", vector, GrepQuery("money"), 3)
+    exact = {p: float(np.max(v @ vector)) for p, v in stored(vault).items()}
+    ranked = sorted(exact, key=lambda p: (-exact[p], p))[:3]
+    assert [n.path for n in found] == ranked
+    for n in found:
+        assert n.score == pytest.approx(exact[n.path], abs=1e-6)
