@@ -14,8 +14,9 @@ import hashlib
 import re
 from pathlib import Path
 
-# 8: notes (issue 25); 9: the catalog label index (issue 26)
-_SCHEMA_GENERATION = "catalog-9"
+# 8: notes (issue 25); 9: the catalog label index (issue 26); 10: records' search text stored
+# once, packed (issue 26)
+_SCHEMA_GENERATION = "catalog-10"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -115,6 +116,8 @@ def keyword_tables(scope: str) -> list[str]:
         f"keyword_weights_v1_{s}",
         f"keyword_lengths_v1_{s}",
         f"keyword_tags_v1_{s}",
+        f"keyword_text_v1_{s}",
+        f"keyword_history_text_v1_{s}",
     ]
 
 
@@ -126,8 +129,13 @@ DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_weights_v1_",
     "keyword_lengths_v1_",
     "keyword_tags_v1_",
+    "keyword_text_v1_",
+    "keyword_history_text_v1_",
+    "keyword_textview_v1_",
+    "keyword_history_textview_v1_",
 )
-"""Per-scope tables, created as partitions appear; dropped with the projections."""
+"""Per-scope tables (and the views over their text), created as partitions appear; dropped
+with the projections."""
 
 CATALOG_LABEL = (
     "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
