@@ -91,7 +91,8 @@ class Tokens:
 
     @classmethod
     def of(cls, found: list[str], sizes: tuple[int, int, int]) -> Tokens:
-        numbers = {term: n for n, term in enumerate(dict.fromkeys(found))}
+        distinct = dict.fromkeys(found)
+        numbers = dict(zip(distinct, range(len(distinct)), strict=True))
         return cls(" ".join(numbers), _little(array("H", map(numbers.__getitem__, found))), sizes)
 
     @property
