@@ -655,7 +655,7 @@ def dump(db: Path) -> Dump:
                 continue
             if name in HISTORY_INDEX or name == "note_text_fts_v1":  # compared with its rows
                 continue
-            if re.match(r"^keyword_(history_)?text_v1_", name):  # read through the FTS, with its rows
+            if re.match(r"^(keyword_(history_)?text_v1_|note_text_store_v1$)", name):  # read through the FTS
                 continue
             if re.match(r"^keyword_(history_)?fts_v1_", name):
                 try:

@@ -154,7 +154,7 @@ class Store:
             ]
             views = w.execute("SELECT name FROM sqlite_master WHERE type='view'").fetchall()
             for (name,) in views:
-                if name.startswith(schema.DYNAMIC_PROJECTION_PREFIXES):
+                if name.startswith(schema.DYNAMIC_PROJECTION_PREFIXES) or name in schema.PROJECTION_VIEWS:
                     w.execute(f"DROP VIEW IF EXISTS {name}")
             # Virtual tables first: dropping one drops its shadow tables with it.
             for name, _sql in sorted(dynamic, key=lambda t: not t[1].startswith("CREATE VIRTUAL")):

@@ -87,6 +87,7 @@ PROJECTION_TABLES = (
     "associations_v1",
     "facts_v1",
     "note_text_fts_v1",
+    "note_text_store_v1",
     "note_text_rows_v1",
     "note_text_pending_v1",
     "note_names_v1",
@@ -120,6 +121,9 @@ def keyword_tables(scope: str) -> list[str]:
         f"keyword_history_text_v1_{s}",
     ]
 
+
+PROJECTION_VIEWS = ("note_text_view_v1",)
+"""Views over projection tables, dropped with them."""
 
 DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_fts_v1_",
@@ -314,8 +318,14 @@ CREATE TABLE IF NOT EXISTS keyword_pending_v1 (
 );
 
 -- the search text of notes, vault-wide (store/projections/note_text.py, keyword tokenizer)
+-- the body stored once, packed (store/packed.py): FTS5 reads the text through the view
+CREATE TABLE IF NOT EXISTS note_text_store_v1 (
+    id INTEGER PRIMARY KEY, title TEXT, aliases TEXT, tags TEXT, body);
+CREATE VIEW IF NOT EXISTS note_text_view_v1 AS
+    SELECT id, title, aliases, tags, kd_unpack(body) AS body FROM note_text_store_v1;
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text_fts_v1 USING fts5(
-    title, aliases, tags, body, tokenize='unicode61 remove_diacritics 2');
+    title, aliases, tags, body, content='note_text_view_v1', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS note_text_rows_v1 (
     rowid INTEGER PRIMARY KEY,
     path TEXT UNIQUE NOT NULL,

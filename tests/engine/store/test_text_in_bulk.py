@@ -148,3 +148,21 @@ def test_the_body_is_stored_once_packed_and_read_back_whole(kit: VaultKit) -> No
     assert bodies["private/notes/long.md"] == long_body
     hits = {h["id"]: h for h in vault.grep(GrepQuery("harbour lights", mode="phrase"))["hits"]}
     assert hits["pg_long"]["snippet"]["text"].startswith("The lantern guild met at dawn")
+
+
+def test_a_notes_body_is_stored_once_packed_and_read_back_whole(kit: VaultKit) -> None:
+    """Notes' text too: FTS5 keeps no copy, the body is packed, search reads it back."""
+    long_body = "The lantern guild met at dawn to review the harbour lights.\n" * 40
+    kit.write("private/ideas/harbour.md", "# Harbour\n\n" + long_body)
+    vault = kit.scan()
+    vault.index_keywords()
+    reader = vault.store.reader()
+    tables = {name for (name,) in reader.execute("SELECT name FROM sqlite_master")}
+    assert "note_text_fts_v1_content" not in tables
+    ((stored,),) = reader.execute("SELECT body FROM note_text_store_v1").fetchall()
+    assert isinstance(stored, bytes)
+    assert len(stored) < len(long_body) // 4
+    ((body,),) = reader.execute("SELECT body FROM note_text_fts_v1").fetchall()
+    assert body == "# Harbour\n\n" + long_body
+    (hit,) = vault.grep(GrepQuery("harbour lights", kind="note", mode="phrase"))["hits"]
+    assert "review the harbour lights" in hit["snippet"]["text"]
