@@ -37,6 +37,8 @@ from knowledge_desktop.engine.records.parse import (
     too_large_message,
 )
 from knowledge_desktop.engine.store import codec
+from knowledge_desktop.engine.store.projections import keyword_text
+from knowledge_desktop.engine.store.projections.keyword_text import RecordText
 
 
 @dataclass(slots=True)
@@ -51,6 +53,10 @@ class ReadResult:
     and what the `files.node` column stores."""
     node: RecordNode | None = None
     """The compact form derivation keeps."""
+    text: RecordText | None = None
+    """A record's search text as the keyword projection writes it, worked out by the
+    worker that read the bytes (`keyword_text`): a bulk write indexes it without
+    reading the file again."""
 
 
 def settle(result: ReadResult) -> ReadResult:
@@ -86,7 +92,7 @@ def file_rows(rows: list[ReadResult]) -> Iterator[tuple[object, ...]]:
 
 def read_batch_encoded(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[ReadResult]:
     """`read_batch` for worker processes: parses travel back as cache JSON."""
-    out = read_batch(root, jobs)
+    out = read_batch(root, jobs, with_text=True)
     for result in out:
         if result.parsed is not None:
             result.encoded = codec.encode(result.parsed)
@@ -94,12 +100,16 @@ def read_batch_encoded(root: str, jobs: list[tuple[FileEntry, str | None]]) -> l
     return out
 
 
-def read_batch(root: str, jobs: list[tuple[FileEntry, str | None]]) -> list[ReadResult]:
-    """Read, hash and (when the hash moved) parse files. Runs in worker processes."""
-    return [_read_one(root, entry, known_sha) for entry, known_sha in jobs]
+def read_batch(
+    root: str, jobs: list[tuple[FileEntry, str | None]], *, with_text: bool = False
+) -> list[ReadResult]:
+    """Read, hash and (when the hash moved) parse files. Runs in worker processes.
+    `with_text`: also work out each record's search text (`ReadResult.text`), which only
+    a bulk write uses (workers read for it; an edit's text waits for the next search)."""
+    return [_read_one(root, entry, known_sha, with_text) for entry, known_sha in jobs]
 
 
-def _read_one(root: str, listed: FileEntry, known_sha: str | None) -> ReadResult:
+def _read_one(root: str, listed: FileEntry, known_sha: str | None, with_text: bool = False) -> ReadResult:
     if listed.problem is not None:
         code, message = _PROBLEMS[listed.problem]
         return _unread(listed, code, message.format(detail=listed.detail))
@@ -138,7 +148,10 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None) -> ReadResult
                 " is shown is the last read, and the file is read again on the next scan",
             ),
         )
-    return ReadResult(entry, sha, parsed)
+    text = None
+    if with_text and parsed.status == "record":
+        text = keyword_text.of_record(parsed, read.data.decode("utf-8"))
+    return ReadResult(entry, sha, parsed, text=text)
 
 
 def _unread(entry: FileEntry, code: str, message: str) -> ReadResult:

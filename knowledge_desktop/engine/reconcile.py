@@ -62,6 +62,7 @@ from knowledge_desktop.engine.store.projections import catalog as catalog_projec
 from knowledge_desktop.engine.store.projections import diagnostics as diagnostics_projection
 from knowledge_desktop.engine.store.projections import facts as facts_projection
 from knowledge_desktop.engine.store.projections import keyword as keyword_projection
+from knowledge_desktop.engine.store.projections import keyword_text
 from knowledge_desktop.engine.store.projections import links as links_projection
 from knowledge_desktop.engine.store.projections import note_text as note_text_projection
 from knowledge_desktop.engine.store.projections import ontology as ontology_projection
@@ -624,7 +625,10 @@ class Reconciler:
             for sql in dropped:
                 tx.execute(sql)
             if bulk:
-                _index_text(tx, self.root, update.graph)
+                texts = {r.entry.path: r.text for r in rows if r.text is not None}
+                for r in rows:
+                    r.text = None  # held once, by `texts`, and let go as each is written
+                _index_text(tx, self.root, update.graph, texts)
             if walked is not None:
                 freshness.record(tx, walked)
             guards.record_reflected(tx, guard_version)
@@ -756,12 +760,14 @@ def _write_snapshot(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     )
 
 
-def _index_text(tx: Tx, root: Path, graph: VaultGraph) -> None:
+def _index_text(
+    tx: Tx, root: Path, graph: VaultGraph, texts: dict[str, keyword_text.RecordText] | None = None
+) -> None:
     """A bulk write indexes the search text it queued, in its own transaction, so the
-    first search after a cold scan has nothing left to index (issue 26). It reads each
-    body from disk again (the page cache has it; holding every body since the read
-    would cost the vault's size in memory) and takes the other values from the graph's
-    nodes, whose details are still held. A file that changed since stays queued (lag),
+    first search after a cold scan has nothing left to index (issue 26). Each record's
+    text comes as the worker that read it worked it out (`texts`: packed body, terms,
+    dates; a third of the body's size), else from the file read again; the other values
+    come from the graph's nodes, whose details are still held. A file that changed since stays queued (lag),
     as with `keyword.sync` run by a search. Small writes leave the text queued for the
     next search, which indexes a few files in milliseconds."""
     # The graph holds every detail until this write ends: a smaller page cache for the
@@ -769,7 +775,7 @@ def _index_text(tx: Tx, root: Path, graph: VaultGraph) -> None:
     tx.execute(f"PRAGMA cache_size={TEXT_CACHE_KIB}")
     scopes = [s for (s,) in tx.execute("SELECT DISTINCT scope FROM keyword_pending_v1 ORDER BY scope")]
     for scope in scopes:
-        keyword_projection.sync(tx, root, scope, nodes=graph.nodes)
+        keyword_projection.sync(tx, root, scope, nodes=graph.nodes, texts=texts)
     keyword_projection.bump(tx, scopes, utc_now_text())
     note_text_projection.sync(tx, root)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_desktop.engine.errors import StateDamaged
-from knowledge_desktop.engine.store import faults, schema
+from knowledge_desktop.engine.store import faults, packed, schema
 
 WRITER_CACHE_KIB = -8192
 """The writer's page cache for everyday writes (8 MiB; negative: KiB, as SQLite takes it)."""
@@ -132,6 +132,7 @@ class Store:
             isolation_level=None,
             factory=_Reader if reader else sqlite3.Connection,
         )
+        packed.register(conn)  # the search text is stored packed: every reader unpacks
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -156,6 +157,10 @@ class Store:
                 for name, sql in w.execute("SELECT name, sql FROM sqlite_master WHERE type='table'")
                 if name.startswith(schema.DYNAMIC_PROJECTION_PREFIXES)
             ]
+            views = w.execute("SELECT name FROM sqlite_master WHERE type='view'").fetchall()
+            for (name,) in views:
+                if name.startswith(schema.DYNAMIC_PROJECTION_PREFIXES) or name in schema.PROJECTION_VIEWS:
+                    w.execute(f"DROP VIEW IF EXISTS {name}")
             # Virtual tables first: dropping one drops its shadow tables with it.
             for name, _sql in sorted(dynamic, key=lambda t: not t[1].startswith("CREATE VIRTUAL")):
                 w.execute(f"DROP TABLE IF EXISTS {name}")

@@ -14,8 +14,9 @@ import hashlib
 import re
 from pathlib import Path
 
-# 8: notes (issue 25); 9: the catalog label index (issue 26); 10: the graph snapshot a rowid table
-_SCHEMA_GENERATION = "catalog-10"
+# 8: notes (issue 25); 9: the catalog label index (issue 26); 10: the graph snapshot a rowid table;
+# 11: records' search text stored once, packed (issue 26)
+_SCHEMA_GENERATION = "catalog-11"
 
 # Code whose output the projections store: when any of it changes (an
 # upgrade, a fix in a validator), every projection is rebuilt from the
@@ -86,6 +87,7 @@ PROJECTION_TABLES = (
     "associations_v1",
     "facts_v1",
     "note_text_fts_v1",
+    "note_text_store_v1",
     "note_text_rows_v1",
     "note_text_pending_v1",
     "note_names_v1",
@@ -115,8 +117,13 @@ def keyword_tables(scope: str) -> list[str]:
         f"keyword_weights_v1_{s}",
         f"keyword_lengths_v1_{s}",
         f"keyword_tags_v1_{s}",
+        f"keyword_text_v1_{s}",
+        f"keyword_history_text_v1_{s}",
     ]
 
+
+PROJECTION_VIEWS = ("note_text_view_v1",)
+"""Views over projection tables, dropped with them."""
 
 DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_fts_v1_",
@@ -126,8 +133,13 @@ DYNAMIC_PROJECTION_PREFIXES = (
     "keyword_weights_v1_",
     "keyword_lengths_v1_",
     "keyword_tags_v1_",
+    "keyword_text_v1_",
+    "keyword_history_text_v1_",
+    "keyword_textview_v1_",
+    "keyword_history_textview_v1_",
 )
-"""Per-scope tables, created as partitions appear; dropped with the projections."""
+"""Per-scope tables (and the views over their text), created as partitions appear; dropped
+with the projections."""
 
 CATALOG_LABEL = (
     "coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE"
@@ -308,8 +320,14 @@ CREATE TABLE IF NOT EXISTS keyword_pending_v1 (
 );
 
 -- the search text of notes, vault-wide (store/projections/note_text.py, keyword tokenizer)
+-- the body stored once, packed (store/packed.py): FTS5 reads the text through the view
+CREATE TABLE IF NOT EXISTS note_text_store_v1 (
+    id INTEGER PRIMARY KEY, title TEXT, aliases TEXT, tags TEXT, body);
+CREATE VIEW IF NOT EXISTS note_text_view_v1 AS
+    SELECT id, title, aliases, tags, kd_unpack(body) AS body FROM note_text_store_v1;
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text_fts_v1 USING fts5(
-    title, aliases, tags, body, tokenize='unicode61 remove_diacritics 2');
+    title, aliases, tags, body, content='note_text_view_v1', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS note_text_rows_v1 (
     rowid INTEGER PRIMARY KEY,
     path TEXT UNIQUE NOT NULL,

@@ -4,13 +4,14 @@ what the search's own indexing (`keyword.sync` after a plain scan) writes."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from knowledge_desktop.engine import reconcile
+from knowledge_desktop.engine import reading, reconcile
 from knowledge_desktop.engine.query.grep import GrepQuery
 from knowledge_desktop.engine.store.projections import keyword, note_text, weights
 from knowledge_desktop.engine.vault import Vault
@@ -89,3 +90,79 @@ def keyword_text(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
             f"SELECT r.*, f.title, f.aliases, f.body FROM {table} r JOIN {fts} f ON f.rowid = r.rowid"
         ).fetchall()
     return sorted(map(tuple, rows), key=repr)
+
+
+def test_a_bulk_write_indexes_the_text_its_readers_worked_out_without_reading_again(
+    kit: VaultKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers of a cold scan hand over each record's packed body, terms and dates
+    (`keyword_text`); the write indexes them as a search would, and reads no file again."""
+    mixed(kit)
+    twin = tmp_path / "twin"
+    shutil.copytree(kit.root, twin)
+    monkeypatch.setattr(weights, "BLOCK", 2)
+    with Vault.open(twin) as queued:
+        queued.reconcile()
+        queued.index_keywords()
+        expected = weight_rows(queued.store.reader()), keyword_text(queued.store.reader())
+    monkeypatch.setattr(reconcile, "BULK_ROWS", 5)
+    # what the workers run (`read_batch_encoded`), here in this process, so that it is seen
+    monkeypatch.setattr(reconcile, "read_batch", functools.partial(reading.read_batch, with_text=True))
+
+    def no_second_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a record's file was read again to index its text")
+
+    monkeypatch.setattr(keyword, "read_file", no_second_read)
+    vault = kit.scan()
+    reader = vault.store.reader()
+    assert keyword.pending(reader, vault.scopes()) == 0
+    assert (weight_rows(reader), keyword_text(reader)) == expected
+
+
+def test_the_body_is_stored_once_packed_and_read_back_whole(kit: VaultKit) -> None:
+    """FTS5 keeps no copy of the text (an external content table): the body is stored once,
+    zlib-packed when that is smaller, and every read of it (grep's snippet) gets it back."""
+    long_body = "The lantern guild met at dawn to review the harbour lights. " * 40
+    kit.page("private/notes/long.md", "pg_long", "Long lantern", type="note", body=long_body)
+    kit.page("private/notes/short.md", "pg_short", "Short", type="note", body="Lantern.\n")
+    vault = kit.scan()
+    vault.index_keywords()
+    reader = vault.store.reader()
+    tables = {name for (name,) in reader.execute("SELECT name FROM sqlite_master")}
+    assert "keyword_fts_v1_private_content" not in tables
+    stored = dict(
+        reader.execute(
+            "SELECT r.path, t.body FROM keyword_text_v1_private t JOIN keyword_rows_v1_private r"
+            " ON r.rowid = t.id"
+        )
+    )
+    assert isinstance(stored["private/notes/long.md"], bytes)
+    assert len(stored["private/notes/long.md"]) < len(long_body) // 4
+    assert stored["private/notes/short.md"] == "Lantern.\n"  # packing would not make it smaller
+    bodies = dict(
+        reader.execute(
+            "SELECT r.path, f.body FROM keyword_fts_v1_private f JOIN keyword_rows_v1_private r"
+            " ON r.rowid = f.rowid"
+        )
+    )
+    assert bodies["private/notes/long.md"] == long_body
+    hits = {h["id"]: h for h in vault.grep(GrepQuery("harbour lights", mode="phrase"))["hits"]}
+    assert hits["pg_long"]["snippet"]["text"].startswith("The lantern guild met at dawn")
+
+
+def test_a_notes_body_is_stored_once_packed_and_read_back_whole(kit: VaultKit) -> None:
+    """Notes' text too: FTS5 keeps no copy, the body is packed, search reads it back."""
+    long_body = "The lantern guild met at dawn to review the harbour lights.\n" * 40
+    kit.write("private/ideas/harbour.md", "# Harbour\n\n" + long_body)
+    vault = kit.scan()
+    vault.index_keywords()
+    reader = vault.store.reader()
+    tables = {name for (name,) in reader.execute("SELECT name FROM sqlite_master")}
+    assert "note_text_fts_v1_content" not in tables
+    ((stored,),) = reader.execute("SELECT body FROM note_text_store_v1").fetchall()
+    assert isinstance(stored, bytes)
+    assert len(stored) < len(long_body) // 4
+    ((body,),) = reader.execute("SELECT body FROM note_text_fts_v1").fetchall()
+    assert body == "# Harbour\n\n" + long_body
+    (hit,) = vault.grep(GrepQuery("harbour lights", kind="note", mode="phrase"))["hits"]
+    assert "review the harbour lights" in hit["snippet"]["text"]

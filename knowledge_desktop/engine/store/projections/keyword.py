@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,9 @@ from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates, frontmatter
 from knowledge_desktop.engine.records.dates import utc_now_text
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
-from knowledge_desktop.engine.store import codec, guards
+from knowledge_desktop.engine.store import codec, guards, packed
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections import terms, weights
+from knowledge_desktop.engine.store.projections import keyword_text, terms, weights
 from knowledge_desktop.engine.store.projections.base import Update
 from knowledge_desktop.engine.store.schema import keyword_tables
 
@@ -76,7 +76,7 @@ ROW_COLUMNS = (
     "due_start",
     "due_end",
 )
-TIME_FIELDS = ("occurred_at", "recorded_at", "updated_at", "due_at")
+TIME_FIELDS = keyword_text.TIME_FIELDS
 
 
 # FTS5's bm25() constants, which `query/ranking.py` repeats in its arrays; our column
@@ -88,6 +88,14 @@ B = 0.75
 def tables(scope: str, history: bool = False) -> tuple[str, str]:
     fts, rows, history_fts, history_rows, *_ = keyword_tables(scope)
     return (history_fts, history_rows) if history else (fts, rows)
+
+
+def text_tables(scope: str, history: bool = False) -> tuple[str, str]:
+    """(stored text, view): the table holding each row's title, aliases and packed body
+    (`keyword_text.pack`), and the view FTS5 reads its content from, bodies unpacked."""
+    names = keyword_tables(scope)
+    stored = names[8] if history else names[7]
+    return stored, stored.replace("_text_v1_", "_textview_v1_")
 
 
 EXCEPTIONS = "eligible=0 OR active_from IS NOT NULL OR active_until IS NOT NULL"
@@ -121,9 +129,19 @@ and window columns too, so listing the rows a filter keeps never reads the table
 def ensure(tx: Tx | sqlite3.Connection, scope: str) -> None:
     for history in (False, True):
         fts, rows = tables(scope, history)
+        stored, view = text_tables(scope, history)
+        # The body is stored once, packed: FTS5 keeps no copy (an external content table)
+        # and reads the text through the view (store/packed.py), 54 MB less at 10k records.
+        tx.execute(
+            f"CREATE TABLE IF NOT EXISTS {stored} (id INTEGER PRIMARY KEY, title TEXT, aliases TEXT, body)"
+        )
+        tx.execute(
+            f"CREATE VIEW IF NOT EXISTS {view} AS SELECT id, title, aliases,"
+            f" {packed.UNPACK_SQL}(body) AS body FROM {stored}"
+        )
         tx.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {fts} USING fts5("
-            f"title, aliases, body, tokenize='{TOKENIZER}')"
+            f"title, aliases, body, content='{view}', content_rowid='id', tokenize='{TOKENIZER}')"
         )
         columns = ", ".join(f"{c} {'TEXT UNIQUE NOT NULL' if c == 'path' else ''}" for c in ROW_COLUMNS)
         tx.execute(f"CREATE TABLE IF NOT EXISTS {rows} (rowid INTEGER PRIMARY KEY, {columns})")
@@ -152,21 +170,30 @@ def remove(tx: Tx, scope: str, path: str, changes: weights.Changes) -> None:
     """Drop a file's rows; a current record's term weights go with them (`changes`)."""
     for history in (False, True):
         fts, rows = tables(scope, history)
+        stored, _ = text_tables(scope, history)
         found = tx.execute(f"SELECT rowid, tags FROM {rows} WHERE path=?", (path,)).fetchone()
         if found:
+            text = None
             if not history:
                 tx.executemany(
                     f"DELETE FROM {tags_table(scope)} WHERE tag=? AND rowid=?",
                     [(t, found[0]) for t in set(json.loads(found[1] or "[]"))],
                 )
                 text = tx.execute(
-                    f"SELECT c.c0, c.c1, c.c2, d.sz FROM {fts}_content c JOIN {fts}_docsize d"
-                    " ON d.id = c.id WHERE c.id=?",
+                    f"SELECT t.title, t.aliases, {packed.UNPACK_SQL}(t.body), d.sz FROM {stored} t"
+                    f" JOIN {fts}_docsize d ON d.id = t.id WHERE t.id=?",
                     (found[0],),
                 ).fetchone()
                 if text is not None:
                     changes.drop(found[0], (text[0], text[1], text[2]), terms.varints(text[3]))
-            tx.execute(f"DELETE FROM {fts} WHERE rowid=?", (found[0],))
+            if text is not None:  # the text at hand: FTS5 need not read it back
+                tx.execute(
+                    f"INSERT INTO {fts}({fts}, rowid, title, aliases, body) VALUES ('delete', ?, ?, ?, ?)",
+                    (found[0], *text[:3]),
+                )
+            else:  # FTS5 reads the row's text through the view to delete its terms
+                tx.execute(f"DELETE FROM {fts} WHERE rowid=?", (found[0],))
+            tx.execute(f"DELETE FROM {stored} WHERE id=?", (found[0],))
             tx.execute(f"DELETE FROM {rows} WHERE rowid=?", (found[0],))
 
 
@@ -210,6 +237,7 @@ def sync(
     after: str = "",
     limit: int | None = None,
     nodes: Mapping[str, RecordNode] | None = None,
+    texts: dict[str, keyword_text.RecordText] | None = None,
 ) -> tuple[int, bool, str]:
     """Index up to `limit` queued files of one partition, in path order after `after`.
 
@@ -219,7 +247,9 @@ def sync(
     the next reconcile, and `after` lets a caller working in chunks step past it.
     `nodes` (a reconcile's graph, details still held): each record's values are
     taken from its node when the hashes agree, rather than decoded again from
-    the parse cache.
+    the parse cache. `texts` (a reconcile's reads): each record's text as its reader
+    worked it out (`keyword_text`), used when the hashes agree rather than reading the
+    file again; each is let go once used.
     """
     ensure(tx, scope)
     empty = all(
@@ -254,8 +284,9 @@ def sync(
         node = nodes.get(path) if nodes is not None else None
         if node is not None and node.sha256 != row[0]:
             node = None
+        text = texts.pop(path, None) if texts is not None else None
         rowid = _index_one(
-            tx, root, scope, path, row[0], row[1], changes, node, known=not empty, catalog=row[3:]
+            tx, root, scope, path, row[0], row[1], changes, node, known=not empty, catalog=row[3:], text=text
         )
         if rowid is None:
             lag = True
@@ -282,6 +313,7 @@ def _index_one(
     *,
     known: bool = True,
     catalog: tuple[Any, ...] = (),
+    text: keyword_text.RecordText | None = None,
 ) -> int | None:
     """Index one file; its new rowid, or None when it could not be read as scanned.
 
@@ -290,15 +322,24 @@ def _index_one(
     `node`: the record as parsed from these bytes, if at hand. `known` False:
     the partition has no rows yet (a first build), so there is nothing to remove.
     `catalog`: (None, type, eligible, active_from, active_until) as the caller read them
-    with the hash and lifecycle, used with `node`."""
+    with the hash and lifecycle, used with `node`. `text`: the record's text as its reader
+    worked it out, used when its hash is `sha`."""
     if known:
         remove(tx, scope, path, changes)
-    try:
-        data = read_file(str(root / path), MAX_FILE_BYTES).data
-    except OSError:
-        return None
-    if data is None or hashlib.sha256(data).hexdigest() != sha:
-        return None  # changed again since the scan: the next reconcile catches up
+    if text is not None and text.sha256 == sha:
+        body = packed.unpack(text.body) or ""
+        stored_body = text.body
+    else:
+        text = None
+        try:
+            data = read_file(str(root / path), MAX_FILE_BYTES).data
+        except OSError:
+            return None
+        if data is None or hashlib.sha256(data).hexdigest() != sha:
+            return None  # changed again since the scan: the next reconcile catches up
+        split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
+        body = split.body if split is not None else ""
+        stored_body = packed.pack(body)
     if node is None:
         row = tx.execute(
             "SELECT f.node, c.type, c.valid AND NOT c.duplicate AND c.deps_ok, c.active_from,"
@@ -318,15 +359,18 @@ def _index_one(
         ).fetchone()
         if row is None:
             return None
-    split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
-    body = split.body if split is not None else ""
     fts, rows = tables(scope, lifecycle == "superseded")
+    stored, _ = text_tables(scope, lifecycle == "superseded")
     superseded_by = _text(node.value("superseded_by"))
     if lifecycle != node.lifecycle:
         held = guards.of_record(tx, scope, node.id or "")
         superseded_by = held.by_id if held is not None else superseded_by
     aliases = [a for a in node.value("aliases") or [] if isinstance(a, str)]
-    spans = record_times(node)
+    if text is not None:
+        spans, tokens = text.unpacked()
+    else:
+        times = record_times(node)
+        spans = tuple(v for name in TIME_FIELDS for v in times[name])
     tags = [t for t in node.value("tags") or [] if isinstance(t, str)]
     cursor = tx.execute(
         f"INSERT INTO {rows}(path, id, kind, type, title, revision, sha256, lifecycle, tags,"
@@ -349,21 +393,27 @@ def _index_one(
             int(bool(row[2])),
             row[3],
             row[4],
-            *spans["occurred_at"],
-            *spans["recorded_at"],
-            *spans["updated_at"],
-            *spans["due_at"],
+            *spans,
         ),
     )
     texts = (_text(node.value("title")) or "", "\n".join(aliases), body)
+    tx.execute(
+        f"INSERT INTO {stored}(id, title, aliases, body) VALUES (?,?,?,?)",
+        (cursor.lastrowid, *texts[:2], stored_body),
+    )
     tx.execute(f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)", (cursor.lastrowid, *texts))
     if lifecycle != "superseded":
-        # The terms for the weights, from the text at hand: read back from FTS5, a bulk
-        # index spent as long again re-reading what it had just written.
-        size = tx.execute(f"SELECT sz FROM {fts}_docsize WHERE id=?", (cursor.lastrowid,)).fetchone()
-        changes.tokens[cursor.lastrowid or 0] = weights.record_terms(
-            texts, terms.varints(size[0]) if size is not None else []
-        )
+        # The terms for the weights, from the text at hand (read back from FTS5, a bulk
+        # index spent as long again re-reading what it had just written), or as the reader
+        # worked them out: on ASCII text they are FTS5's by construction.
+        if text is None or (tokens is not None and not text.exact):
+            size = tx.execute(f"SELECT sz FROM {fts}_docsize WHERE id=?", (cursor.lastrowid,)).fetchone()
+            sizes = terms.varints(size[0]) if size is not None else []
+            if text is None:
+                tokens = weights.record_terms(texts, sizes)
+            elif tokens is not None and list(tokens.sizes) != sizes:
+                tokens = None
+        changes.tokens[cursor.lastrowid or 0] = tokens
     if lifecycle != "superseded":
         tx.executemany(
             f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
@@ -437,21 +487,25 @@ def bump(tx: Tx, scopes: Iterable[str], now: str) -> None:
 
 
 def record_times(node: RecordNode) -> dict[str, tuple[str | None, str | None]]:
+    return times_of(node.kind, node.value)
+
+
+def times_of(kind: str | None, value: Callable[[str], Any]) -> dict[str, tuple[str | None, str | None]]:
     """Each date field of a record as a half-open UTC span (a date covers its whole day).
 
     Meetings and other dated pages carry occurred_at among their fields
     (spec: Dates and Chronicle); claims carry it directly. Unknown dates stay
     absent: recording time never stands in for occurrence.
     """
-    occurred = node.value("occurred_at") if node.kind == "claim" else None
-    fields = node.value("fields")
-    if node.kind == "page" and isinstance(fields, dict):
+    occurred = value("occurred_at") if kind == "claim" else None
+    fields = value("fields")
+    if kind == "page" and isinstance(fields, dict):
         occurred = fields.get("occurred_at")
-    due = node.value("due_at") if node.kind == "claim" else None
+    due = value("due_at") if kind == "claim" else None
     return {
         "occurred_at": span(occurred),
-        "recorded_at": span(node.value("recorded_at")),
-        "updated_at": span(node.value("updated_at")),
+        "recorded_at": span(value("recorded_at")),
+        "updated_at": span(value("updated_at")),
         "due_at": span(due),
     }
 

@@ -39,10 +39,13 @@ from knowledge_desktop.engine.fs.read import read_file
 from knowledge_desktop.engine.graph.keys import normalise_name
 from knowledge_desktop.engine.records import frontmatter
 from knowledge_desktop.engine.records.parse import MAX_FILE_BYTES
+from knowledge_desktop.engine.store import packed
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections.base import Update
 
 FTS = "note_text_fts_v1"
+STORE = "note_text_store_v1"
+"""The text FTS5 indexes, the body packed (`store/packed.py`): FTS5 reads it through a view."""
 ROWS = "note_text_rows_v1"
 PENDING = "note_text_pending_v1"
 NAMES = "note_names_v1"
@@ -53,7 +56,7 @@ WEIGHTS = (8.0, 6.0, 6.0, 1.0)
 """bm25() column weights: title and aliases as for records (spec: retrieval-and-dates),
 tags as strong as aliases (a tag names what a note is about), body 1."""
 
-TABLES = (FTS, ROWS, PENDING, NAMES)
+TABLES = (FTS, STORE, ROWS, PENDING, NAMES)
 """Created and dropped with the other projections (`store/schema.py`, which spells the
 keyword tokenizer, `terms.TOKENIZER`, for the FTS table)."""
 
@@ -183,7 +186,8 @@ def sync(tx: Tx, root: Path, *, after: str = "", limit: int | None = None) -> tu
 
 
 def _remove(tx: Tx, rowid: int) -> None:
-    tx.execute(f"DELETE FROM {FTS} WHERE rowid=?", (rowid,))
+    tx.execute(f"DELETE FROM {FTS} WHERE rowid=?", (rowid,))  # (FTS5 reads the text to drop)
+    tx.execute(f"DELETE FROM {STORE} WHERE id=?", (rowid,))
     tx.execute(f"DELETE FROM {ROWS} WHERE rowid=?", (rowid,))
 
 
@@ -204,9 +208,14 @@ def _index_one(tx: Tx, root: Path, path: str, row: tuple[object, ...]) -> bool:
         f"INSERT INTO {ROWS}(path, scope, title, tags, body_line, sha256) VALUES (?,?,?,?,?,?)",
         (path, scope, title, json.dumps(tags), body_line, sha),
     )
+    texts = (title if isinstance(title, str) else "", "\n".join(aliases), " ".join(tags))
+    tx.execute(
+        f"INSERT INTO {STORE}(id, title, aliases, tags, body) VALUES (?,?,?,?,?)",
+        (cursor.lastrowid, *texts, packed.pack(body)),
+    )
     tx.execute(
         f"INSERT INTO {FTS}(rowid, title, aliases, tags, body) VALUES (?,?,?,?,?)",
-        (cursor.lastrowid, title if isinstance(title, str) else "", "\n".join(aliases), " ".join(tags), body),
+        (cursor.lastrowid, *texts, body),
     )
     return True
 

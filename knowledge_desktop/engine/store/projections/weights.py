@@ -24,8 +24,9 @@ Rowids are grouped in blocks of `BLOCK`, so an edit rewrites small rows:
   whose terms our tokenizer may not read as FTS5 did, or too long for
   uint16 positions: it has no postings, and searches score it with bm25().
 
-They are written in the indexing transaction from FTS5's own stored text
-and sizes, for the current (not superseded) records of a partition.
+They are written in the indexing transaction, for the current (not superseded)
+records of a partition, from the terms a parse worker found (`keyword_text`) or
+from the stored text, checked against FTS5's own sizes.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from knowledge_desktop.engine.store import packed
 from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import terms
 from knowledge_desktop.engine.store.schema import keyword_tables
@@ -77,10 +79,31 @@ text and the arrays use the same exact values."""
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """A record's terms as FTS5 indexed them, title then aliases then body, and
-    the three column lengths."""
+    the three column lengths. Compact, as a parse worker sends them and a bulk write
+    holds them (`keyword_text`): each distinct term once, in order of first occurrence,
+    in one string (`vocab`, space-separated: no term holds a space; a list of strings
+    took five times the memory), and the token stream as indexes into them (`ids`,
+    little-endian uint16: a record with weights has at most `MOST` tokens)."""
 
-    terms: list[str]
+    vocab: str
+    ids: bytes
     sizes: tuple[int, int, int]
+
+    @classmethod
+    def of(cls, found: list[str], sizes: tuple[int, int, int]) -> Tokens:
+        distinct = dict.fromkeys(found)
+        numbers = dict(zip(distinct, range(len(distinct)), strict=True))
+        return cls(" ".join(numbers), _little(array("H", map(numbers.__getitem__, found))), sizes)
+
+    @property
+    def names(self) -> list[str]:
+        """The distinct terms, in order of first occurrence."""
+        return self.vocab.split(" ") if self.vocab else []
+
+    @property
+    def terms(self) -> list[str]:
+        names = self.names
+        return [names[i] for i in _read("H", self.ids)]
 
     def postings(self) -> dict[str, Posting]:
         """Each term's weighted frequency and positions."""
@@ -151,14 +174,29 @@ def record_terms(texts: tuple[str | None, str | None, str | None], sizes: list[i
     differently, or a column length unlike FTS5's — or when the record is too
     long for `MOST`."""
     if len(sizes) != len(WEIGHTS) or sum(sizes) > MOST:
+        return None  # (known without tokenizing: a long record's list of terms is large)
+    found = own_terms(texts)
+    if found is None or list(found.sizes) != sizes:
         return None
+    return found
+
+
+def own_terms(texts: tuple[str | None, str | None, str | None]) -> Tokens | None:
+    """A record's terms as our tokenizer reads them, the column lengths its own count;
+    None when it may read the text unlike FTS5 or the record is too long for `MOST`.
+    On ASCII text the two tokenizers agree by construction (`terms.py`); elsewhere the
+    caller checks the lengths against FTS5's (`record_terms`). Pure: parse workers run it."""
     found: list[str] = []
-    for text, size in zip(texts, sizes, strict=True):
+    sizes: list[int] = []
+    for text in texts:
         column = terms.column_terms(text) if text else []
-        if column is None or len(column) != size:
+        if column is None:
             return None
         found += column
-    tokens = Tokens(found, (sizes[0], sizes[1], sizes[2]))
+        sizes.append(len(column))
+    if len(found) > MOST:
+        return None
+    tokens = Tokens.of(found, (sizes[0], sizes[1], sizes[2]))
     if len(found) * WEIGHTS[0] > MOST and max(p[0] for p in tokens.postings().values()) > MOST:
         return None
     return tokens
@@ -179,7 +217,7 @@ class Changes:
     def drop(self, rowid: int, texts: tuple[str | None, str | None, str | None], sizes: list[int]) -> None:
         """Note a row about to be deleted, with its text and sizes as FTS5 holds them."""
         found = record_terms(texts, sizes)
-        self.gone[rowid] = set(found.terms) if found is not None else set()
+        self.gone[rowid] = set(found.names) if found is not None else set()
 
 
 def apply(tx: Tx, scope: str, changes: Changes) -> None:
@@ -187,7 +225,7 @@ def apply(tx: Tx, scope: str, changes: Changes) -> None:
     if not changes.gone and not changes.added:
         return
     ensure(tx, scope)
-    fts = keyword_tables(scope)[0]
+    fts, stored = keyword_tables(scope)[0], keyword_tables(scope)[7]
     blocks: dict[int, tuple[dict[int, set[str]], dict[int, Tokens | None]]] = {}
     for rowid, names in changes.gone.items():
         blocks.setdefault(rowid // BLOCK, ({}, {}))[0][rowid % BLOCK] = names
@@ -199,8 +237,8 @@ def apply(tx: Tx, scope: str, changes: Changes) -> None:
     for start in range(0, len(unread), BLOCK):
         chunk = unread[start : start + BLOCK]
         for rowid, title, aliases, body, size in tx.execute(
-            f"SELECT c.id, c.c0, c.c1, c.c2, d.sz FROM {fts}_content c JOIN {fts}_docsize d ON d.id = c.id"
-            " WHERE c.id IN (SELECT value FROM json_each(?))",
+            f"SELECT c.id, c.title, c.aliases, {packed.UNPACK_SQL}(c.body), d.sz FROM {stored} c"
+            f" JOIN {fts}_docsize d ON d.id = c.id WHERE c.id IN (SELECT value FROM json_each(?))",
             (f"[{','.join(map(str, chunk))}]",),
         ):
             found = record_terms((title, aliases, body), terms.varints(size))
@@ -263,26 +301,25 @@ def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, byt
     """The rows of a block no record was in yet (a bulk index), built in arrays:
     every token gets a term number, a stable sort by it groups each term's
     occurrences in record and position order, and each row is a slice."""
-    numbers: dict[str, int] = {}
-    ids: list[int] = []
-    lengths: list[int] = []
     offsets = sorted(added)
-    for offset in offsets:
-        found = added[offset].terms
-        for name in set(found).difference(numbers):
-            numbers[name] = len(numbers)
-        ids += map(numbers.__getitem__, found)
-        lengths.append(len(found))
-    if not ids:
+    vocabs = [added[o].vocab for o in offsets]
+    names = " ".join(v for v in vocabs if v).split(" ")
+    # every distinct term of the block numbered, in C but for one step per distinct term
+    numbers = {name: n for n, name in enumerate(dict.fromkeys(names))}
+    named = np.fromiter(map(numbers.__getitem__, names), dtype=np.int64, count=len(names))
+    kinds = np.array([v.count(" ") + 1 if v else 0 for v in vocabs], dtype=np.int64)
+    count = np.array([len(added[o].ids) // 2 for o in offsets], dtype=np.int64)
+    if not count.sum():
         return []
-    count = np.array(lengths, dtype=np.int64)
+    # each token's index into its record's terms, moved to where they start in `names`
+    local = np.frombuffer(b"".join(added[o].ids for o in offsets), "<u2").astype(np.int64)
+    numbered = named[local + np.repeat(np.cumsum(kinds) - kinds, count)]
     first = np.cumsum(count) - count
     where = np.repeat(np.array(offsets, dtype=np.int64), count)
-    at = np.arange(len(ids), dtype=np.int64) - np.repeat(first, count)
+    at = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(first, count)
     title = np.repeat(np.array([added[o].sizes[0] for o in offsets], dtype=np.int64), count)
     aliases = title + np.repeat(np.array([added[o].sizes[1] for o in offsets], dtype=np.int64), count)
     weight = np.where(at < title, WEIGHTS[0], np.where(at < aliases, WEIGHTS[1], WEIGHTS[2]))
-    numbered = np.fromiter(ids, dtype=np.int64, count=len(ids))
     # A block's terms fit 16 bits nearly always, and numpy sorts 16-bit keys stably by radix
     # (several times faster than the merge sort of 64-bit ones).
     keys = numbered.astype(np.uint16) if len(numbers) <= 1 << 16 else numbered
