@@ -247,8 +247,8 @@ def _patched(conn: sqlite3.Connection, scope: str, dim: int, old: Held) -> Held 
                 [scope, *some],
             ):
                 found[path] = (vector, passages)
-    gone = [old.where[p] for p in changed if p in old.where]
-    dead_rows = old.dead_rows + int(np.sum(old.starts[np.array(gone, dtype=np.int64) + 1] - old.starts[gone]))
+    gone = np.array([old.where[p] for p in changed if p in old.where], dtype=np.int64)
+    dead_rows = old.dead_rows + int(np.sum(old.starts[gone + 1] - old.starts[gone]))
     added = sorted(found)
     counts = [len(found[p][1]) // width for p in added]
     files, rows = len(old.paths), int(old.starts[-1])

@@ -15,6 +15,8 @@ the first stage of a search by meaning scans the files' own vectors, the
 second the passages of the files it kept, both as held in memory
 (`query/semantic_held.py`), and the few files it cannot rank from memory are
 read again here, one row each (`query/hybrid.py`). A file still queued for its text stays queued here too.
+Every change of a scope's vectors is stamped with a new generation and logs the files it
+changed (`semantic_changes_v1`, `_stamp`), so that copy in memory is patched, not read again.
 
 Notes (issue 25) are embedded the same way from the notes' text index
 (`note_text.py`), their vectors stored under the scope `NOTES` rather than a
