@@ -16,6 +16,7 @@ from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.semantic.model import embedder
 from knowledge_desktop.engine.store.projections import semantic as projection
 from knowledge_desktop.engine.store.projections.semantic import STORED
+from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 from knowledge_desktop.engine.vault import Vault
 from tests.vaultkit import VaultKit
 
@@ -192,3 +193,27 @@ def test_the_answer_is_scored_from_the_stored_passages(vault: Vault) -> None:
     assert [n.path for n in found] == ranked
     for n in found:
         assert n.score == pytest.approx(exact[n.path], abs=1e-6)
+
+
+def test_an_edited_notes_old_row_takes_no_candidates_place(
+    kit: VaultKit, vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(semantic_held, "DEAD_SHARE", 1.0)
+    kit.write("Baking.md", "Grocery list: flour, yeast and salt.\n\nBake the sourdough loaf on Sunday.\n")
+    kit.write("Ferry.md", "The ferry timetable for the islands.\n")
+    vault.reconcile()
+    vault.index_search()
+    db, vector = str(vault.store.path), embedder().embed(["bread and flour"])[0]
+
+    def nearest_notes() -> list[str]:
+        conn = vault.store.reader()
+        found = hybrid.neighbours(conn, db, NOTES, vector, GrepQuery("bread"), 2, candidates=2)
+        return [n.path for n in found]
+
+    assert nearest_notes() == ["Baking.md", "Ferry.md"]
+    kit.write("Baking.md", "Grocery list: flour, yeast and salt.\n\nBake rye bread and a flour cake.\n")
+    vault.reconcile()
+    vault.index_search()
+    held = semantic_held.held(vault.store.reader(), db, NOTES, 256)
+    assert held.paths == ["Baking.md", "Ferry.md", "Baking.md"]  # patched: the old row is still there, dead
+    assert nearest_notes() == ["Baking.md", "Ferry.md"]  # the two candidates are not Baking twice
