@@ -611,7 +611,9 @@ IGNORED_COLUMNS = {
     # `generation` (above) counts the partition's index transactions, so it depends on how
     # many runs there were (a kill adds one), never on the Markdown.
     # The vectors' generation is the time of their last change (projections/semantic.py).
-    "semantic_state_v1": ("generation",),
+    # `logged` is such a time too, and the log of changed files (skipped whole, below) lists
+    # what each run changed.
+    "semantic_state_v1": ("generation", "logged"),
     # Passages are numbered as they are embedded, in chunks that depend on the runs.
     "semantic_chunks_v1": ("rowid",),
 }
@@ -656,6 +658,8 @@ def dump(db: Path) -> Dump:
             if name in HISTORY_INDEX or name == "note_text_fts_v1":  # compared with its rows
                 continue
             if re.match(r"^(keyword_(history_)?text_v1_|note_text_store_v1$)", name):  # read through the FTS
+                continue
+            if name == "semantic_changes_v1":  # which runs changed what (IGNORED_COLUMNS)
                 continue
             if re.match(r"^keyword_(history_)?fts_v1_", name):
                 try:

@@ -100,11 +100,13 @@ def neighbours(
     passing = None
     if scope != NOTES:
         passing = semantic_filter.passing(conn, scope, kept_vectors, q)
-        sims = np.where(passing, sims, np.float32(-np.inf))
+    shown = kept_vectors.live if passing is None else passing & kept_vectors.live  # old rows of edited files
+    if passing is not None or len(kept_vectors.where) < len(kept_vectors.paths):
+        sims = np.where(shown, sims, np.float32(-np.inf))
     chosen: list[int] = []
     taken = 0
     step = wanted * 2
-    total = len(sims) if passing is None else int(np.count_nonzero(passing))
+    total = int(np.count_nonzero(shown))
     while taken < total and len(chosen) < wanted:
         window = _top(sims, min(taken + step, total))[taken:]
         taken += len(window)

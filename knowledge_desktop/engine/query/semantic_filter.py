@@ -48,7 +48,7 @@ def passing(conn: sqlite3.Connection, scope: str, held: Held, q: GrepQuery) -> M
     ok &= ~_member(rowids, failing)
     for part in parts[1:]:
         listing = part.listing or f"SELECT r.rowid FROM {rows} r WHERE {part.sql}"
-        key = ("semantic-filter", scope, listing, json.dumps(part.values), held.generation)
+        key = ("semantic-filter", scope, listing, json.dumps(part.values), held.layout)
 
         def read(listing: str = listing, values: list[object] = part.values) -> Mask:
             mask = _member(rowids, _listing(conn, listing, values))
@@ -64,12 +64,13 @@ def _nbytes(array: NDArray[np.generic]) -> int:
 
 
 def _rowids(conn: sqlite3.Connection, rows: str, held: Held) -> NDArray[np.int64]:
-    """Each held file's rowid in the rows table (-1 when it has none), kept while nothing
-    is committed (and under the held files' generation: the key holds no reference to
-    them, so a kept entry never keeps old vectors alive)."""
+    """Each held file's rowid in the rows table (-1 when it has none, or when the row is
+    an edited file's old one), kept while nothing is committed (and under the held rows'
+    layout: the key holds no reference to them, so a kept entry never keeps old vectors
+    alive)."""
 
     def read() -> NDArray[np.int64]:
-        place = {p: i for i, p in enumerate(held.paths)}
+        place = held.where
         out = np.full(len(held.paths), -1, dtype=np.int64)
         for path, rowid in conn.execute(f"SELECT path, rowid FROM {rows}"):
             i = place.get(path)
@@ -80,7 +81,7 @@ def _rowids(conn: sqlite3.Connection, rows: str, held: Held) -> NDArray[np.int64
 
     if held.generation == STALE:
         return read()
-    return kept.kept(conn, ("semantic-rowids", rows, held.generation), read, _nbytes)
+    return kept.kept(conn, ("semantic-rowids", rows, held.layout), read, _nbytes)
 
 
 def _listing(conn: sqlite3.Connection, sql: str, values: list[object]) -> NDArray[np.int64]:

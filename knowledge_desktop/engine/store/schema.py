@@ -95,6 +95,7 @@ PROJECTION_TABLES = (
     "semantic_chunks_v1",
     "semantic_records_v1",
     "semantic_state_v1",
+    "semantic_changes_v1",
     "projection_meta",
 )
 
@@ -385,8 +386,17 @@ CREATE INDEX IF NOT EXISTS semantic_records_scope ON semantic_records_v1(scope, 
 CREATE TABLE IF NOT EXISTS semantic_state_v1 (
     scope TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,
-    model TEXT
+    model TEXT,
+    logged INTEGER                 -- semantic_changes_v1 lists every change after this generation
 );
+-- per scope, the files whose vectors each generation changed, so the copy a search holds
+-- in memory is patched rather than read again (query/semantic_held.py); the newest only
+CREATE TABLE IF NOT EXISTS semantic_changes_v1 (
+    scope TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (scope, generation, path)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS ontology_state (
     scope TEXT PRIMARY KEY,

@@ -15,6 +15,8 @@ the first stage of a search by meaning scans the files' own vectors, the
 second the passages of the files it kept, both as held in memory
 (`query/semantic_held.py`), and the few files it cannot rank from memory are
 read again here, one row each (`query/hybrid.py`). A file still queued for its text stays queued here too.
+Every change of a scope's vectors is stamped with a new generation and logs the files it
+changed (`semantic_changes_v1`, `_stamp`), so that copy in memory is patched, not read again.
 
 Notes (issue 25) are embedded the same way from the notes' text index
 (`note_text.py`), their vectors stored under the scope `NOTES` rather than a
@@ -54,6 +56,9 @@ TITLE_WEIGHT = 0.5
 page looks alike."""
 SNIPPET_CHARS = 240
 EMBED_BATCH = 512
+LOGGED = 4096
+"""Changed files a scope's log keeps (the newest generations'): a reader further behind
+reads everything again, which costs about what patching that many files would."""
 
 
 def model_of(conn: Tx | sqlite3.Connection) -> str | None:
@@ -80,12 +85,12 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
             f"INSERT OR IGNORE INTO semantic_pending_v1(scope, path) SELECT ?, path FROM {rows}",
             (scope,),
         )
-        _stamp(tx, scope)
+        _stamp(tx, scope, None)
     tx.execute(
         f"INSERT OR IGNORE INTO semantic_pending_v1(scope, path)"
         f" SELECT coalesce(scope, '{NOTES}'), path FROM {note_text.ROWS}"
     )
-    _stamp(tx, NOTES)
+    _stamp(tx, NOTES, None)
     tx.execute(
         "INSERT INTO semantic_state_v1(scope, generation, model) VALUES ('', 0, ?)"
         " ON CONFLICT(scope) DO UPDATE SET model=excluded.model",
@@ -140,9 +145,9 @@ def sync(tx: Tx, scope: str, embedder: Embedder, limit: int | None = None) -> in
     for start in range(0, len(work), EMBED_BATCH):
         _embed_batch(tx, embedder, work[start : start + EMBED_BATCH])
     tx.executemany("DELETE FROM semantic_pending_v1 WHERE path=?", [(p,) for p in queued])
-    _stamp(tx, scope)
+    _stamp(tx, scope, queued)
     if scope != NOTES:
-        _stamp(tx, NOTES)  # a partition's note may have gained or lost its vectors
+        _stamp(tx, NOTES, queued)  # a partition's note may have gained or lost its vectors
     return len(queued)
 
 
@@ -160,16 +165,42 @@ def _note(tx: Tx, path: str) -> Any:
     ).fetchone()
 
 
-def _stamp(tx: Tx, scope: str) -> None:
-    """Give the partition's vectors a new generation. A counter would start again at 1
-    after a rebuild, and a reader holding the old vectors in memory (`query/hybrid.py`)
-    would take them for current: the generation is the time of the change instead, with
-    `+ 1` over the old value for a clock that went back."""
+def _stamp(tx: Tx, scope: str, changed: list[str] | None) -> None:
+    """Give the partition's vectors a new generation, and log which files it changed
+    (`changed`; None for all of them).
+
+    A counter would start again at 1 after a rebuild, and a reader holding the old
+    vectors in memory (`query/semantic_held.py`) would take them for current: the
+    generation is the time of the change instead, with `+ 1` over the old value for a
+    clock that went back. The log, written in the same transaction as the vectors,
+    lets that reader patch its copy with the changed files' rows instead of listing
+    every file again; `logged` says from which generation on it is complete, so a log
+    that was cut, or a table made anew, sends the reader to a full read."""
+    now = time.time_ns()
     tx.execute(
-        "INSERT INTO semantic_state_v1(scope, generation) VALUES (?, ?)"
+        "INSERT INTO semantic_state_v1(scope, generation, logged) VALUES (?, ?, ?)"
         " ON CONFLICT(scope) DO UPDATE SET generation=max(excluded.generation, generation + 1)",
-        (scope, time.time_ns()),
+        (scope, now, now),
     )
+    (generation,) = tx.execute("SELECT generation FROM semantic_state_v1 WHERE scope=?", (scope,)).fetchone()
+    if changed is None or len(changed) > LOGGED:
+        tx.execute("DELETE FROM semantic_changes_v1 WHERE scope=?", (scope,))
+        tx.execute("UPDATE semantic_state_v1 SET logged=generation WHERE scope=?", (scope,))
+        return
+    tx.executemany(
+        "INSERT OR IGNORE INTO semantic_changes_v1(scope, generation, path) VALUES (?,?,?)",
+        [(scope, generation, path) for path in changed],
+    )
+    cut = tx.execute(
+        "SELECT generation FROM semantic_changes_v1 WHERE scope=? ORDER BY generation DESC LIMIT 1 OFFSET ?",
+        (scope, LOGGED),
+    ).fetchone()
+    if cut is not None:
+        tx.execute("DELETE FROM semantic_changes_v1 WHERE scope=? AND generation<=?", (scope, cut[0]))
+        tx.execute(
+            "UPDATE semantic_state_v1 SET logged=max(coalesce(logged, ?), ?) WHERE scope=?",
+            (cut[0], cut[0], scope),
+        )
 
 
 def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int, str, str]]) -> None:
