@@ -292,10 +292,10 @@ def window_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
         time.sleep(max(0.0, begun + delay - time.monotonic()))
         running.kill_inside(aim(n, window))
         bench.check(running.wait(), durable)
-    for n, point in enumerate(window_points(burst_end - settled, plan.points), plan.kills + 1):
-        # Counted from the burst on ("commit:+K"): how many transactions opening a vault
-        # takes before it watches varies with timing.
-        running = start(n, point.replace(":", ":+"))
+
+    def killed_at(n: int, point: str) -> None:
+        """A burst killed at the named point `point` of its own transactions."""
+        running = start(n, point)
         running.arm()
         burst()
         # The burst's own count varies too: on a loaded machine its edits coalesce into
@@ -305,19 +305,18 @@ def window_burst(launcher: fk.Launcher, bench: Bench, plan: Plan) -> None:
         if running.alive():
             running.kill()
         bench.check(running.wait(timeout=30), durable)
+
+    for n, point in enumerate(window_points(burst_end - settled, plan.points), plan.kills + 1):
+        # Counted from the burst on ("commit:+K"): how many transactions opening a vault
+        # takes before it watches varies with timing.
+        killed_at(n, point.replace(":", ":+"))
     # A loaded machine can leave too few of those inside a transaction (its edits coalesced
     # into fewer batches than the calibration run's): kill at the burst's first commit, which
     # every burst reaches, until enough have, at most `points` more runs.
     for n in range(plan.kills + plan.points + 1, plan.kills + 2 * plan.points + 1):
         if bench.landed >= plan.least:
             break
-        running = start(n, "commit:+1")
-        running.arm()
-        burst()
-        _wait_for(partial(_burst_over, running, log, touched), running, "the burst")
-        if running.alive():
-            running.kill()
-        bench.check(running.wait(timeout=30), durable)
+        killed_at(n, "commit:+1")
 
 
 # -- the tests ------------------------------------------------------------------------------

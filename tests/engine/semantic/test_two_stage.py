@@ -15,23 +15,13 @@ from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.semantic.model import embedder, normalise
 from knowledge_desktop.engine.store.projections.semantic import STORED
 from knowledge_desktop.engine.vault import Vault
+from tests.engine.semantic.five_pages import PAGES, five_pages
 from tests.vaultkit import VaultKit
-
-PAGES = {
-    "tomas": ("Tomás", "Tomás builds the mobile app.\n\nHe is on parental leave until September.\n"),
-    "budget": ("Budget", "The board froze all spending.\n\nInvoices wait until the new quarter.\n"),
-    "maps": ("Maps", "Vector tiles cached for offline hiking.\n"),
-    "harbour": ("Harbour", "Ferries leave the harbour at dawn.\n\nThe pier was repaired in spring.\n"),
-    "garden": ("Garden", "Tomatoes and beans in the raised beds.\n"),
-}
 
 
 @pytest.fixture
 def kit(tmp_path: Path) -> VaultKit:
-    kit = VaultKit(tmp_path / "v")
-    for name, (title, body) in PAGES.items():
-        kit.page(f"private/notes/{name}.md", f"pg_{name}", title, body, type="note")
-    return kit
+    return five_pages(tmp_path / "v")
 
 
 @pytest.fixture
