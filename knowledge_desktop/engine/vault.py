@@ -81,6 +81,9 @@ INLINE_TEXT = 500
 """The longest text queue a search indexes itself when text is built in the background."""
 INLINE_WAIT_S = 2.0
 """How long such a search waits for the vault before answering from what is indexed."""
+EMBED_STEP = 256
+"""Files of each scope one write transaction of a whole embedding embeds (`index_meaning`):
+about 3,300 passages, a second or two, after which a watcher or a write may take the vault."""
 
 
 def _looks_like_vault(root: Path) -> bool:
@@ -703,8 +706,18 @@ class Vault:
             self.meaning_pending(wanted)
         ):
             return 0
-        with self._lock, self.store.write(bulk=True) as tx:
-            return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
+        if limit is not None:
+            with self._lock, self.store.write(bulk=True) as tx:
+                return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
+        # A step at a time, letting the vault go between steps: embedding a whole large vault
+        # takes minutes (17 at 100k), and the window's watcher and writes need the vault meanwhile.
+        settled = 0
+        while True:
+            with self._lock, self.store.write(bulk=True) as tx:
+                step = sum(semantic_projection.sync(tx, s, model, EMBED_STEP) for s in wanted)
+            if not step:
+                return settled
+            settled += step
 
     def index_search(self) -> None:
         """Everything a search reads, built now (`knowledge scan --embed`): the records'
