@@ -678,9 +678,10 @@ class Vault:
             self.store.reader(), str(self.store.path), q, scopes, mode, model, notes=notes, scope=scope
         )
 
-    def related(self, path: str, limit: int = 5) -> list[dict[str, Any]]:
+    def related(self, path: str, limit: int = 5, *, wait: bool = True) -> list[dict[str, Any]]:
         """Records and notes near the record or note at `path` by meaning that it neither
-        links to nor is linked from (`query/hybrid.related`); embeds what is queued first."""
+        links to nor is linked from (`query/hybrid.related`); embeds what is queued first,
+        or (`wait` False) answers from what is embedded when another thread is embedding."""
         from knowledge_desktop.engine.query import hybrid
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
@@ -689,16 +690,23 @@ class Vault:
         scopes = self.scopes() if scope is None else [scope] if scope in self.scopes() else []
         self._text_for_search(scopes)
         self._note_text_for_search()
-        self.index_meaning([*scopes, NOTES])
+        self.index_meaning([*scopes, NOTES], wait=wait)
         return hybrid.related(self.store.reader(), str(self.store.path), path, limit, [*scopes, NOTES])
 
     def index_meaning(
-        self, scopes: Iterable[str] | None = None, model: Any = None, *, limit: int | None = None
+        self,
+        scopes: Iterable[str] | None = None,
+        model: Any = None,
+        *,
+        limit: int | None = None,
+        wait: bool = True,
     ) -> int:
         """Embed the passages of records and notes changed since they were last embedded
         (and all of them when the model changed); how many files settled. Cheap when
         nothing changed. `limit`: embed at most that many files per scope this
-        call (a caller that must answer quickly, `vault_api`), leaving the rest queued."""
+        call (a caller that must answer quickly, `vault_api`), leaving the rest queued.
+        `wait` False: when another thread is embedding the vault, return at once rather than
+        wait for it (the record pane's Related line, which answers from what is embedded)."""
         from knowledge_desktop.engine.semantic.model import embedder
         from knowledge_desktop.engine.store.projections import semantic as semantic_projection
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
@@ -718,7 +726,9 @@ class Vault:
         # meanwhile. Each step reads its files' text from a snapshot, works out their vectors
         # outside, and takes the vault only to store them, for the files whose text is still
         # the one read (`semantic.store`); an edited file stays queued for a later step.
-        with self._embedding:  # one whole embedding at a time: two would embed the same files
+        if not self._embedding.acquire(blocking=wait):  # one at a time: two would embed the same files
+            return 0
+        try:
             settled = idle = 0
             made_by = semantic_projection.model_of(self.store.reader())
             if made_by != semantic_projection.model_key(model):
@@ -743,6 +753,8 @@ class Vault:
                 settled += stored
                 idle = 0 if stored else idle + 1
             return settled
+        finally:
+            self._embedding.release()
 
     def index_search(self) -> None:
         """Everything a search reads, built now (`knowledge scan --embed`): the records'

@@ -131,3 +131,25 @@ def test_the_model_works_without_the_vault_and_an_edit_meanwhile_is_embedded_as_
             t for (t,) in conn.execute("SELECT text FROM semantic_chunks_v1 WHERE path LIKE '%maps.md'")
         ]
         assert any("Sea charts" in t for t in snippets), snippets
+
+
+def test_a_related_line_answers_from_what_is_embedded_while_another_thread_embeds(tmp_path: Path) -> None:
+    five_pages(tmp_path / "v")
+    model = _Gated()
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        embedding = threading.Thread(target=lambda: vault.index_meaning(None, model))
+        embedding.start()
+        try:
+            assert model.working.wait(30)
+            # Nothing is embedded yet and the other thread is still in the model: the answer
+            # is empty at once, not after the whole embedding.
+            assert vault.related("private/notes/maps.md", wait=False) == []
+            assert embedding.is_alive()
+            assert vault.index_meaning(None, model, wait=False) == 0
+        finally:
+            model.go_on.set()
+            embedding.join(60)
+        assert vault.meaning_pending(vault.scopes()) == 0
+        assert vault.related("private/notes/maps.md", wait=False) != []
