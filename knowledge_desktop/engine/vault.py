@@ -82,8 +82,11 @@ INLINE_TEXT = 500
 INLINE_WAIT_S = 2.0
 """How long such a search waits for the vault before answering from what is indexed."""
 EMBED_STEP = 256
-"""Files of each scope one write transaction of a whole embedding embeds (`index_meaning`):
-about 3,300 passages, a second or two, after which a watcher or a write may take the vault."""
+"""Files of each scope one step of a whole embedding embeds (`index_meaning`): about 3,300
+passages, a second or two of the model's time, spent without the vault."""
+STALE_STEPS = 3
+"""Steps in a row that stored nothing (every file read had changed by the time its vectors
+were ready) after which a whole embedding stops, leaving the rest queued for the next call."""
 
 
 def _looks_like_vault(root: Path) -> bool:
@@ -119,6 +122,7 @@ class Vault:
         self.read_only = read_only
         self.vault_id = vault_id
         self._lock = threading.RLock()
+        self._embedding = threading.Lock()
         self.last_scan: ChangeSet | None = None
         self.text_in_background = False
         self.state_outside = False
@@ -674,9 +678,10 @@ class Vault:
             self.store.reader(), str(self.store.path), q, scopes, mode, model, notes=notes, scope=scope
         )
 
-    def related(self, path: str, limit: int = 5) -> list[dict[str, Any]]:
+    def related(self, path: str, limit: int = 5, *, wait: bool = True) -> list[dict[str, Any]]:
         """Records and notes near the record or note at `path` by meaning that it neither
-        links to nor is linked from (`query/hybrid.related`); embeds what is queued first."""
+        links to nor is linked from (`query/hybrid.related`); embeds what is queued first,
+        or (`wait` False) answers from what is embedded when another thread is embedding."""
         from knowledge_desktop.engine.query import hybrid
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
@@ -685,16 +690,23 @@ class Vault:
         scopes = self.scopes() if scope is None else [scope] if scope in self.scopes() else []
         self._text_for_search(scopes)
         self._note_text_for_search()
-        self.index_meaning([*scopes, NOTES])
+        self.index_meaning([*scopes, NOTES], wait=wait)
         return hybrid.related(self.store.reader(), str(self.store.path), path, limit, [*scopes, NOTES])
 
     def index_meaning(
-        self, scopes: Iterable[str] | None = None, model: Any = None, *, limit: int | None = None
+        self,
+        scopes: Iterable[str] | None = None,
+        model: Any = None,
+        *,
+        limit: int | None = None,
+        wait: bool = True,
     ) -> int:
         """Embed the passages of records and notes changed since they were last embedded
         (and all of them when the model changed); how many files settled. Cheap when
         nothing changed. `limit`: embed at most that many files per scope this
-        call (a caller that must answer quickly, `vault_api`), leaving the rest queued."""
+        call (a caller that must answer quickly, `vault_api`), leaving the rest queued.
+        `wait` False: when another thread is embedding the vault, return at once rather than
+        wait for it (the record pane's Related line, which answers from what is embedded)."""
         from knowledge_desktop.engine.semantic.model import embedder
         from knowledge_desktop.engine.store.projections import semantic as semantic_projection
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
@@ -709,15 +721,40 @@ class Vault:
         if limit is not None:
             with self._lock, self.store.write(bulk=True) as tx:
                 return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
-        # A step at a time, letting the vault go between steps: embedding a whole large vault
-        # takes minutes (17 at 100k), and the window's watcher and writes need the vault meanwhile.
-        settled = 0
-        while True:
-            with self._lock, self.store.write(bulk=True) as tx:
-                step = sum(semantic_projection.sync(tx, s, model, EMBED_STEP) for s in wanted)
-            if not step:
-                return settled
-            settled += step
+        # A step at a time, the model working with nothing held: embedding a whole large
+        # vault takes minutes (17 at 100k), and the window's watcher and writes need the vault
+        # meanwhile. Each step reads its files' text from a snapshot, works out their vectors
+        # outside, and takes the vault only to store them, for the files whose text is still
+        # the one read (`semantic.store`); an edited file stays queued for a later step.
+        if not self._embedding.acquire(blocking=wait):  # one at a time: two would embed the same files
+            return 0
+        try:
+            settled = idle = 0
+            made_by = semantic_projection.model_of(self.store.reader())
+            if made_by != semantic_projection.model_key(model):
+                with self._lock, self.store.write(bulk=True) as tx:
+                    if made_by is None:
+                        semantic_projection.adopt_model(tx, model)
+                    else:
+                        # Another model made the stored vectors: the first step drops them and
+                        # queues everything in the transaction that stores its own, so a failed
+                        # step leaves the old vectors whole (this rare step holds the vault).
+                        settled = sum(semantic_projection.sync(tx, s, model, EMBED_STEP) for s in wanted)
+            while idle < STALE_STEPS:
+                with self.store.read_snapshot() as snapshot:
+                    steps = [semantic_projection.plan(snapshot.conn, s, EMBED_STEP) for s in wanted]
+                if not any(step.outcomes for step in steps):
+                    break
+                vectors = [semantic_projection.embed(model, step) for step in steps]
+                with self._lock, self.store.write(bulk=True) as tx:
+                    stored = sum(
+                        semantic_projection.store(tx, s, v) for s, v in zip(steps, vectors, strict=True)
+                    )
+                settled += stored
+                idle = 0 if stored else idle + 1
+            return settled
+        finally:
+            self._embedding.release()
 
     def index_search(self) -> None:
         """Everything a search reads, built now (`knowledge scan --embed`): the records'

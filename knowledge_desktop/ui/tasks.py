@@ -26,8 +26,9 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 from knowledge_desktop.engine.errors import KnownError
 from knowledge_desktop.ui.process import background_thread
 
-BACKGROUND_THREADS = 2
-"""The graph load and the freshness check run side by side (see `Runner.background`)."""
+BACKGROUND_THREADS = 3
+"""The graph load and the freshness check run side by side (see `Runner.background`), and
+beside them the Related line's first embedding of a vault, which can take minutes."""
 
 URGENT = 1
 """The QThreadPool priority of an urgent request (others have 0)."""

@@ -1,9 +1,9 @@
 """The record pane's Related line: records near this one by meaning that it does not link to
 and that do not link to it (issue 27; `Vault.related`).
 
-It loads on a worker of its own key after the record shows, so the record never waits for
-the model or for the vectors of a partition searched by meaning for the first time; until
-the answer comes the line stays hidden, and it stays hidden when nothing is related.
+It loads on a background worker of its own key after the record shows, so the record never
+waits for the model or for the vectors of a partition searched by meaning for the first time;
+until the answer comes the line stays hidden, and it stays hidden when nothing is related.
 """
 
 from __future__ import annotations
@@ -41,11 +41,15 @@ class RelatedLine(QLabel):
         if vault is None or path is None:
             self._show(path, [])
             return
+        # On the background pool: the first one embeds every queued file (minutes on a large
+        # vault), which must not hold the threads the panes refresh on; while it runs, the
+        # next records answer from what is embedded rather than queue behind it.
         self.runner.submit(
-            lambda: vault.related(path, LIMIT),
+            lambda: vault.related(path, LIMIT, wait=False),
             lambda items: self._show(path, items),
             lambda _message: self._show(path, []),
             key="record-related",
+            background=True,
         )
 
     def _show(self, path: str | None, items: list[dict[str, Any]]) -> None:

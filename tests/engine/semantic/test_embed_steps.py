@@ -51,15 +51,15 @@ def test_a_whole_embedding_lets_the_vault_go_between_steps(
 ) -> None:
     five_pages(tmp_path / "v")
     events: list[str] = []
-    sync = projection.sync
+    store = projection.store
 
     def recorded(*args: Any, **kwargs: Any) -> int:
-        settled = sync(*args, **kwargs)
+        settled = store(*args, **kwargs)
         if settled:
             events.append("embedded")
         return settled
 
-    monkeypatch.setattr(projection, "sync", recorded)
+    monkeypatch.setattr(projection, "store", recorded)
     monkeypatch.setattr(vault_module, "EMBED_STEP", 2)
     with Vault.open(tmp_path / "v") as vault:
         vault.reconcile()
@@ -72,3 +72,84 @@ def test_a_whole_embedding_lets_the_vault_go_between_steps(
     # Between two steps that embedded something the vault was let go.
     between = "".join("E" if e == "embedded" else "R" if e == "let go" else "" for e in events)
     assert "EE" not in between, events
+
+
+class _Gated:
+    """The real embedder, whose first call waits for the test's word: the vault is held,
+    or not, while the model works."""
+
+    def __init__(self) -> None:
+        from knowledge_desktop.engine.semantic.model import embedder
+
+        self._real = embedder()
+        self.name, self.dim = self._real.name, self._real.dim
+        self.working = threading.Event()
+        self.go_on = threading.Event()
+
+    def embed(self, texts: Any) -> Any:
+        if not self.working.is_set():
+            self.working.set()
+            assert self.go_on.wait(30)
+        return self._real.embed(texts)
+
+
+def test_the_model_works_without_the_vault_and_an_edit_meanwhile_is_embedded_as_edited(
+    tmp_path: Path,
+) -> None:
+    kit = five_pages(tmp_path / "v")
+    model = _Gated()
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        result: list[int] = []
+        embedding = threading.Thread(target=lambda: result.append(vault.index_meaning(None, model)))
+        embedding.start()
+        assert model.working.wait(30)
+        # While the model works on the first step, a page of that step is edited, reconciled
+        # and its text indexed: nothing here waits for the model.
+        kit.page(
+            "private/notes/maps.md", "pg_maps", "Maps", "Sea charts for the harbour pilots.\n", type="note"
+        )
+        free = vault._lock.acquire(timeout=5)
+        assert free, "the vault was held while the model worked"
+        try:
+            vault.reconcile()
+            vault.index_keywords()
+        finally:
+            vault._lock.release()
+        model.go_on.set()
+        embedding.join(60)
+        assert not embedding.is_alive()
+        assert len(result) == 1
+        assert result[0] >= 5
+        conn = vault.store.reader()
+        rows = dict(conn.execute("SELECT path, sha256 FROM keyword_rows_v1_private"))
+        embedded = dict(conn.execute("SELECT DISTINCT path, sha256 FROM semantic_chunks_v1"))
+        assert embedded == rows  # the edited page's vectors are its new text's
+        assert vault.meaning_pending(vault.scopes()) == 0
+        snippets = [
+            t for (t,) in conn.execute("SELECT text FROM semantic_chunks_v1 WHERE path LIKE '%maps.md'")
+        ]
+        assert any("Sea charts" in t for t in snippets), snippets
+
+
+def test_a_related_line_answers_from_what_is_embedded_while_another_thread_embeds(tmp_path: Path) -> None:
+    five_pages(tmp_path / "v")
+    model = _Gated()
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        embedding = threading.Thread(target=lambda: vault.index_meaning(None, model))
+        embedding.start()
+        try:
+            assert model.working.wait(30)
+            # Nothing is embedded yet and the other thread is still in the model: the answer
+            # is empty at once, not after the whole embedding.
+            assert vault.related("private/notes/maps.md", wait=False) == []
+            assert embedding.is_alive()
+            assert vault.index_meaning(None, model, wait=False) == 0
+        finally:
+            model.go_on.set()
+            embedding.join(60)
+        assert vault.meaning_pending(vault.scopes()) == 0
+        assert vault.related("private/notes/maps.md", wait=False) != []

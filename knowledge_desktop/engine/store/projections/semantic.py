@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -99,56 +100,139 @@ def adopt_model(tx: Tx, embedder: Embedder) -> bool:
     return stored is not None
 
 
+Work = tuple[str, str, str, int, str, str]
+"""A file to embed: its home scope, path, sha256, body line, title and aliases, body."""
+Outcome = tuple[str, str] | None
+"""What a queued file's indexed text says: (home scope, sha256), or None when it has none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """Queued files of one scope and what their indexed text was when they were read
+    (`plan`): the vectors are worked out from it outside any transaction, and only the
+    files whose text is still the same when they are stored take them (`store`)."""
+
+    scope: str
+    outcomes: dict[str, Outcome]
+    work: list[Work]
+
+
+@dataclass(frozen=True, slots=True)
+class Vectors:
+    """A step's vectors as rows to insert, by path: passages (`semantic_chunks_v1`) and files
+    (`semantic_records_v1`)."""
+
+    chunks: dict[str, list[tuple[Any, ...]]]
+    files: dict[str, tuple[Any, ...]]
+
+
 def sync(tx: Tx, scope: str, embedder: Embedder, limit: int | None = None) -> int:
     """Embed up to `limit` queued files of one scope (all when None) from their indexed
-    text, in path order; how many settled.
+    text, in path order, in this transaction; how many settled.
 
     A queued file is embedded as a record when its partition's text has it, else as a note
     when the notes' text has it (stored under `NOTES`), else its vectors go. A file whose
-    text is still queued for the keyword or the notes' projection stays queued."""
+    text is still queued for the keyword or the notes' projection stays queued. A caller
+    that must not hold the vault while the model works (`Vault.index_meaning`) runs the
+    three halves apart: `plan` on a reader, `embed` outside, `store` in a short write."""
     adopt_model(tx, embedder)
-    fts, rows = keyword_tables(scope)[:2] if scope != NOTES else ("", "")
-    have = {n for (n,) in tx.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (fts, rows))}
+    step = plan(tx, scope, limit)
+    return store(tx, step, embed(embedder, step))
+
+
+def plan(conn: Tx | sqlite3.Connection, scope: str, limit: int | None) -> Step:
+    """Up to `limit` queued files of `scope`, in path order, with the text to embed."""
+    have = _tables(conn, scope)
     queued = [
         p
-        for (p,) in tx.execute(
+        for (p,) in conn.execute(
             "SELECT path FROM semantic_pending_v1 WHERE scope=? AND path NOT IN"
             " (SELECT path FROM keyword_pending_v1) AND path NOT IN (SELECT path FROM note_text_pending_v1)"
             " ORDER BY path LIMIT ?",
             (scope, -1 if limit is None else limit),
         )
     ]
-    if not queued:
-        return 0
-    work: list[tuple[str, str, str, int, str, str]] = []  # scope, path, sha, body_line, title, body
+    outcomes: dict[str, Outcome] = {}
+    work: list[Work] = []
     for path in queued:
-        found, home = None, scope
-        if len(have) == 2:
-            found = tx.execute(
-                f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {rows} r"
-                f" JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?",
-                (path,),
-            ).fetchone()
+        home, found = _text(conn, scope, have, path)
+        outcomes[path] = None if found is None else (home, str(found[0]))
         if found is None:
-            found, home = _note(tx, path), NOTES
-        if found is None:
-            _forget(tx, path)
             continue
-        known = tx.execute(
+        known = conn.execute(
             "SELECT sha256 FROM semantic_chunks_v1 WHERE path=? AND scope=? LIMIT 1", (path, home)
         ).fetchone()
         if known is not None and known[0] == found[0]:
             continue
-        _forget(tx, path)
         title = "\n".join(t for t in (found[2], found[3]) if t)
         work.append((home, path, str(found[0]), int(found[1] or 1), title, str(found[4] or "")))
-    for start in range(0, len(work), EMBED_BATCH):
-        _embed_batch(tx, embedder, work[start : start + EMBED_BATCH])
-    tx.executemany("DELETE FROM semantic_pending_v1 WHERE path=?", [(p,) for p in queued])
-    _stamp(tx, scope, queued)
-    if scope != NOTES:
-        _stamp(tx, NOTES, queued)  # a partition's note may have gained or lost its vectors
-    return len(queued)
+    return Step(scope, outcomes, work)
+
+
+def store(tx: Tx, step: Step, vectors: Vectors) -> int:
+    """Store a step's vectors for the files whose indexed text is what `plan` read (still
+    queued, not queued again for their text, the same hash) and take them off the queue;
+    a file that changed meanwhile stays queued for the next step. How many settled."""
+    have = _tables(tx, step.scope)
+    settled: list[str] = []
+    for path, outcome in step.outcomes.items():
+        pending = tx.execute(
+            "SELECT 1 FROM semantic_pending_v1 WHERE scope=? AND path=? AND path NOT IN"
+            " (SELECT path FROM keyword_pending_v1) AND path NOT IN (SELECT path FROM note_text_pending_v1)",
+            (step.scope, path),
+        ).fetchone()
+        if pending is None:
+            continue
+        home, found = _text(tx, step.scope, have, path)
+        if (None if found is None else (home, str(found[0]))) != outcome:
+            continue
+        settled.append(path)
+        if outcome is None or path in vectors.files:
+            _forget(tx, path)
+    chunks = [row for path in settled for row in vectors.chunks.get(path, ())]
+    files = [vectors.files[path] for path in settled if path in vectors.files]
+    tx.executemany(
+        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
+        " VALUES (?,?,?,?,?,?,?)",
+        chunks,
+    )
+    tx.executemany("INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)", files)
+    if not settled:
+        return 0
+    tx.executemany(
+        "DELETE FROM semantic_pending_v1 WHERE scope=? AND path=?", [(step.scope, p) for p in settled]
+    )
+    _stamp(tx, step.scope, settled)
+    if step.scope != NOTES:
+        _stamp(tx, NOTES, settled)  # a partition's note may have gained or lost its vectors
+    return len(settled)
+
+
+def _tables(conn: Tx | sqlite3.Connection, scope: str) -> tuple[str, str] | None:
+    """The partition's text tables (FTS5 view, rows) when both exist."""
+    if scope == NOTES:
+        return None
+    fts, rows = keyword_tables(scope)[:2]
+    have = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name IN (?, ?)", (fts, rows))}
+    return (fts, rows) if len(have) == 2 else None
+
+
+def _text(
+    conn: Tx | sqlite3.Connection, scope: str, have: tuple[str, str] | None, path: str
+) -> tuple[str, Any]:
+    """A queued file's home scope and indexed text (sha, body line, title, aliases, body):
+    its partition's record, else a note, else (scope, None)."""
+    if have is not None:
+        fts, rows = have
+        found = conn.execute(
+            f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {rows} r"
+            f" JOIN {fts} f ON f.rowid = r.rowid WHERE r.path=?",
+            (path,),
+        ).fetchone()
+        if found is not None:
+            return scope, found
+    found = _note(conn, path)
+    return (NOTES, found) if found is not None else (scope, None)
 
 
 def _forget(tx: Tx, path: str) -> None:
@@ -156,9 +240,9 @@ def _forget(tx: Tx, path: str) -> None:
     tx.execute("DELETE FROM semantic_records_v1 WHERE path=?", (path,))
 
 
-def _note(tx: Tx, path: str) -> Any:
+def _note(conn: Tx | sqlite3.Connection, path: str) -> Any:
     """A note's indexed text (sha, body line, title, aliases, body), as `sync` reads a record's."""
-    return tx.execute(
+    return conn.execute(
         f"SELECT r.sha256, r.body_line, f.title, f.aliases, f.body FROM {note_text.ROWS} r"
         f" JOIN {note_text.FTS} f ON f.rowid = r.rowid WHERE r.path=?",
         (path,),
@@ -203,7 +287,15 @@ def _stamp(tx: Tx, scope: str, changed: list[str] | None) -> None:
         )
 
 
-def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int, str, str]]) -> None:
+def embed(embedder: Embedder, step: Step) -> Vectors:
+    """The vectors of a step's files, as rows; touches no database."""
+    out = Vectors({}, {})
+    for start in range(0, len(step.work), EMBED_BATCH):
+        _embed_batch(embedder, step.work[start : start + EMBED_BATCH], out)
+    return out
+
+
+def _embed_batch(embedder: Embedder, work: list[Work], out: Vectors) -> None:
     passages: list[tuple[str, str, int, int, int, str]] = []  # path, sha, chunk, first, last, text
     scope_of = {path: scope for scope, path, *_rest in work}
     for _scope, path, sha, body_line, title, body in work:
@@ -222,14 +314,10 @@ def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int
     texts = embedder.embed([p[5] for p in passages])
     mixed = texts + TITLE_WEIGHT * np.stack([title_of[p[0]] for p in passages])
     vectors = normalise(mixed.astype(np.float32)).astype(STORED)
-    tx.executemany(
-        "INSERT INTO semantic_chunks_v1(scope, path, sha256, chunk, line_start, line_end, text)"
-        " VALUES (?,?,?,?,?,?,?)",
-        [
+    for path, sha, number, first, last, text in passages:
+        out.chunks.setdefault(path, []).append(
             (scope_of[path], path, sha, number, first, last, text[:SNIPPET_CHARS])
-            for path, sha, number, first, last, text in passages
-        ],
-    )
+        )
     # One vector per file from its stored (float16) passages, so the first stage's vector
     # depends on those alone, however the files were batched.
     paths = [p[0] for p in passages]
@@ -237,13 +325,9 @@ def _embed_batch(tx: Tx, embedder: Embedder, work: list[tuple[str, str, str, int
     means = np.add.reduceat(vectors.astype(np.float32), starts, axis=0)
     files = normalise(means).astype(STORED)
     ends = [*starts[1:], len(paths)]
-    tx.executemany(
-        "INSERT INTO semantic_records_v1(path, scope, vector, passages) VALUES (?,?,?,?)",
-        [
-            (paths[at], scope_of[paths[at]], files[i].tobytes(), vectors[at : ends[i]].tobytes())
-            for i, at in enumerate(starts)
-        ],
-    )
+    for i, at in enumerate(starts):
+        path = paths[at]
+        out.files[path] = (path, scope_of[path], files[i].tobytes(), vectors[at : ends[i]].tobytes())
 
 
 def _is_heading(text: str) -> bool:
