@@ -127,16 +127,21 @@ COUNTS = ("records", "valid", "invalid", "eligible", "unrecognized", "scopes")
 def test_a_damaged_catalog_page_met_by_a_command_is_repaired_in_the_same_run(
     indexed: Any, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
-    """A catalog leaf overwritten: each command answers as it did before the damage, exit 0,
+    """A leaf the command reads overwritten (the catalog's; `files`' for a scan): each command
+    answers as it did before the damage, exit 0,
     with one `state-repaired` line on stderr (every durable row came over), the damaged file
     set aside and the new one sound."""
     kit, _ = indexed
     root = str(kit.root)
     path = kit.root / STATE
     _settle(path)
-    page = _middle_leaf(path, "catalog")
-    _overwrite(path, page)
-    target = _unreadable_catalog_paths(path)[0]  # a record the damage hides
+    target = sorted(p.relative_to(kit.root).as_posix() for p in kit.root.rglob("*.md"))[0]
+    if command == "scan":
+        # a scan reads every row of `files` (the catalog's counts come from running totals)
+        _overwrite(path, _middle_leaf(path, "files"))
+    else:
+        _overwrite(path, _middle_leaf(path, "catalog"))
+        target = _unreadable_catalog_paths(path)[0]  # a record the damage hides
     _settle(path)
     args = {
         "scan": ["scan", root],
@@ -241,8 +246,9 @@ def test_the_facade_repairs_and_answers_once_more(indexed: Any) -> None:
     told: list[dict[str, Any]] = []
     with Vault.open(kit.root) as vault:
         vault.on_repaired = lambda incident, change: told.append(incident)
-        counts = vault.repairing(vault.counts)
-        assert counts["records"] == 60
+        listed = vault.repairing(lambda: vault.records(limit=1000))  # reads every catalog row
+        assert listed == vault.records(limit=1000)  # answered from the rebuilt index
+        assert vault.counts()["records"] == 60
         assert told == vault.repairs
         assert len(told) == 1
         assert told[0]["lost"] == []
@@ -264,7 +270,7 @@ def test_a_write_that_meets_damage_is_not_run_twice(indexed: Any) -> None:
     with Vault.open(kit.root) as vault:
 
         def meets_damage(*_: Any) -> Any:
-            vault.counts()  # the planning's first read meets the damaged page
+            vault.records(limit=1000)  # the planning's first read meets the damaged page
 
         vault.publisher.run = meets_damage  # type: ignore[method-assign]
         with pytest.raises(StateDamaged, match="the write was not run again"):

@@ -261,25 +261,39 @@ def diagnostics(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> list[dg
 
 
 def counts(conn: sqlite3.Connection, extra: list[dg.Diagnostic]) -> dict[str, Any]:
+    """The status bar's counts, from the catalog's running counts (`catalog_counts`, kept by
+    triggers) and, for the few rows current only within a window, the catalog itself."""
     now = now_text()
-    row = conn.execute(
-        "SELECT count(*), sum(status='record'), sum(status='record' AND valid=1),"
-        " sum(status='record' AND valid=0), sum(status='unrecognized'),"
-        f" sum(eligible AND {CURRENT_AT}), sum(duplicate), sum(status='note') FROM catalog",
+    groups = conn.execute(
+        "SELECT scope, status, kind, valid, duplicate, eligible, windowed, n FROM catalog_counts WHERE n > 0"
+    ).fetchall()
+    total = records_ = valid = invalid = unrecognized = eligible = duplicates = notes = 0
+    by_kind: dict[str, int] = {}
+    scope_names: set[str] = set()
+    for scope, status, kind, is_valid, duplicate, is_eligible, windowed, n in groups:
+        total += n
+        duplicates += n if duplicate else 0
+        unrecognized += n if status == "unrecognized" else 0
+        notes += n if status == "note" else 0
+        eligible += n if is_eligible and not windowed else 0
+        if scope:
+            scope_names.add(scope)
+        if status == "record":
+            records_ += n
+            valid += n if is_valid == 1 else 0
+            invalid += n if is_valid == 0 else 0
+            by_kind[kind] = by_kind.get(kind, 0) + n
+    (windowed_now,) = conn.execute(
+        "SELECT count(*) FROM catalog WHERE eligible"
+        f" AND (active_from IS NOT NULL OR active_until IS NOT NULL) AND {CURRENT_AT}",
         (now, now),
     ).fetchone()
-    total, records_, valid, invalid, unrecognized, eligible, duplicates, notes = (v or 0 for v in row)
+    eligible += windowed_now
     severity = {s.value: 0 for s in dg.Severity}
     severity.update(diagnostics_projection.by_severity(conn))
     for d in extra:
         severity[d.severity.value] += 1
-    scopes = [
-        s
-        for (s,) in conn.execute("SELECT DISTINCT scope FROM catalog WHERE scope IS NOT NULL ORDER BY scope")
-    ]
-    by_kind = dict(
-        conn.execute("SELECT kind, count(*) FROM catalog WHERE status='record' GROUP BY kind").fetchall()
-    )
+    scopes = sorted(scope_names)
     return {
         "files": total,
         "records": records_,

@@ -75,6 +75,7 @@ PROJECTION_TABLES = (
     "files",
     "graph_snapshot_v1",
     "catalog",
+    "catalog_counts",
     "catalog_names",
     "links",
     "refs",
@@ -212,6 +213,63 @@ CREATE INDEX IF NOT EXISTS catalog_label ON catalog(
     coalesce(title, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)) COLLATE NOCASE,
     path
 );
+
+-- The catalog counted by what the status bar shows, kept by the triggers below as rows
+-- come and go, so that counting a million files reads a few dozen rows, not a million
+-- (issue 26 §3: a full count took 3-5 s after every edit). A windowed row's eligibility
+-- depends on the time of asking: those are counted live, through catalog_windowed.
+-- A REPLACE deletes the row it replaces without firing delete triggers (recursive
+-- triggers are off), so the BEFORE INSERT trigger takes the replaced row off the count.
+CREATE TABLE IF NOT EXISTS catalog_counts (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    valid INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    eligible INTEGER NOT NULL,
+    windowed INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (scope, status, kind, valid, duplicate, eligible, windowed)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS catalog_windowed ON catalog(active_from, active_until)
+    WHERE eligible AND (active_from IS NOT NULL OR active_until IS NOT NULL);
+CREATE TRIGGER IF NOT EXISTS catalog_counts_replaced BEFORE INSERT ON catalog
+BEGIN
+    UPDATE catalog_counts SET n = n - 1
+    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
+        SELECT coalesce(scope, ''), status, coalesce(kind, ''), valid, duplicate, eligible,
+               active_from IS NOT NULL OR active_until IS NOT NULL
+        FROM catalog WHERE path = NEW.path
+    );
+END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_ins AFTER INSERT ON catalog
+BEGIN
+    INSERT INTO catalog_counts VALUES (
+        coalesce(NEW.scope, ''), NEW.status, coalesce(NEW.kind, ''), NEW.valid, NEW.duplicate,
+        NEW.eligible, NEW.active_from IS NOT NULL OR NEW.active_until IS NOT NULL, 1
+    ) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_del AFTER DELETE ON catalog
+BEGIN
+    UPDATE catalog_counts SET n = n - 1
+    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
+        coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
+        OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
+    );
+END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_upd
+AFTER UPDATE OF scope, status, kind, valid, duplicate, eligible, active_from, active_until ON catalog
+BEGIN
+    UPDATE catalog_counts SET n = n - 1
+    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
+        coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
+        OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
+    );
+    INSERT INTO catalog_counts VALUES (
+        coalesce(NEW.scope, ''), NEW.status, coalesce(NEW.kind, ''), NEW.valid, NEW.duplicate,
+        NEW.eligible, NEW.active_from IS NOT NULL OR NEW.active_until IS NOT NULL, 1
+    ) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 
 -- normalised titles and aliases, for exact lookup
 CREATE TABLE IF NOT EXISTS catalog_names (
