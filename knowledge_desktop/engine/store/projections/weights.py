@@ -297,6 +297,14 @@ def _apply_block(
         tx.execute(f"DELETE FROM {lengths} WHERE block=?", (block,))
 
 
+class _Numbering(dict[str, int]):
+    """Numbers terms as they are first looked up: 0, 1, 2…"""
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self)
+        return number
+
+
 def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, bytes, bytes]]:
     """The rows of a block no record was in yet (a bulk index), built in arrays:
     every token gets a term number, a stable sort by it groups each term's
@@ -304,8 +312,9 @@ def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, byt
     offsets = sorted(added)
     vocabs = [added[o].vocab for o in offsets]
     names = " ".join(v for v in vocabs if v).split(" ")
-    # every distinct term of the block numbered, in C but for one step per distinct term
-    numbers = {name: n for n, name in enumerate(dict.fromkeys(names))}
+    # every distinct term of the block numbered in order of first occurrence, in one pass
+    # in C but for one step per distinct term (`_Numbering.__missing__`)
+    numbers = _Numbering()
     named = np.fromiter(map(numbers.__getitem__, names), dtype=np.int64, count=len(names))
     kinds = np.array([v.count(" ") + 1 if v else 0 for v in vocabs], dtype=np.int64)
     count = np.array([len(added[o].ids) // 2 for o in offsets], dtype=np.int64)
