@@ -332,8 +332,7 @@ def _bulk(
 
     The rows are those `_one_by_one` would write, rowids included: each table's next rowid
     is the one SQLite would give, handed out in path order. Written a batch at a time, one
-    statement per table, the per-row cost of a statement each (three quarters of a record's
-    indexing time that was not FTS5's own) is gone."""
+    statement per table, with the catalog read once a batch: no statement per record."""
     lag = False
     done: list[tuple[str]] = []
     changes = weights.Changes()
