@@ -33,6 +33,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -262,32 +263,48 @@ def sync(
             (scope, after, -1 if limit is None else limit),
         )
     ]
+    if empty:  # a first build: nothing to remove, rows written a batch at a time
+        done, lag, changes = _bulk(tx, root, scope, queued, nodes, texts)
+    else:
+        done, lag, changes = _one_by_one(tx, root, scope, queued, nodes, texts)
+    tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
+    weights.apply(tx, scope, changes)
+    return len(done), lag, queued[-1] if queued else after
+
+
+CATALOG = (
+    "sha256, lifecycle, status, NULL, type, valid AND NOT duplicate AND deps_ok, active_from, active_until"
+)
+"""What indexing reads of a file's catalog row: its hash and lifecycle (is it indexed, and
+where), then the values `_prepare` takes as `catalog`."""
+
+
+def _one_by_one(
+    tx: Tx,
+    root: Path,
+    scope: str,
+    queued: list[str],
+    nodes: Mapping[str, RecordNode] | None,
+    texts: dict[str, keyword_text.RecordText] | None,
+) -> tuple[list[tuple[str]], bool, weights.Changes]:
+    """Index queued files into a partition that has rows: each replaces its old row."""
     lag = False
     done: list[tuple[str]] = []
     changes = weights.Changes()
     for path in queued:
-        row = tx.execute(
-            "SELECT sha256, lifecycle, status, NULL, type, valid AND NOT duplicate AND deps_ok,"
-            " active_from, active_until FROM catalog WHERE path=?",
-            (path,),
-        ).fetchone()
+        row = tx.execute(f"SELECT {CATALOG} FROM catalog WHERE path=?", (path,)).fetchone()
         if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
-            if not empty:
-                remove(tx, scope, path, changes)
+            remove(tx, scope, path, changes)
             done.append((path,))
             continue
         _, rows = tables(scope, row[1] == "superseded")
-        known = None if empty else tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
+        known = tx.execute(f"SELECT sha256 FROM {rows} WHERE path=?", (path,)).fetchone()
         if known is not None and known[0] == row[0]:
             done.append((path,))
             continue
         node = nodes.get(path) if nodes is not None else None
-        if node is not None and node.sha256 != row[0]:
-            node = None
         text = texts.pop(path, None) if texts is not None else None
-        rowid = _index_one(
-            tx, root, scope, path, row[0], row[1], changes, node, known=not empty, catalog=row[3:], text=text
-        )
+        rowid = _index_one(tx, root, scope, path, row[0], row[1], changes, node, catalog=row[3:], text=text)
         if rowid is None:
             lag = True
             continue
@@ -296,9 +313,137 @@ def sync(
             changes.added.append(rowid)
             if len(changes.added) + len(changes.gone) > weights.BLOCK:
                 changes = weights.apply_complete(tx, scope, changes)  # (memory stays bounded)
-    tx.executemany("DELETE FROM keyword_pending_v1 WHERE path=?", done)
-    weights.apply(tx, scope, changes)
-    return len(done), lag, queued[-1] if queued else after
+    return done, lag, changes
+
+
+BATCH = 256
+"""Files a first build reads the catalog for, and writes rows of, at a time."""
+
+
+def _bulk(
+    tx: Tx,
+    root: Path,
+    scope: str,
+    queued: list[str],
+    nodes: Mapping[str, RecordNode] | None,
+    texts: dict[str, keyword_text.RecordText] | None,
+) -> tuple[list[tuple[str]], bool, weights.Changes]:
+    """Index queued files into a partition with no rows yet (a cold scan, the first search).
+
+    The rows are those `_one_by_one` would write, rowids included: each table's next rowid
+    is the one SQLite would give, handed out in path order. Written a batch at a time, one
+    statement per table, with the catalog read once a batch: no statement per record."""
+    lag = False
+    done: list[tuple[str]] = []
+    changes = weights.Changes()
+    next_rowid = {
+        history: int(
+            tx.execute(f"SELECT coalesce(max(rowid), 0) + 1 FROM {tables(scope, history)[1]}").fetchone()[0]
+        )
+        for history in (False, True)
+    }
+    for start in range(0, len(queued), BATCH):
+        batch = queued[start : start + BATCH]
+        found = {
+            r[0]: r[1:]
+            for r in tx.execute(
+                f"SELECT path, {CATALOG} FROM catalog WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(batch),),
+            )
+        }
+        written: dict[bool, list[tuple[int, _Prepared]]] = {False: [], True: []}
+        for path in batch:
+            row = found.get(path)
+            if row is None or row[2] != "record" or row[1] not in ("active", "superseded"):
+                done.append((path,))
+                continue
+            node = nodes.get(path) if nodes is not None else None
+            text = texts.pop(path, None) if texts is not None else None
+            prepared = _prepare(tx, root, scope, path, row[0], row[1], node, catalog=row[3:], text=text)
+            if prepared is None:
+                lag = True
+                continue
+            done.append((path,))
+            history = row[1] == "superseded"
+            written[history].append((next_rowid[history], prepared))
+            next_rowid[history] += 1
+        for history, items in written.items():
+            if items:
+                _write_batch(tx, scope, history, items, changes)
+        if len(changes.added) + len(changes.gone) > weights.BLOCK:
+            changes = weights.apply_complete(tx, scope, changes)  # (memory stays bounded)
+    return done, lag, changes
+
+
+def _write_batch(
+    tx: Tx, scope: str, history: bool, items: list[tuple[int, _Prepared]], changes: weights.Changes
+) -> None:
+    """Insert prepared rows under the rowids given, one statement per table; note the
+    current ones' terms in `changes`."""
+    fts, rows = tables(scope, history)
+    stored, _ = text_tables(scope, history)
+    tx.executemany(
+        f"INSERT INTO {rows}(rowid, {', '.join(ROW_COLUMNS)}) VALUES ({_MARKS})",
+        [(r, *p.values) for r, p in items],
+    )
+    tx.executemany(
+        f"INSERT INTO {stored}(id, title, aliases, body) VALUES (?,?,?,?)", [(r, *p.stored) for r, p in items]
+    )
+    tx.executemany(
+        f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)", [(r, *p.texts) for r, p in items]
+    )
+    if history:
+        return
+    unsure = [r for r, p in items if p.check]
+    sizes: dict[int, list[int]] = {}
+    if unsure:
+        sizes = {
+            i: terms.varints(sz)
+            for i, sz in tx.execute(
+                f"SELECT id, sz FROM {fts}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(unsure),),
+            )
+        }
+    for rowid, prepared in items:
+        changes.added.append(rowid)
+        changes.tokens[rowid] = prepared.checked(sizes.get(rowid, []))
+    tx.executemany(
+        f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
+        [(t, rowid) for rowid, p in items for t in set(p.tags)],
+    )
+
+
+_MARKS = ",".join("?" * (len(ROW_COLUMNS) + 1))
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """One record's rows as `_prepare` worked them out, before they have a rowid."""
+
+    history: bool
+    values: tuple[Any, ...]
+    """The rows table's values, in `ROW_COLUMNS` order."""
+    stored: tuple[str, str, str | bytes]
+    """Title, aliases and the body as stored (`packed.pack`)."""
+    texts: tuple[str, str, str]
+    """Title, aliases and body, as FTS5 indexes them."""
+    tags: list[str]
+    tokens: weights.Tokens | None
+    check: bool
+    """The terms are to be checked against FTS5's column sizes (or, without `tokens`,
+    worked out from `texts` and them) once the row is in FTS5."""
+    from_text: bool
+    """The terms came as the reader worked them out (else they are worked out here)."""
+
+    def checked(self, sizes: list[int]) -> weights.Tokens | None:
+        """The record's terms for the weights, given FTS5's column sizes when `check`."""
+        if not self.check:
+            return self.tokens
+        if not self.from_text:
+            return weights.record_terms(self.texts, sizes)
+        if self.tokens is not None and list(self.tokens.sizes) != sizes:
+            return None
+        return self.tokens
 
 
 def _index_one(
@@ -311,21 +456,57 @@ def _index_one(
     changes: weights.Changes,
     node: RecordNode | None = None,
     *,
-    known: bool = True,
     catalog: tuple[Any, ...] = (),
     text: keyword_text.RecordText | None = None,
 ) -> int | None:
-    """Index one file; its new rowid, or None when it could not be read as scanned.
+    """Replace one file's rows; its new rowid, or None when it could not be read as scanned."""
+    remove(tx, scope, path, changes)
+    prepared = _prepare(tx, root, scope, path, sha, lifecycle, node, catalog=catalog, text=text)
+    if prepared is None:
+        return None
+    fts, rows = tables(scope, prepared.history)
+    stored, _ = text_tables(scope, prepared.history)
+    cursor = tx.execute(
+        f"INSERT INTO {rows}({', '.join(ROW_COLUMNS)}) VALUES ({_MARKS[2:]})", prepared.values
+    )
+    rowid = cursor.lastrowid or 0
+    tx.execute(f"INSERT INTO {stored}(id, title, aliases, body) VALUES (?,?,?,?)", (rowid, *prepared.stored))
+    tx.execute(f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)", (rowid, *prepared.texts))
+    if not prepared.history:
+        sizes: list[int] = []
+        if prepared.check:
+            size = tx.execute(f"SELECT sz FROM {fts}_docsize WHERE id=?", (rowid,)).fetchone()
+            sizes = terms.varints(size[0]) if size is not None else []
+        changes.tokens[rowid] = prepared.checked(sizes)
+        tx.executemany(
+            f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
+            [(t, rowid) for t in set(prepared.tags)],
+        )
+    return rowid
+
+
+def _prepare(
+    tx: Tx,
+    root: Path,
+    scope: str,
+    path: str,
+    sha: str,
+    lifecycle: str,
+    node: RecordNode | None = None,
+    *,
+    catalog: tuple[Any, ...] = (),
+    text: keyword_text.RecordText | None = None,
+) -> _Prepared | None:
+    """One file's rows, or None when it could not be read as scanned.
 
     `lifecycle` is the catalog's: a durable guard may hold the record at less
     than its file says (`graph/guards.py`), and then names its replacement.
-    `node`: the record as parsed from these bytes, if at hand. `known` False:
-    the partition has no rows yet (a first build), so there is nothing to remove.
+    `node`: the record as parsed, if at hand (used when its hash is `sha`).
     `catalog`: (None, type, eligible, active_from, active_until) as the caller read them
     with the hash and lifecycle, used with `node`. `text`: the record's text as its reader
     worked it out, used when its hash is `sha`."""
-    if known:
-        remove(tx, scope, path, changes)
+    if node is not None and node.sha256 != sha:
+        node = None
     if text is not None and text.sha256 == sha:
         body = packed.unpack(text.body) or ""
         stored_body = text.body
@@ -359,67 +540,53 @@ def _index_one(
         ).fetchone()
         if row is None:
             return None
-    fts, rows = tables(scope, lifecycle == "superseded")
-    stored, _ = text_tables(scope, lifecycle == "superseded")
     superseded_by = _text(node.value("superseded_by"))
     if lifecycle != node.lifecycle:
         held = guards.of_record(tx, scope, node.id or "")
         superseded_by = held.by_id if held is not None else superseded_by
     aliases = [a for a in node.value("aliases") or [] if isinstance(a, str)]
+    tokens = None
     if text is not None:
         spans, tokens = text.unpacked()
     else:
         times = record_times(node)
         spans = tuple(v for name in TIME_FIELDS for v in times[name])
     tags = [t for t in node.value("tags") or [] if isinstance(t, str)]
-    cursor = tx.execute(
-        f"INSERT INTO {rows}(path, id, kind, type, title, revision, sha256, lifecycle, tags,"
-        " body_line, body_chars, superseded_by, eligible, active_from, active_until,"
-        " occurred_start, occurred_end, recorded_start, recorded_end, updated_start,"
-        " updated_end, due_start, due_end) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            path,
-            node.id,
-            node.kind,
-            row[1],
-            _text(node.value("title")),
-            node.value("revision") if isinstance(node.value("revision"), int) else None,
-            sha,
-            lifecycle,
-            json.dumps(tags),
-            node.body_line,
-            node.body_chars,
-            superseded_by,
-            int(bool(row[2])),
-            row[3],
-            row[4],
-            *spans,
-        ),
+    title = _text(node.value("title"))
+    revision = node.value("revision")
+    values = (
+        path,
+        node.id,
+        node.kind,
+        row[1],
+        title,
+        revision if isinstance(revision, int) else None,
+        sha,
+        lifecycle,
+        json.dumps(tags),
+        node.body_line,
+        node.body_chars,
+        superseded_by,
+        int(bool(row[2])),
+        row[3],
+        row[4],
+        *spans,
     )
-    texts = (_text(node.value("title")) or "", "\n".join(aliases), body)
-    tx.execute(
-        f"INSERT INTO {stored}(id, title, aliases, body) VALUES (?,?,?,?)",
-        (cursor.lastrowid, *texts[:2], stored_body),
+    texts = (title or "", "\n".join(aliases), body)
+    # The terms for the weights, from the text at hand (read back from FTS5, a bulk
+    # index spent as long again re-reading what it had just written), or as the reader
+    # worked them out: on ASCII text they are FTS5's by construction.
+    check = text is None or (tokens is not None and not text.exact)
+    return _Prepared(
+        lifecycle == "superseded",
+        values,
+        (texts[0], texts[1], stored_body),
+        texts,
+        tags,
+        tokens,
+        check,
+        text is not None,
     )
-    tx.execute(f"INSERT INTO {fts}(rowid, title, aliases, body) VALUES (?,?,?,?)", (cursor.lastrowid, *texts))
-    if lifecycle != "superseded":
-        # The terms for the weights, from the text at hand (read back from FTS5, a bulk
-        # index spent as long again re-reading what it had just written), or as the reader
-        # worked them out: on ASCII text they are FTS5's by construction.
-        if text is None or (tokens is not None and not text.exact):
-            size = tx.execute(f"SELECT sz FROM {fts}_docsize WHERE id=?", (cursor.lastrowid,)).fetchone()
-            sizes = terms.varints(size[0]) if size is not None else []
-            if text is None:
-                tokens = weights.record_terms(texts, sizes)
-            elif tokens is not None and list(tokens.sizes) != sizes:
-                tokens = None
-        changes.tokens[cursor.lastrowid or 0] = tokens
-    if lifecycle != "superseded":
-        tx.executemany(
-            f"INSERT OR IGNORE INTO {tags_table(scope)}(tag, rowid) VALUES (?, ?)",
-            [(t, cursor.lastrowid) for t in set(tags)],
-        )
-    return cursor.lastrowid
 
 
 def refresh(tx: Tx, graph: VaultGraph, paths: Iterable[str]) -> set[str]:

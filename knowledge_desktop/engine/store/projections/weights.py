@@ -297,38 +297,60 @@ def _apply_block(
         tx.execute(f"DELETE FROM {lengths} WHERE block=?", (block,))
 
 
+class _Numbering(dict[str, int]):
+    """Numbers terms as they are first looked up: 0, 1, 2…"""
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self)
+        return number
+
+
 def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, bytes, bytes]]:
     """The rows of a block no record was in yet (a bulk index), built in arrays:
     every token gets a term number, a stable sort by it groups each term's
-    occurrences in record and position order, and each row is a slice."""
+    occurrences in record and position order, and each row is a slice. (32-bit
+    arrays where they fit: a block's tokens are a few hundred thousand, and each
+    pass over them costs its memory traffic.)"""
     offsets = sorted(added)
-    vocabs = [added[o].vocab for o in offsets]
+    found = [added[o] for o in offsets]
+    vocabs = [t.vocab for t in found]
     names = " ".join(v for v in vocabs if v).split(" ")
-    # every distinct term of the block numbered, in C but for one step per distinct term
-    numbers = {name: n for n, name in enumerate(dict.fromkeys(names))}
-    named = np.fromiter(map(numbers.__getitem__, names), dtype=np.int64, count=len(names))
-    kinds = np.array([v.count(" ") + 1 if v else 0 for v in vocabs], dtype=np.int64)
-    count = np.array([len(added[o].ids) // 2 for o in offsets], dtype=np.int64)
-    if not count.sum():
+    # every distinct term of the block numbered in order of first occurrence, in one pass
+    # in C but for one step per distinct term (`_Numbering.__missing__`)
+    numbers = _Numbering()
+    named = np.fromiter(map(numbers.__getitem__, names), dtype=np.int32, count=len(names))
+    kinds = np.array([v.count(" ") + 1 if v else 0 for v in vocabs], dtype=np.int32)
+    count = np.array([len(t.ids) // 2 for t in found], dtype=np.int64)
+    total = int(count.sum())
+    if not total:
         return []
     # each token's index into its record's terms, moved to where they start in `names`
-    local = np.frombuffer(b"".join(added[o].ids for o in offsets), "<u2").astype(np.int64)
-    numbered = named[local + np.repeat(np.cumsum(kinds) - kinds, count)]
+    local = np.frombuffer(b"".join(t.ids for t in found), "<u2").astype(np.int32)
+    local += np.repeat((np.cumsum(kinds) - kinds).astype(np.int32), count)
+    numbered = named[local]
     first = np.cumsum(count) - count
-    where = np.repeat(np.array(offsets, dtype=np.int64), count)
-    at = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(first, count)
-    title = np.repeat(np.array([added[o].sizes[0] for o in offsets], dtype=np.int64), count)
-    aliases = title + np.repeat(np.array([added[o].sizes[1] for o in offsets], dtype=np.int64), count)
-    weight = np.where(at < title, WEIGHTS[0], np.where(at < aliases, WEIGHTS[1], WEIGHTS[2]))
+    where = np.repeat(np.array(offsets, dtype=np.int32), count)
+    at = np.arange(total, dtype=np.int32) - np.repeat(first.astype(np.int32), count)
+    # each token's column weight (title, aliases, body): a running sum of steps placed
+    # where each record and each of its columns starts
+    title = np.array([t.sizes[0] for t in found], dtype=np.int64)
+    aliases = title + np.array([t.sizes[1] for t in found], dtype=np.int64)
+    steps = np.zeros(total + 1, dtype=np.int32)
+    np.add.at(steps, first, WEIGHTS[0])
+    np.add.at(steps, first + title, WEIGHTS[1] - WEIGHTS[0])
+    np.add.at(steps, first + aliases, WEIGHTS[2] - WEIGHTS[1])
+    np.add.at(steps, first + count, -WEIGHTS[2])
+    weight = np.cumsum(steps[:total], dtype=np.int32)
     # A block's terms fit 16 bits nearly always, and numpy sorts 16-bit keys stably by radix
-    # (several times faster than the merge sort of 64-bit ones).
+    # (several times faster than the merge sort of wider ones).
     keys = numbered.astype(np.uint16) if len(numbers) <= 1 << 16 else numbered
     order = np.argsort(keys, kind="stable")
     term, where, at, weight = numbered[order], where[order], at[order], weight[order]
-    key = term * BLOCK + where
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))  # one per posting
-    occurrences = np.diff(np.append(starts, len(key)))
-    frequency = np.add.reduceat(weight, starts)
+    # one posting per run of a term in one record
+    starts = np.flatnonzero(np.concatenate(([True], (term[1:] != term[:-1]) | (where[1:] != where[:-1]))))
+    occurrences = np.diff(np.append(starts, total))
+    running = np.cumsum(weight, dtype=np.int64)
+    frequency = np.diff(running[np.append(starts[1:], total) - 1], prepend=0)
     owner = term[starts]
     cuts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))  # one per term
     ends = np.append(cuts[1:], len(owner))
@@ -338,11 +360,11 @@ def _new_block(block: int, added: dict[int, Tokens]) -> list[tuple[str, int, byt
         "counts": occurrences.astype("<u2").tobytes(),
         "positions": at.astype("<u2").tobytes(),
     }
-    edge = np.append(starts, len(key))
+    edge = np.append(starts, total).tolist()
     names = list(numbers)
     rows = []
     for a, b, number in zip(cuts.tolist(), ends.tolist(), owner[cuts].tolist(), strict=True):
-        p, q = int(edge[a]), int(edge[b])
+        p, q = edge[a], edge[b]
         postings = column["offsets"][2 * a : 2 * b] + column["weights"][2 * a : 2 * b]
         positions = column["counts"][2 * a : 2 * b] + column["positions"][2 * p : 2 * q]
         rows.append((names[number], block, postings, positions))
