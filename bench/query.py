@@ -28,6 +28,12 @@ queries are runs of adjacent words from a body. Names for lookup come from
 the generator's plan (`Generator.plan()`, which the files were rendered
 from), so every sampled name is known to exist.
 
+`--read-only` opens the state database read-only (SQLite `mode=ro`) and times the
+query functions on it directly: no reconcile, no text indexing, nothing written, so
+a large state built by other code can be measured as it is (its schema must be one
+this code reads). Types are not expanded through the ontology, lookup and the
+freshness check are left out.
+
 `--json` writes JSON to stdout (the table then goes to stderr). Progress goes
 to stderr. Keep the work under `main()`: a reconcile of many changed files
 uses a forkserver process pool, whose workers import this module.
@@ -335,7 +341,40 @@ def change_dict(change: Any) -> dict[str, Any]:
     }
 
 
-def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[str, Any]:
+class ReadOnly:
+    """A vault's state opened read-only, with the grep and timeline a `Vault` would answer
+    from it (`--read-only`): nothing is reconciled, indexed or written."""
+
+    def __init__(self, folder: Path) -> None:
+        import sqlite3
+
+        from knowledge_desktop.engine.store import packed
+
+        state = (folder / ".knowledge" / "state.sqlite").resolve()
+        self.conn = sqlite3.connect(
+            f"file:{state}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        packed.register(self.conn)
+        self.conn.execute("PRAGMA query_only=ON")
+        self.scopes = [s for (s,) in self.conn.execute("SELECT scope FROM keyword_state_v1 ORDER BY scope")]
+
+    def grep(self, q: Any) -> dict[str, Any]:
+        from knowledge_desktop.engine.query import grep as grep_module
+
+        return grep_module.grep(self.conn, q, self.scopes, lambda s: grep_module.scope_state(self.conn, s))
+
+    def timeline(self, **options: Any) -> dict[str, Any]:
+        from knowledge_desktop.engine.query import timeline as timeline_module
+
+        return timeline_module.timeline(self.conn, **options)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def bench_size(
+    n: int, seed: int, vaults: Path, repeat: int, log: Any, read_only: bool = False
+) -> dict[str, Any]:
     from knowledge_desktop.engine.query.grep_query import GrepQuery
     from knowledge_desktop.engine.store.schema import PROJECTION_VERSION
     from knowledge_desktop.engine.vault import Vault
@@ -359,15 +398,18 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
     log(f"[{n}] state database read into the OS cache in {warm_cache_s:.1f} s")
 
     t0 = time.perf_counter()
-    vault = Vault.open(folder)
+    vault: Any = ReadOnly(folder) if read_only else Vault.open(folder)
     open_s = time.perf_counter() - t0
-    rebuilt = bool(getattr(vault.store, "rebuilt", False))
-    log(f"[{n}] warm-up reconcile{' (projections rebuilt: full index)' if rebuilt else ''} …")
-    t0 = time.perf_counter()
-    change = vault.reconcile()
-    vault.index_keywords()  # text is indexed lazily, by the first search: do it up front
-    warm_s = time.perf_counter() - t0
-    log(f"[{n}] warm-up reconcile + text index {warm_s:.1f} s, parsed {change.parsed}")
+    rebuilt = bool(getattr(getattr(vault, "store", None), "rebuilt", False))
+    change: Any = None
+    warm_s = 0.0
+    if not read_only:
+        log(f"[{n}] warm-up reconcile{' (projections rebuilt: full index)' if rebuilt else ''} …")
+        t0 = time.perf_counter()
+        change = vault.reconcile()
+        vault.index_keywords()  # text is indexed lazily, by the first search: do it up front
+        warm_s = time.perf_counter() - t0
+        log(f"[{n}] warm-up reconcile + text index {warm_s:.1f} s, parsed {change.parsed}")
 
     try:
         rng = random.Random(f"query-bench:{n}:{seed}")
@@ -382,7 +424,8 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         # statement preparation and the first page reads.
         for text in ("team review", "pilot customer"):
             vault.grep(GrepQuery(text))
-        vault.lookup(names[0]["query"])
+        if not read_only:
+            vault.lookup(names[0]["query"])
         vault.timeline(time_field="occurred_at", since=months[0][0], until=months[0][1])
 
         log(f"[{n}] grep: {len(queries)} queries × {repeat} …")
@@ -409,7 +452,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] lookup: {len(names)} names × {repeat} …")
         lookup_rows: list[dict[str, Any]] = []
-        for item in names:
+        for item in [] if read_only else names:
             times = []
             for _ in range(repeat):
                 ms, res = timed(vault.lookup, item["query"])
@@ -449,7 +492,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] freshness check: reconcile() × {FRESHNESS_RUNS} …")
         fresh: list[dict[str, Any]] = []
-        for _ in range(FRESHNESS_RUNS):
+        for _ in range(0 if read_only else FRESHNESS_RUNS):
             t0 = time.perf_counter()
             ch = vault.reconcile()
             fresh.append({"s": time.perf_counter() - t0, **change_dict(ch)})
@@ -488,12 +531,13 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         "vault": str(folder),
         "generated": gen_info["generated"],
         "planS": plan_s,
+        "readOnly": read_only,
         "projectionVersion": PROJECTION_VERSION,
         "warmup": {
             "openS": open_s,
             "reconcileS": warm_s,
             "projectionsRebuilt": rebuilt,
-            "change": change_dict(change),
+            "change": change_dict(change) if change is not None else None,
         },
         "corpus": {
             "sampledBodies": len(c["docs"]),
@@ -531,7 +575,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         "freshness": {
             "runs": fresh,
             "p50S": pct(fresh_s, 50),
-            "maxS": max(fresh_s),
+            "maxS": max(fresh_s, default=None),
             "parsedAllZero": all(f["parsed"] == 0 for f in fresh),
         },
     }
@@ -575,7 +619,9 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         lines += [
             "",
             f"== {r['records']:,} records (seed {r['seed']}, {r['vault']}) ==",
-            f"warm-up reconcile: {w['reconcileS']:.2f} s, parsed {ch['parsed']}, read {ch['read']},"
+            "read-only: state opened with mode=ro, nothing reconciled or indexed"
+            if ch is None
+            else f"warm-up reconcile: {w['reconcileS']:.2f} s, parsed {ch['parsed']}, read {ch['read']},"
             f" stat-checked {ch['statChecked']}"
             + (
                 " — projections rebuilt (engine changed): this was a full cold index"
@@ -629,7 +675,9 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
                 lines.append("  ".join("-" * wd for wd in widths))
         fr = r["freshness"]
         lines.append(
-            f"freshness check (reconcile() on the unchanged vault, {len(fr['runs'])} runs):"
+            "freshness check: not run (read-only)"
+            if not fr["runs"]
+            else f"freshness check (reconcile() on the unchanged vault, {len(fr['runs'])} runs):"
             f" p50 {fr['p50S']:.3f} s, max {fr['maxS']:.3f} s, target {mark('freshness_s')}"
             f" (p50); parsed {'0 every run' if fr['parsedAllZero'] else [f['parsed'] for f in fr['runs']]}"
         )
@@ -673,6 +721,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--vaults", type=Path, default=DEFAULT_VAULTS, help="folder of cached vaults (default bench/vaults/)"
     )
+    parser.add_argument(
+        "--read-only", action="store_true", help="time grep and timeline on the state opened read-only"
+    )
     parser.add_argument("--json", action="store_true", help="JSON on stdout, table on stderr")
     args = parser.parse_args(argv)
     if any(n < 100 for n in args.sizes):
@@ -685,7 +736,7 @@ def main(argv: list[str] | None = None) -> int:
 
     info = machine()
     args.vaults.mkdir(parents=True, exist_ok=True)
-    results = [bench_size(n, args.seed, args.vaults, args.repeat, log) for n in args.sizes]
+    results = [bench_size(n, args.seed, args.vaults, args.repeat, log, args.read_only) for n in args.sizes]
     for r in results:
         r["targets"] = verdicts(r)
     text = table(results, info)
