@@ -449,7 +449,8 @@ def bench_size(
                 }
             )
 
-        read_through(folder / ".knowledge")  # see `read_through`
+        if not read_only:  # (read-only runs no lookup)
+            read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] lookup: {len(names)} names × {repeat} …")
         lookup_rows: list[dict[str, Any]] = []
         for item in [] if read_only else names:
@@ -489,7 +490,8 @@ def bench_size(
                 {"entity": eid, "ms": times, "total": res["total"], "items": len(res["items"])}
             )
 
-        read_through(folder / ".knowledge")  # see `read_through`
+        if not read_only:  # (nor the freshness check)
+            read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] freshness check: reconcile() × {FRESHNESS_RUNS} …")
         fresh: list[dict[str, Any]] = []
         for _ in range(0 if read_only else FRESHNESS_RUNS):
