@@ -114,38 +114,41 @@ def _read_layout(conn: sqlite3.Connection, scope: str) -> Layout:
     return Layout(numbers, table[0], table[1], table[2])
 
 
-def _within(lengths: Ints, sizes: Ints, skip: Ints) -> Ints:
-    """Indices, in blobs laid end to end (blob i `lengths[i]` items long), of the
-    `sizes[i]` items that start `skip[i]` items into each."""
-    starts = np.cumsum(lengths) - lengths + skip
-    first = np.cumsum(sizes) - sizes
-    return np.repeat(starts - first, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
-
-
 def _read(
     conn: sqlite3.Connection, scope: str, where: Layout, term: str, positions: bool
 ) -> tuple[Ints, npt.NDArray[np.uint16], npt.NDArray[np.uint16] | None, npt.NDArray[np.uint16] | None]:
     """One term's postings over every block: slot and weighted frequency per posting,
-    and with `positions` the occurrence count per posting and every position."""
+    and with `positions` the occurrence count per posting and every position.
+
+    A row's postings are its k offsets then its k frequencies, its positions blob its
+    k counts then the positions: each row is cut in two as bytes and each half joined
+    to its kind, so every array is one `frombuffer` (gathering them with index arrays
+    took four times as long, 30 ms a common word at a million records, 180 with positions)."""
     at = {int(b): i for i, b in enumerate(where.blocks.tolist())}
-    rows = [
-        (at[int(block)], head, tail)
-        for block, head, tail in weights.postings(conn, scope, term, positions)
-        if int(block) in at  # every block with postings has lengths
-    ]
-    sizes = np.array([len(head) // 4 for _, head, _ in rows], dtype=np.int64)
-    heads = np.frombuffer(b"".join(head for _, head, _ in rows), dtype="<u2")
-    offsets = heads[_within(2 * sizes, sizes, np.zeros_like(sizes))].astype(np.int64)
-    freqs = heads[_within(2 * sizes, sizes, sizes)]
-    slots = np.repeat(np.array([i * BLOCK for i, _, _ in rows], dtype=np.int64), sizes) + offsets
+    places: list[int] = []
+    sizes: list[int] = []
+    offsets: list[bytes] = []
+    freqs: list[bytes] = []
+    counts: list[bytes] = []
+    found: list[bytes] = []
+    for block, head, tail in weights.postings(conn, scope, term, positions):
+        slot = at.get(int(block))
+        if slot is None:  # every block with postings has lengths
+            continue
+        half = len(head) // 2
+        places.append(slot * BLOCK)
+        sizes.append(half // 2)
+        offsets.append(head[:half])
+        freqs.append(head[half:])
+        if positions:
+            rest = tail or b""
+            counts.append(rest[:half])
+            found.append(rest[half:])
+    slots = np.repeat(np.array(places, dtype=np.int64), sizes) + np.frombuffer(b"".join(offsets), "<u2")
+    weighted = np.frombuffer(b"".join(freqs), "<u2")
     if not positions:
-        return slots, freqs, None, None
-    tails = np.frombuffer(b"".join(tail or b"" for _, _, tail in rows), dtype="<u2")
-    lengths = np.array([len(tail or b"") // 2 for _, _, tail in rows], dtype=np.int64)
-    counts = _within(lengths, sizes, np.zeros_like(sizes))
-    keep = np.ones(len(tails), bool)
-    keep[counts] = False
-    return slots, freqs, tails[counts], tails[keep]
+        return slots, weighted, None, None
+    return slots, weighted, np.frombuffer(b"".join(counts), "<u2"), np.frombuffer(b"".join(found), "<u2")
 
 
 @dataclass(frozen=True, slots=True)
