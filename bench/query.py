@@ -381,6 +381,11 @@ def bench_size(
 
     folder = vaults / f"{n}-{seed}"
     log(f"[{n}] vault {folder}")
+    marker = generate_vault.read_marker(folder)
+    made = (marker or {}).get("generator") == generate_vault.GENERATOR_VERSION
+    if read_only and not (made and marker and (marker["records"], marker["seed"]) == (n, seed)):
+        # never generate (which would first delete the folder) a vault asked for read-only
+        raise SystemExit(f"query: {folder} is not a generated vault of {n} records, seed {seed}")
     gen_info = ensure_vault(folder, n, seed, regenerate=False)
     if gen_info["generated"]:
         log(f"[{n}] generated in {gen_info['seconds']:.1f} s")
