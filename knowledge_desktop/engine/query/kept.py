@@ -34,8 +34,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 MOST_BYTES = 24 << 20
-"""About 20 common words' postings at 100k records (~1 MB each), beside the layout
-(~2.4 MB) and a few filters (~0.1 MB each): a bounded share of a 100k server's ~120 MB."""
+"""About 20 common words' postings at 100k records (~1 MB each; two or three at a million,
+~9 MB each): a bounded share of a 100k server's ~120 MB. The layout and the filters are
+kept apart (`lasting`)."""
 MOST_ENTRIES = 256
 """Also bounds what closed connections' entries hold until they age out."""
 MOST_LASTING_BYTES = 192 << 20
