@@ -28,6 +28,12 @@ queries are runs of adjacent words from a body. Names for lookup come from
 the generator's plan (`Generator.plan()`, which the files were rendered
 from), so every sampled name is known to exist.
 
+`--read-only` opens the state database read-only (SQLite `mode=ro`) and times the
+query functions on it directly: no reconcile, no text indexing, nothing written, so
+a large state built by other code can be measured as it is (its schema must be one
+this code reads). Types are not expanded through the ontology, lookup and the
+freshness check are left out.
+
 `--json` writes JSON to stdout (the table then goes to stderr). Progress goes
 to stderr. Keep the work under `main()`: a reconcile of many changed files
 uses a forkserver process pool, whose workers import this module.
@@ -335,13 +341,51 @@ def change_dict(change: Any) -> dict[str, Any]:
     }
 
 
-def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[str, Any]:
+class ReadOnly:
+    """A vault's state opened read-only, with the grep and timeline a `Vault` would answer
+    from it (`--read-only`): nothing is reconciled, indexed or written."""
+
+    def __init__(self, folder: Path) -> None:
+        import sqlite3
+
+        from knowledge_desktop.engine.store import packed
+
+        state = (folder / ".knowledge" / "state.sqlite").resolve()
+        self.conn = sqlite3.connect(
+            f"file:{state}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        packed.register(self.conn)
+        self.conn.execute("PRAGMA query_only=ON")
+        self.scopes = [s for (s,) in self.conn.execute("SELECT scope FROM keyword_state_v1 ORDER BY scope")]
+
+    def grep(self, q: Any) -> dict[str, Any]:
+        from knowledge_desktop.engine.query import grep as grep_module
+
+        return grep_module.grep(self.conn, q, self.scopes, lambda s: grep_module.scope_state(self.conn, s))
+
+    def timeline(self, **options: Any) -> dict[str, Any]:
+        from knowledge_desktop.engine.query import timeline as timeline_module
+
+        return timeline_module.timeline(self.conn, **options)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def bench_size(
+    n: int, seed: int, vaults: Path, repeat: int, log: Any, read_only: bool = False
+) -> dict[str, Any]:
     from knowledge_desktop.engine.query.grep_query import GrepQuery
     from knowledge_desktop.engine.store.schema import PROJECTION_VERSION
     from knowledge_desktop.engine.vault import Vault
 
     folder = vaults / f"{n}-{seed}"
     log(f"[{n}] vault {folder}")
+    marker = generate_vault.read_marker(folder)
+    made = (marker or {}).get("generator") == generate_vault.GENERATOR_VERSION
+    if read_only and not (made and marker and (marker["records"], marker["seed"]) == (n, seed)):
+        # never generate (which would first delete the folder) a vault asked for read-only
+        raise SystemExit(f"query: {folder} is not a generated vault of {n} records, seed {seed}")
     gen_info = ensure_vault(folder, n, seed, regenerate=False)
     if gen_info["generated"]:
         log(f"[{n}] generated in {gen_info['seconds']:.1f} s")
@@ -359,15 +403,18 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
     log(f"[{n}] state database read into the OS cache in {warm_cache_s:.1f} s")
 
     t0 = time.perf_counter()
-    vault = Vault.open(folder)
+    vault: Any = ReadOnly(folder) if read_only else Vault.open(folder)
     open_s = time.perf_counter() - t0
-    rebuilt = bool(getattr(vault.store, "rebuilt", False))
-    log(f"[{n}] warm-up reconcile{' (projections rebuilt: full index)' if rebuilt else ''} …")
-    t0 = time.perf_counter()
-    change = vault.reconcile()
-    vault.index_keywords()  # text is indexed lazily, by the first search: do it up front
-    warm_s = time.perf_counter() - t0
-    log(f"[{n}] warm-up reconcile + text index {warm_s:.1f} s, parsed {change.parsed}")
+    rebuilt = bool(getattr(getattr(vault, "store", None), "rebuilt", False))
+    change: Any = None
+    warm_s = 0.0
+    if not read_only:
+        log(f"[{n}] warm-up reconcile{' (projections rebuilt: full index)' if rebuilt else ''} …")
+        t0 = time.perf_counter()
+        change = vault.reconcile()
+        vault.index_keywords()  # text is indexed lazily, by the first search: do it up front
+        warm_s = time.perf_counter() - t0
+        log(f"[{n}] warm-up reconcile + text index {warm_s:.1f} s, parsed {change.parsed}")
 
     try:
         rng = random.Random(f"query-bench:{n}:{seed}")
@@ -382,11 +429,13 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         # statement preparation and the first page reads.
         for text in ("team review", "pilot customer"):
             vault.grep(GrepQuery(text))
-        vault.lookup(names[0]["query"])
+        if not read_only:
+            vault.lookup(names[0]["query"])
         vault.timeline(time_field="occurred_at", since=months[0][0], until=months[0][1])
 
         log(f"[{n}] grep: {len(queries)} queries × {repeat} …")
         grep_rows: list[dict[str, Any]] = []
+        cpu = time.process_time()  # this process's CPU: on a shared machine, wall times wander
         for q in queries:
             opts = dict(q["options"])
             if "types" in opts:
@@ -405,11 +454,13 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
                     "indexState": (res.get("index") or {}).get("state"),
                 }
             )
+        grep_cpu_s = time.process_time() - cpu
 
-        read_through(folder / ".knowledge")  # see `read_through`
+        if not read_only:  # (read-only runs no lookup)
+            read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] lookup: {len(names)} names × {repeat} …")
         lookup_rows: list[dict[str, Any]] = []
-        for item in names:
+        for item in [] if read_only else names:
             times = []
             for _ in range(repeat):
                 ms, res = timed(vault.lookup, item["query"])
@@ -422,6 +473,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] timeline: {len(months)} months + {len(entities)} entities × {repeat} …")
         month_rows: list[dict[str, Any]] = []
+        cpu = time.process_time()
         for since, until in months:
             times = []
             for _ in range(repeat):
@@ -436,6 +488,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
                     "items": len(res["items"]),
                 }
             )
+        month_cpu_s = time.process_time() - cpu
         entity_rows: list[dict[str, Any]] = []
         for eid in entities:
             times = []
@@ -446,10 +499,11 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
                 {"entity": eid, "ms": times, "total": res["total"], "items": len(res["items"])}
             )
 
-        read_through(folder / ".knowledge")  # see `read_through`
+        if not read_only:  # (nor the freshness check)
+            read_through(folder / ".knowledge")  # see `read_through`
         log(f"[{n}] freshness check: reconcile() × {FRESHNESS_RUNS} …")
         fresh: list[dict[str, Any]] = []
-        for _ in range(FRESHNESS_RUNS):
+        for _ in range(0 if read_only else FRESHNESS_RUNS):
             t0 = time.perf_counter()
             ch = vault.reconcile()
             fresh.append({"s": time.perf_counter() - t0, **change_dict(ch)})
@@ -488,12 +542,13 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         "vault": str(folder),
         "generated": gen_info["generated"],
         "planS": plan_s,
+        "readOnly": read_only,
         "projectionVersion": PROJECTION_VERSION,
         "warmup": {
             "openS": open_s,
             "reconcileS": warm_s,
             "projectionsRebuilt": rebuilt,
-            "change": change_dict(change),
+            "change": change_dict(change) if change is not None else None,
         },
         "corpus": {
             "sampledBodies": len(c["docs"]),
@@ -505,6 +560,7 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
         "repeat": repeat,
         "grep": {
             "queries": len(grep_rows),
+            "cpuS": grep_cpu_s,
             "zeroHit": sum(1 for r in grep_rows if not r["total"]),
             "unavailable": sum(1 for r in grep_rows if r["indexState"] != "ready"),
             "ms": grep_groups,
@@ -525,13 +581,13 @@ def bench_size(n: int, seed: int, vaults: Path, repeat: int, log: Any) -> dict[s
             "ms": lookup_groups,
         },
         "timeline": {
-            "month": {"ms": summary(flat(month_rows)), "rows": month_rows},
+            "month": {"ms": summary(flat(month_rows)), "cpuS": month_cpu_s, "rows": month_rows},
             "entity": {"ms": summary(flat(entity_rows)), "rows": entity_rows},
         },
         "freshness": {
             "runs": fresh,
             "p50S": pct(fresh_s, 50),
-            "maxS": max(fresh_s),
+            "maxS": max(fresh_s, default=None),
             "parsedAllZero": all(f["parsed"] == 0 for f in fresh),
         },
     }
@@ -575,7 +631,9 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
         lines += [
             "",
             f"== {r['records']:,} records (seed {r['seed']}, {r['vault']}) ==",
-            f"warm-up reconcile: {w['reconcileS']:.2f} s, parsed {ch['parsed']}, read {ch['read']},"
+            "read-only: state opened with mode=ro, nothing reconciled or indexed"
+            if ch is None
+            else f"warm-up reconcile: {w['reconcileS']:.2f} s, parsed {ch['parsed']}, read {ch['read']},"
             f" stat-checked {ch['statChecked']}"
             + (
                 " — projections rebuilt (engine changed): this was a full cold index"
@@ -585,7 +643,8 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
             f"corpus: {r['corpus']['sampledBodies']} bodies sampled; common = top "
             f"{len(r['corpus']['common'])} words by df; rare = {r['corpus']['rareWords']} words in"
             f" ≤{r['corpus']['rareMaxDf']} sampled bodies. grep: {r['grep']['queries']} queries"
-            f" × {r['repeat']}, {r['grep']['zeroHit']} with no hit",
+            f" × {r['repeat']}, {r['grep']['zeroHit']} with no hit; CPU {r['grep']['cpuS']:.2f} s for every"
+            f" grep, {r['timeline']['month']['cpuS']:.3f} s for every month's timeline",
         ]
         rows = [["", "n", "p50 ms", "p95 ms", "max ms", "target"]]
         gm = r["grep"]["ms"]
@@ -629,7 +688,9 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
                 lines.append("  ".join("-" * wd for wd in widths))
         fr = r["freshness"]
         lines.append(
-            f"freshness check (reconcile() on the unchanged vault, {len(fr['runs'])} runs):"
+            "freshness check: not run (read-only)"
+            if not fr["runs"]
+            else f"freshness check (reconcile() on the unchanged vault, {len(fr['runs'])} runs):"
             f" p50 {fr['p50S']:.3f} s, max {fr['maxS']:.3f} s, target {mark('freshness_s')}"
             f" (p50); parsed {'0 every run' if fr['parsedAllZero'] else [f['parsed'] for f in fr['runs']]}"
         )
@@ -649,6 +710,11 @@ def table(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+READ_THROUGH = [True]
+"""Off with `--no-read-through`: a state larger than the memory (a million records: 22 GB
+on a 23 GB machine) cannot be held warm, and reading it all only churns the cache."""
+
+
 def read_through(folder: Path) -> float:
     """Read the state database once, in 1 MiB chunks; seconds taken.
 
@@ -657,6 +723,8 @@ def read_through(folder: Path) -> float:
     `pageout`), page cache included — so tables one section did not touch
     (the timeline's, after 216 searches) would otherwise be read from disk.
     """
+    if not READ_THROUGH[0]:
+        return 0.0
     t0 = time.perf_counter()
     for path in sorted(folder.glob("state.sqlite*")):
         with path.open("rb") as handle:
@@ -673,6 +741,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--vaults", type=Path, default=DEFAULT_VAULTS, help="folder of cached vaults (default bench/vaults/)"
     )
+    parser.add_argument(
+        "--read-only", action="store_true", help="time grep and timeline on the state opened read-only"
+    )
+    parser.add_argument(
+        "--no-read-through", action="store_true", help="do not read the state through before each section"
+    )
     parser.add_argument("--json", action="store_true", help="JSON on stdout, table on stderr")
     args = parser.parse_args(argv)
     if any(n < 100 for n in args.sizes):
@@ -683,9 +757,10 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    READ_THROUGH[0] = not args.no_read_through
     info = machine()
     args.vaults.mkdir(parents=True, exist_ok=True)
-    results = [bench_size(n, args.seed, args.vaults, args.repeat, log) for n in args.sizes]
+    results = [bench_size(n, args.seed, args.vaults, args.repeat, log, args.read_only) for n in args.sizes]
     for r in results:
         r["targets"] = verdicts(r)
     text = table(results, info)

@@ -49,8 +49,10 @@ def complete(conn: sqlite3.Connection, hit: Hit, words: list[str], q: GrepQuery)
     node_row = conn.execute("SELECT node FROM files WHERE path=?", (path,)).fetchone()
     data = json.loads(node_row[0]).get("data") or {} if node_row and node_row[0] else {}
     if hit.via is None:
-        matches = textmod.field_matches(words, title=title_text, aliases=aliases_text, body=body)
-        snip = textmod.snippet(body, words) if "body" in matches else textmod.snippet(body, [], locate=False)
+        found = textmod.first_match(body, words)
+        matches = textmod.field_matches(words, title=title_text, aliases=aliases_text)
+        matches += ["body"] if found is not None else []
+        snip = textmod.snippet_in_body(body, found)
     else:
         matches = list(hit.matches)
         snip = textmod.snippet(body, [], locate=False)

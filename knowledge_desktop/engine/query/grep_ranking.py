@@ -30,8 +30,14 @@ from knowledge_desktop.engine.store.projections.keyword import tables
 EXACT_BELOW = 3000
 """Queries matching at most this many records are scored outright (a few ms)."""
 MAX_EXCEPTIONS = 200
-"""An unfiltered total tests at most this many ineligible or windowed rows
-against the match (`_left_out`); with more it joins every match to the rows table."""
+"""An unfiltered total tests at least this many ineligible or windowed rows
+against the match (`_left_out`), and more in a larger partition (`EXCEPTIONS_SHARE`);
+with more it joins every match to the rows table."""
+EXCEPTIONS_SHARE = 16
+"""A partition's exceptions are tested one by one while they are at most this share
+of its slots: listing them costs less than listing every row that passes (a million
+records hold ~830 exceptions, so a fixed 200 had every search scan the rows table,
+half a second; issue 26 §3)."""
 UNSURE_MOST = 64
 """Unsure records a search scores with bm25() one by one; past that it scores every match."""
 
@@ -191,7 +197,8 @@ def _kept(
     _, rows = tables(scope)
     keep = layout.sizes > 0
     live = parts[0]
-    left_out = _left_out(conn, scope, live.sql, live.values)
+    most = max(MAX_EXCEPTIONS, len(layout.sizes) // EXCEPTIONS_SHARE)
+    left_out = _left_out(conn, scope, live.sql, live.values, most)
     if left_out is None:
         # many exceptions: test eligibility and window with the first filter (every
         # filter's index holds their columns), or alone when there is no filter
@@ -200,7 +207,7 @@ def _kept(
         keep &= layout.mask(_rowid_list(conn, both, [*live.values, *first.values]))
         parts = parts[2:]
     else:
-        keep[layout.slots(np.array(left_out, dtype=np.int64))] = False  # never -1: rows hold them
+        keep[layout.slots(left_out)] = False  # never -1: rows hold them
         parts = parts[1:]
     for part in parts:
         keep &= _listed(
@@ -216,7 +223,9 @@ def _listed(
     (`kept`): an agent repeats its filters (what it may see, a kind, a type), and
     listing a few thousand rows costs tens of milliseconds at 100k. A filter never
     holds the time of the search (the window is the eligibility test's, `_left_out`),
-    so its key repeats. Kept with the layout its slots are places in."""
+    so its key repeats. Kept with the layout its slots are places in, and lasting (`kept`):
+    a filter's mask is a byte a slot (1 MB at a million records), and the postings of a few
+    common words there would otherwise push every filter out after each search."""
 
     def read() -> tuple[ranking.Layout, ranking.Mask]:
         mask = layout.mask(_rowid_list(conn, listing, values))
@@ -224,7 +233,7 @@ def _listed(
         return layout, mask
 
     key = ("listing", scope, listing, json.dumps(values), id(layout))
-    found = kept.kept(conn, key, read, lambda r: int(r[1].nbytes))
+    found = kept.kept(conn, key, read, lambda r: int(r[1].nbytes), lasting=True)
     return found[1] if found[0] is layout else read()[1]
 
 
@@ -275,8 +284,11 @@ def _by_score_then_id(
     return [(r, i, -s) for s, i, r in ranked]
 
 
-def _left_out(conn: sqlite3.Connection, scope: str, where: str, params: list[object]) -> list[int] | None:
-    """The current rows that fail eligibility or their window, or None when there are too many.
+def _left_out(
+    conn: sqlite3.Connection, scope: str, where: str, params: list[object], most: int = MAX_EXCEPTIONS
+) -> ranking.Ints | None:
+    """The current rows that fail eligibility or their window, or None when there are
+    more than `most`.
 
     Only rows in the exceptions index (ineligible or windowed) can fail those
     tests, so a search removes these few from its matches (`_kept`) instead of
@@ -285,12 +297,10 @@ def _left_out(conn: sqlite3.Connection, scope: str, where: str, params: list[obj
     _, rows = tables(scope)
     index = keyword.exceptions_index(scope)
     exceptions = keyword.EXCEPTIONS.replace("eligible", "r.eligible").replace("active_", "r.active_")
-    failing = [
-        int(r)
-        for (r,) in conn.execute(
-            f"SELECT r.rowid FROM {rows} r INDEXED BY {index}"
-            f" WHERE ({exceptions}) AND NOT coalesce(({where}), 0) LIMIT {MAX_EXCEPTIONS + 1}",
-            params,
-        )
-    ]
-    return failing if len(failing) <= MAX_EXCEPTIONS else None
+    failing = _rowid_list(
+        conn,
+        f"SELECT r.rowid AS rowid FROM {rows} r INDEXED BY {index}"
+        f" WHERE ({exceptions}) AND NOT coalesce(({where}), 0) LIMIT {int(most) + 1}",
+        params,
+    )
+    return failing if len(failing) <= most else None

@@ -142,8 +142,11 @@ def _reached_bytes(found: tuple[dict[str, str | None], dict[int, str], list[int]
 
 def chain_ends(conn: sqlite3.Connection, hrows: str, sources: set[str]) -> dict[str, str | None]:
     """Where each superseded_by chain ends, following eligible superseded records (their
-    steps are kept while nothing is committed, `kept`)."""
-    steps = kept.kept(conn, ("steps", hrows), lambda: _steps(conn, hrows), lambda s: 200 * len(s))
+    steps are kept while nothing is committed, `kept`; lasting: every search with
+    superseded records reads them)."""
+    steps = kept.kept(
+        conn, ("steps", hrows), lambda: _steps(conn, hrows), lambda s: 200 * len(s), lasting=True
+    )
     ends: dict[str, str | None] = {}
     for start in sources:
         target: str | None = start

@@ -15,6 +15,12 @@ Entries are kept by (connection, key), the connection too so its id cannot be re
 while kept, least recently used first out once they hold more than `MOST_BYTES` or
 `MOST_ENTRIES`. Kept values are shared by every search on the connection: callers never change them
 (numpy arrays are made read-only).
+
+What every search of a partition reads whatever its words (`lasting`: the partition's
+layout, the filters an agent repeats, the superseded chains) is kept apart, under its
+own bound, so that the postings of a stream of different words never push it out: at a
+million records the layout alone is 12 MB (24 before, as int64), and every search read
+it again, 0.04–0.3 s (issue 26 §3).
 """
 
 from __future__ import annotations
@@ -28,13 +34,21 @@ from typing import TypeVar
 T = TypeVar("T")
 
 MOST_BYTES = 24 << 20
-"""About 20 common words' postings at 100k records (~1 MB each), beside the layout
-(~2.4 MB) and a few filters (~0.1 MB each): a bounded share of a 100k server's ~120 MB."""
+"""About 20 common words' postings at 100k records (~1 MB each; two or three at a million,
+~9 MB each): a bounded share of a 100k server's ~120 MB. The layout and the filters are
+kept apart (`lasting`)."""
 MOST_ENTRIES = 256
 """Also bounds what closed connections' entries hold until they age out."""
+MOST_LASTING_BYTES = 192 << 20
+"""The `lasting` entries: a few partitions' layouts on a few connections (~12 MB each at
+a million records), the filters searches repeat (~1 MB each there) and superseded chains."""
+MOST_LASTING_ENTRIES = 64
 
-_KEPT: OrderedDict[tuple[int, Hashable], tuple[sqlite3.Connection, int, object, int]] = OrderedDict()
+_Entries = OrderedDict[tuple[int, Hashable], tuple[sqlite3.Connection, int, object, int]]
+_KEPT: _Entries = OrderedDict()
+_LASTING: _Entries = OrderedDict()
 _BYTES = [0]
+_LASTING_BYTES = [0]
 _LOCK = threading.Lock()
 
 
@@ -43,33 +57,46 @@ def version(conn: sqlite3.Connection) -> int:
     return int(found)
 
 
-def kept(conn: sqlite3.Connection, key: Hashable, read: Callable[[], T], size: Callable[[T], int]) -> T:
+def kept(
+    conn: sqlite3.Connection,
+    key: Hashable,
+    read: Callable[[], T],
+    size: Callable[[T], int],
+    *,
+    lasting: bool = False,
+) -> T:
     """The value `read()` gives on `conn`, read again only when something was committed
-    since it was kept under `key`; `size` estimates its bytes for the bound."""
+    since it was kept under `key`; `size` estimates its bytes for the bound. `lasting`:
+    kept under the bound of what every search reads (see above)."""
+    entries, total = (_LASTING, _LASTING_BYTES) if lasting else (_KEPT, _BYTES)
+    most_bytes, most_entries = (
+        (MOST_LASTING_BYTES, MOST_LASTING_ENTRIES) if lasting else (MOST_BYTES, MOST_ENTRIES)
+    )
     now = version(conn)
     slot = (id(conn), key)
     with _LOCK:
-        found = _KEPT.get(slot)
+        found = entries.get(slot)
         if found is not None and found[0] is conn and found[1] == now:
-            _KEPT.move_to_end(slot)
+            entries.move_to_end(slot)
             return found[2]  # type: ignore[return-value]
     value = read()
     nbytes = size(value)
     with _LOCK:
-        old = _KEPT.pop(slot, None)
+        old = entries.pop(slot, None)
         if old is not None:
-            _BYTES[0] -= old[3]
-        if nbytes <= MOST_BYTES:
-            _KEPT[slot] = (conn, now, value, nbytes)
-            _BYTES[0] += nbytes
-        while _KEPT and (_BYTES[0] > MOST_BYTES or len(_KEPT) > MOST_ENTRIES):
-            _, (_, _, _, dropped) = _KEPT.popitem(last=False)
-            _BYTES[0] -= dropped
+            total[0] -= old[3]
+        if nbytes <= most_bytes:
+            entries[slot] = (conn, now, value, nbytes)
+            total[0] += nbytes
+        while entries and (total[0] > most_bytes or len(entries) > most_entries):
+            _, (_, _, _, dropped) = entries.popitem(last=False)
+            total[0] -= dropped
     return value
 
 
 def forget() -> None:
     """Drop every kept entry (tests compare fresh reads with kept ones)."""
     with _LOCK:
-        _KEPT.clear()
-        _BYTES[0] = 0
+        for entries, total in ((_KEPT, _BYTES), (_LASTING, _LASTING_BYTES)):
+            entries.clear()
+            total[0] = 0

@@ -64,8 +64,28 @@ def snippet(text: str, words: list[str], *, locate: bool = True) -> Snippet:
     """At most 480 UTF-16 units of `text`, around the first word found when `locate`."""
     position = None
     if locate and words and len(text.encode("utf-8", "surrogatepass")) <= LOCATE_LIMIT:
-        found = _whole_words(tuple(words)).search(fold(text))
-        position = found.start() if found else None
+        position = first_match(text, words)
+    return snippet_at(text, position)
+
+
+def first_match(text: str, words: list[str]) -> int | None:
+    """Where the first of the (folded) words stands as a whole token in `text`."""
+    found = _whole_words(tuple(words)).search(fold(text)) if words and text else None
+    return found.start() if found else None
+
+
+def snippet_in_body(body: str, found: int | None) -> Snippet:
+    """A hit's snippet from where its words were first found in the body (`first_match`),
+    as `snippet` would place it: by the match in a body of at most `LOCATE_LIMIT` bytes,
+    else from the start. The body is folded and searched once for a hit's fields and its
+    snippet both (a tenth of the time a page of hits took)."""
+    if found is not None and len(body.encode("utf-8", "surrogatepass")) > LOCATE_LIMIT:
+        found = None
+    return snippet_at(body, found)
+
+
+def snippet_at(text: str, position: int | None) -> Snippet:
+    """At most 480 UTF-16 units of `text`, around `position` (from the start without)."""
     if position is None:
         start = 0
         match_located = False

@@ -142,8 +142,42 @@ def test_weights_path_pages_equal_full_scoring(crowd: VaultKit, monkeypatch: pyt
     # with more ineligible or windowed rows than the exceptions index is read for,
     # eligibility and window are listed from the rows table instead
     monkeypatch.setattr(grep_ranking, "MAX_EXCEPTIONS", 0)
+    monkeypatch.setattr(grep_ranking, "EXCEPTIONS_SHARE", 1 << 40)
     for q, want in zip(queries[:60], expected, strict=False):
         assert _page(vault.grep(q)) == want, q
+
+
+def test_exceptions_few_beside_the_records_are_left_out_one_by_one(
+    crowd: VaultKit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `MAX_EXCEPTIONS`, ineligible and windowed rows are still left out one by one
+    while they are a small share of the partition's slots (a million records hold ~830):
+    the rows table is not listed whole, and the pages are those bm25() gives."""
+    vault = crowd.scan()
+    vault.index_keywords()
+    conn = vault.store.reader()
+    index = keyword.exceptions_index("private")
+    (exceptions,) = conn.execute(
+        f"SELECT count(*) FROM keyword_rows_v1_private INDEXED BY {index} WHERE {keyword.EXCEPTIONS}"
+    ).fetchone()
+    slots = len(ranking.layout(conn, "private").sizes)
+    assert 1 < exceptions <= slots // getattr(grep_ranking, "EXCEPTIONS_SHARE", 16), (exceptions, slots)
+    queries = [GrepQuery(w, mode=m) for w in ("review", "design plan", "group") for m in ("all", "any")]
+    with monkeypatch.context() as m:
+        _exact(m)
+        expected = [_page(vault.grep(q)) for q in queries]
+    used = _weights_path(monkeypatch)
+    monkeypatch.setattr(grep_ranking, "MAX_EXCEPTIONS", 1)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        got = [_page(vault.grep(q)) for q in queries]
+    finally:
+        conn.set_trace_callback(None)
+    assert got == expected
+    assert used["weights"] == len(queries), used
+    assert any(f"INDEXED BY {index}" in s for s in statements)
+    assert not [s for s in statements if "FROM keyword_rows_v1_private r WHERE r.eligible=1" in s]
 
 
 def test_left_out_rows_follow_edits(crowd: VaultKit, monkeypatch: pytest.MonkeyPatch) -> None:

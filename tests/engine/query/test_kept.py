@@ -64,3 +64,23 @@ def test_kept_reads_are_bounded_oldest_first(
     get("big", 101)  # larger than the whole bound: returned, not kept
     get("big", 101)
     assert reads[-2:] == ["big", "big"]
+
+
+def test_lasting_reads_are_not_pushed_out_by_others(
+    pair: tuple[sqlite3.Connection, sqlite3.Connection], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What every search reads (a partition's layout) is kept under its own bound, so a
+    stream of different words' postings never makes each search read it again."""
+    reader, _ = pair
+    reads: list[str] = []
+    monkeypatch.setattr(kept, "MOST_ENTRIES", 2)
+    monkeypatch.setattr(kept, "MOST_BYTES", 100)
+    kept.kept(reader, "layout", lambda: reads.append("layout"), lambda _: 60, lasting=True)
+    for word in ("a", "b", "c"):
+        kept.kept(reader, word, lambda w=word: reads.append(w), lambda _: 60)  # type: ignore[misc]
+    kept.kept(reader, "layout", lambda: reads.append("layout"), lambda _: 60, lasting=True)
+    assert reads == ["layout", "a", "b", "c"]
+    monkeypatch.setattr(kept, "MOST_LASTING_ENTRIES", 1)
+    kept.kept(reader, "other", lambda: reads.append("other"), lambda _: 8, lasting=True)
+    kept.kept(reader, "layout", lambda: reads.append("layout"), lambda _: 60, lasting=True)
+    assert reads[-2:] == ["other", "layout"]  # bounded too, oldest first out

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from knowledge_desktop.engine.errors import QueryError
+from knowledge_desktop.engine.query import text as textmod
 from knowledge_desktop.engine.query.grep_query import GrepQuery
 from knowledge_desktop.engine.query.inventory import RecordFilter
 from tests.vaultkit import CHANGE, VaultKit
@@ -460,3 +461,14 @@ def test_a_search_indexes_only_queued_files_and_reports_lag(notes: VaultKit) -> 
     vault.reconcile()
     fresh = vault.grep(GrepQuery("sunny"))
     assert (ids(fresh), fresh["index"]["lag"]) == (["pg_b"], False)
+
+
+@pytest.mark.parametrize("filler", [10, 20_000])  # a short body, and one past LOCATE_LIMIT
+def test_a_hits_body_searched_once_gives_the_snippet_a_search_for_it_gives(filler: int) -> None:
+    """A hit's fields and snippet come from one search of its folded body (`grep_hits`):
+    the snippet is the one `snippet` places, by the match or, in a long body, from the start."""
+    body = "Intro line.\n" + "word " * filler + "the Résumé review café\n" + "tail " * 50
+    for words in (["resume"], ["cafe", "review"], ["absent"]):
+        found = textmod.first_match(body, words)
+        assert (found is not None) == ("body" in textmod.field_matches(words, body=body))
+        assert textmod.snippet_in_body(body, found) == textmod.snippet(body, words)
