@@ -20,7 +20,7 @@ process that only reads the index (an MCP server answering its first call, issue
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from urllib.parse import unquote
 
@@ -182,53 +182,59 @@ def _extract_full(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
 
 
 def _extract_fast(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
+    """The links of a body without code or HTML, chunk by chunk: a chunk is a run of lines
+    that a blank line, a list item, a heading or a thematic break starts, and a heading or
+    a blank line ends. Only the chunks holding a line with `[[` or `](` can hold a link, so
+    only those are found and read (the lines around them decide where they start and end);
+    going through every line was most of this path's time (issue 26)."""
     links: list[RawLink] = []
     env: dict[str, Any] = {}
     lines = body.split("\n")
-    chunk: list[str] = []
-    chunk_start = 0
-
-    def flush() -> None:
-        # Without code or HTML (the fast path's precondition) a link needs "[[" or
-        # "](" in its chunk; text before the word holding the first "[" and after
-        # the last "]" or ")" cannot take part in one, so the parser never sees it.
-        if not chunk or len(links) >= limit:
-            return
-        text = "\n".join(line.strip() for line in chunk)
-        if "[[" not in text and "](" not in text:
-            return
-        start = text.find("[")
-        if start < 0:
-            return
-        start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
-        end = max(text.rfind("]"), text.rfind(")")) + 1
-        first_line = chunk_start + text.count("\n", 0, start)
-        text = text[start:end]
-        simple = _simple_links(text, first_line, limit - len(links))
-        if simple is not None:
-            links.extend(simple)
-            return
-        _inline_links(text, first_line, env, links, limit)
-
+    last = len(lines) - 1
+    read_up_to = -1
     for number, line in enumerate(lines):
-        if not line.strip():
-            flush()
-            chunk = []
-            chunk_start = number + 1
+        if number <= read_up_to or ("[[" not in line and "](" not in line):
             continue
-        if chunk and _CHUNK_START.match(line):
-            flush()
-            chunk = []
-            chunk_start = number
-        if not chunk:
-            chunk_start = number
-        chunk.append(_strip_marker(line))
-        if _HEADING.match(line):
-            flush()
-            chunk = []
-            chunk_start = number + 1
-    flush()
+        start = number
+        while not _CHUNK_START.match(lines[start]) and start > 0:
+            before = lines[start - 1]
+            if not before.strip() or _HEADING.match(before):
+                break
+            start -= 1
+        end = number
+        while not _HEADING.match(lines[end]) and end < last:
+            after = lines[end + 1]
+            if not after.strip() or _CHUNK_START.match(after):
+                break
+            end += 1
+        read_up_to = end
+        _chunk_links([_strip_marker(line) for line in lines[start : end + 1]], start, env, links, limit)
+        if len(links) >= limit:
+            break
     return links[:limit]
+
+
+def _chunk_links(
+    chunk: list[str], chunk_start: int, env: dict[str, Any], links: list[RawLink], limit: int
+) -> None:
+    # Without code or HTML (the fast path's precondition) a link needs "[[" or "](" in its
+    # chunk; text before the word holding the first "[" and after the last "]" or ")"
+    # cannot take part in one, so the parser never sees it.
+    text = "\n".join(line.strip() for line in chunk)
+    if "[[" not in text and "](" not in text:
+        return
+    start = text.find("[")
+    if start < 0:
+        return
+    start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1
+    end = max(text.rfind("]"), text.rfind(")")) + 1
+    first_line = chunk_start + text.count("\n", 0, start)
+    text = text[start:end]
+    simple = _simple_links(text, first_line, limit - len(links))
+    if simple is not None:
+        links.extend(simple)
+        return
+    _inline_links(text, first_line, env, links, limit)
 
 
 def _inline_links(text: str, first_line: int, env: dict[str, Any], out: list[RawLink], limit: int) -> None:
@@ -275,9 +281,17 @@ def _pattern_links(text: str, first_line: int, limit: int) -> list[RawLink]:
             target = target.split("#", 1)[0].strip()
             if target:
                 out.append(RawLink("wiki", target, label.strip() or None, line))
-        elif (path := _relative_md_target(_parser().normalizeLink(match.group(3)))) is not None:
+        elif (path := _relative_md_target(_normalized(match.group(3)))) is not None:
             out.append(RawLink("markdown", path, match.group(2) or None, line))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _normalized(destination: str) -> str:
+    """markdown-it's normalized form of a link destination, remembered: the same few
+    destinations recur across a vault's records, and percent-encoding one costs more than
+    the rest of reading a simple link."""
+    return _parser().normalizeLink(destination)
 
 
 _BRACKET = re.compile(r"[\[\]]")
@@ -314,7 +328,7 @@ def _simple_links(text: str, first_line: int, limit: int) -> list[RawLink] | Non
             if target:
                 out.append(RawLink("wiki", target, label.strip() or None, line))
         else:
-            href = _parser().normalizeLink(match.group(3))
+            href = _normalized(match.group(3))
             if not _parser().validateLink(href):
                 return None
             path = _relative_md_target(href)

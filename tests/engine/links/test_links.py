@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from knowledge_desktop.engine.links import extract as extract_module
-from knowledge_desktop.engine.links.extract import extract
+from knowledge_desktop.engine.links.extract import RawLink, extract
 from knowledge_desktop.engine.records.parse import parse_bytes
 
 
@@ -121,6 +122,86 @@ def test_the_blocker_check_agrees_with_the_one_pattern_it_replaced(pieces: list[
     """`has_blockers` sends exactly the bodies the former single regex sent to the full parse."""
     body = "".join(pieces)
     assert extract_module.has_blockers(body) == (_OLD_FAST_BLOCKERS.search(body) is not None)
+
+
+def _every_line(body: str, limit: int) -> list[RawLink]:
+    """The fast path as it was: every line of the body put into its chunk, each chunk read."""
+    links: list[RawLink] = []
+    env: dict[str, Any] = {}
+    chunk: list[str] = []
+    chunk_start = 0
+
+    def flush() -> None:
+        if chunk and len(links) < limit:
+            extract_module._chunk_links(chunk, chunk_start, env, links, limit)
+
+    for number, line in enumerate(body.split("\n")):
+        if not line.strip():
+            flush()
+            chunk, chunk_start = [], number + 1
+            continue
+        if chunk and extract_module._CHUNK_START.match(line):
+            flush()
+            chunk, chunk_start = [], number
+        if not chunk:
+            chunk_start = number
+        chunk.append(extract_module._strip_marker(line))
+        if extract_module._HEADING.match(line):
+            flush()
+            chunk, chunk_start = [], number + 1
+    flush()
+    return links[:limit]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "w",
+                "[[a]]",
+                "[[b|B]]",
+                "[x](a.md)",
+                "[y](b c.md)",
+                "](",
+                "[",
+                "]",
+                "\\[",
+                "!",
+                "- ",
+                "1. ",
+                "2) ",
+                "# ",
+                "## ",
+                "#x",
+                "---",
+                "***",
+                "===",
+                "\n",
+                "\n\n",
+                "\r\n",
+                "  ",
+                "\x85",
+                "\u2028",
+                "\n \n",
+                "a.md)",
+                "\n- [[c]]",
+                "\n# [[d]]",
+            ]
+        ),
+        max_size=30,
+    ),
+    st.integers(min_value=1, max_value=6),
+)
+@example(["# ", "[", "w", "\n", "](", "a.md)"], 6)  # a heading ends its chunk: no link across it
+@example(["# ", "[[a]]", " ", "[", "w", "\n", "](", "a.md)"], 6)
+def test_the_fast_path_reads_only_the_chunks_with_links_and_finds_the_same(
+    pieces: list[str], limit: int
+) -> None:
+    """Reading only the chunks around lines with `[[` or `](` finds exactly the links that
+    putting every line in its chunk found, in order, with their lines, up to the limit."""
+    body = "".join(pieces)
+    assert extract_module._extract_fast(body, limit) == _every_line(body, limit)
 
 
 @settings(max_examples=1500, deadline=None)
