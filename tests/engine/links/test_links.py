@@ -258,6 +258,55 @@ def test_fast_path_agrees_with_the_full_parser(pieces: list[str]) -> None:
     assert extract_module._extract_fast(body) == extract_module._extract_full(body)
 
 
+@settings(max_examples=2500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "word",
+                "[[Ada]]",
+                "[x](a.md)",
+                "[",
+                "](",
+                "a.md)",
+                "- ",
+                "1. ",
+                "# ",
+                "---",
+                "\n",
+                "\n\n",
+                "  ",
+                "    ",
+                "\t",
+                "`",
+                "```",
+                "````",
+                "```py",
+                "\n```\n",
+                "\n````\n",
+                "\n```py\n",
+                "\n   ```\n",
+                "\n``` \n",
+                "\n```\t\n",
+                "~~~",
+                "\r\n",
+                ">",
+            ]
+        ),
+        max_size=30,
+    )
+)
+@example(["\n````\n", "```", "\n", "[[Ada]]", "\n```\n", "````"])  # a shorter fence inside
+def test_a_body_whose_only_code_is_fences_finds_what_the_full_parser_finds(pieces: list[str]) -> None:
+    """Blanking plain fenced code blocks out (`without_fences`) and reading the rest by the
+    fast path finds exactly the links of the full markdown-it parse."""
+    body = "".join(pieces)
+    masked = extract_module.without_fences(body)
+    if masked is None or extract_module.has_blockers(masked) or "[" not in body:
+        return
+    assert extract_module._extract_fast(masked) == extract_module._extract_full(body)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=400))
 def test_parsing_never_raises_on_arbitrary_bytes(data: bytes) -> None:
