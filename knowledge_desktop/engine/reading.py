@@ -128,7 +128,7 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None, with_text: bo
     sha = sha256_hex(read.data)
     if entry.kind == "manifest" or (sha == known_sha and not read.changing):
         return ReadResult(entry, sha, None)
-    parsed, body = parse_with_body(entry.path, entry.scope, read.data)
+    parsed, body = parse_with_body(entry.path, entry.scope, read.data, sha)
     if entry.scope is None and parsed.status != "note":  # root notes are fine (docs/decisions.md)
         parsed.diagnostics.insert(
             0,

@@ -131,6 +131,7 @@ is indented code. Anchored on the `\\n` rather than on `^` in MULTILINE: a patte
 starts with a literal lets SRE skip from one line end to the next, where `^` made it try
 the whole alternation at every character (a fifth of link extraction's time)."""
 _FENCE_LIKE = re.compile(r" {0,3}`{3}")
+_FENCE_LINE = re.compile(r"^ {0,3}`{3}", re.MULTILINE)
 _FENCE_OPEN = re.compile(r"(`{3,})[^`]*$")
 _FENCE_CLOSE = re.compile(r"(`{3,}) *$")
 _CHUNK_START = re.compile(r"^ {0,3}(?:[-+*]\s|\d{1,9}[.)]\s|#{1,6}(?:\s|$)|[-=*_]{3,}\s*$)")
@@ -152,11 +153,25 @@ def extract(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
         return []
     if not has_blockers(body):
         return _extract_fast(body, limit)
+    fast = body
     if "```" in body:
         masked = without_fences(body)
-        if masked is not None and not has_blockers(masked):
+        if masked is None:
+            return _extract_full(body, limit)
+        if not has_blockers(masked):
             return _extract_fast(masked, limit)
+        fast = masked
+    if only_code_spans(fast):
+        return _extract_fast(fast, limit, code_spans=True)
     return _extract_full(body, limit)
+
+
+def only_code_spans(body: str) -> bool:
+    """Whether the backticks are all that keeps `body` off the fast path and none of them
+    can open a fence: then they are code spans, which stay within a paragraph, and the
+    paragraphs that hold one are given whole to the inline parser (`_chunk_links`).
+    Taking the backticks out cannot hide another blocker, only make one."""
+    return "`" in body and _FENCE_LINE.search(body) is None and not has_blockers(body.replace("`", ""))
 
 
 def without_fences(body: str) -> str | None:
@@ -223,7 +238,7 @@ def _extract_full(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
     return links
 
 
-def _extract_fast(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
+def _extract_fast(body: str, limit: int = MAX_LINKS, *, code_spans: bool = False) -> list[RawLink]:
     """The links of a body without code or HTML, chunk by chunk: a chunk is a run of lines
     that a blank line, a list item, a heading or a thematic break starts, and a heading or
     a blank line ends. Only the chunks holding a line with `[[` or `](` can hold a link, so
@@ -250,20 +265,30 @@ def _extract_fast(body: str, limit: int = MAX_LINKS) -> list[RawLink]:
                 break
             end += 1
         read_up_to = end
-        _chunk_links([_strip_marker(line) for line in lines[start : end + 1]], start, env, links, limit)
+        chunk = [_strip_marker(line) for line in lines[start : end + 1]]
+        _chunk_links(chunk, start, env, links, limit, code_spans)
         if len(links) >= limit:
             break
     return links[:limit]
 
 
 def _chunk_links(
-    chunk: list[str], chunk_start: int, env: dict[str, Any], links: list[RawLink], limit: int
+    chunk: list[str],
+    chunk_start: int,
+    env: dict[str, Any],
+    links: list[RawLink],
+    limit: int,
+    code_spans: bool = False,
 ) -> None:
     # Without code or HTML (the fast path's precondition) a link needs "[[" or "](" in its
     # chunk; text before the word holding the first "[" and after the last "]" or ")"
-    # cannot take part in one, so the parser never sees it.
+    # cannot take part in one, so the parser never sees it. A chunk with a code span
+    # (`code_spans`) is parsed whole: a backtick before or after a link may enclose it.
     text = "\n".join(line.strip() for line in chunk)
     if "[[" not in text and "](" not in text:
+        return
+    if code_spans and "`" in text:
+        _inline_links(text, chunk_start, env, links, limit)
         return
     start = text.find("[")
     if start < 0:

@@ -78,11 +78,13 @@ def parse_bytes(path: str, scope: str | None, data: bytes) -> ParsedFile:
     return parse_with_body(path, scope, data)[0]
 
 
-def parse_with_body(path: str, scope: str | None, data: bytes) -> tuple[ParsedFile, str | None]:
+def parse_with_body(
+    path: str, scope: str | None, data: bytes, sha256: str | None = None
+) -> tuple[ParsedFile, str | None]:
     """`parse_bytes`, and a record's body as it was split from its frontmatter (None for
     any other file): the reader indexes its text (`keyword_text`) without decoding and
-    splitting the bytes a second time."""
-    parsed = ParsedFile(path, scope, sha256_hex(data), len(data), "unrecognized")
+    splitting the bytes a second time. `sha256`: the bytes' hash when the caller has it."""
+    parsed = ParsedFile(path, scope, sha256 or sha256_hex(data), len(data), "unrecognized")
     body = None
     try:
         body = _parse_into(parsed, data)

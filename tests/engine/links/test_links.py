@@ -307,6 +307,55 @@ def test_a_body_whose_only_code_is_fences_finds_what_the_full_parser_finds(piece
     assert extract_module._extract_fast(masked) == extract_module._extract_full(body)
 
 
+@settings(max_examples=2500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "word",
+                " ",
+                "[[Ada]]",
+                "[[a|b]]",
+                "[x](a.md)",
+                "[",
+                "]",
+                "](",
+                "a.md)",
+                "(",
+                ")",
+                "\\",
+                "!",
+                "`",
+                "``",
+                "`x`",
+                "` [[a]] `",
+                "[x](a`b.md)",
+                "- ",
+                "1. ",
+                "# ",
+                "---",
+                "\n",
+                "\n\n",
+                "\n```\n",
+                "\n  ``",
+                "~",
+                "    ",
+            ]
+        ),
+        max_size=30,
+    )
+)
+@example(["`", "[[Ada]]", "`"])
+@example(["`a ", "[[Ada]]", " b`"])
+def test_a_body_whose_only_code_is_code_spans_finds_what_the_full_parser_finds(pieces: list[str]) -> None:
+    """A body whose backticks can only be code spans goes the fast path, with each chunk
+    holding one parsed whole, and finds exactly the links of the full markdown-it parse."""
+    body = "".join(pieces)
+    if "[" not in body or not extract_module.only_code_spans(body):
+        return
+    assert extract_module.extract(body) == extract_module._extract_full(body)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=400))
 def test_parsing_never_raises_on_arbitrary_bytes(data: bytes) -> None:
