@@ -10,7 +10,9 @@ link enabled. Its block pass is the costly part (about 1 ms per 4 KB), and
 its only job here is to find code and HTML blocks, so a body that provably
 has neither (no backtick, tilde, `<`, `>` quote, reference definition or
 indented line) skips it: its paragraphs go straight to the inline parser.
-A property test holds the two paths to the same answer.
+So does a body whose only code is plain backtick fences (blanked out first)
+or code spans (their paragraphs parsed whole). Property tests hold each
+path to the full parse's answer.
 
 markdown-it-py is imported when the first body is parsed, not with this module: a
 process that only reads the index (an MCP server answering its first call, issue 28
