@@ -32,7 +32,7 @@ from knowledge_desktop.engine.ontology.compose import (
 from knowledge_desktop.engine.records.parse import (
     MAX_FILE_BYTES,
     ParsedFile,
-    parse_bytes,
+    parse_with_body,
     sha256_hex,
     too_large_message,
 )
@@ -128,7 +128,7 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None, with_text: bo
     sha = sha256_hex(read.data)
     if entry.kind == "manifest" or (sha == known_sha and not read.changing):
         return ReadResult(entry, sha, None)
-    parsed = parse_bytes(entry.path, entry.scope, read.data)
+    parsed, body = parse_with_body(entry.path, entry.scope, read.data, sha)
     if entry.scope is None and parsed.status != "note":  # root notes are fine (docs/decisions.md)
         parsed.diagnostics.insert(
             0,
@@ -149,8 +149,8 @@ def _read_one(root: str, listed: FileEntry, known_sha: str | None, with_text: bo
             ),
         )
     text = None
-    if with_text and parsed.status == "record":
-        text = keyword_text.of_record(parsed, read.data.decode("utf-8"))
+    if with_text and body is not None:
+        text = keyword_text.of_record(parsed, body, read.data)
     return ReadResult(entry, sha, parsed, text=text)
 
 

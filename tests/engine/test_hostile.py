@@ -205,43 +205,24 @@ class TornReads:
         self.torn = 0
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import builtins
+        from knowledge_desktop.engine.fs import read as read_module
 
-        real_open = builtins.open
+        real_read = read_module._read_up_to
         reads = self
 
-        class Torn:
-            def __init__(self, handle: object) -> None:
-                self._handle = handle
+        def torn_read(fd: int, size: int) -> bytes:
+            if not reads.versions or os.fstat(fd).st_ino != reads.inode:
+                return real_read(fd, size)
+            before = real_read(fd, size)
+            after = reads.versions.pop(0)
+            with open(reads.path, "r+b") as out:  # same inode, as an editor's save
+                out.truncate(0)
+                out.write(after)
+            reads.torn += 1
+            half = len(before) // 2
+            return (before[:half] + after[half:])[:size]
 
-            def read(self, size: int = -1) -> bytes:
-                before: bytes = self._handle.read()  # type: ignore[attr-defined]
-                after = reads.versions.pop(0)
-                with real_open(reads.path, "r+b") as out:  # same inode, as an editor's save
-                    out.truncate(0)
-                    out.write(after)
-                reads.torn += 1
-                half = len(before) // 2
-                data = before[:half] + after[half:]
-                return data if size < 0 else data[:size]
-
-            def __enter__(self) -> Torn:
-                return self
-
-            def __exit__(self, *exc: object) -> None:
-                self._handle.close()  # type: ignore[attr-defined]
-
-            def __getattr__(self, name: str) -> object:
-                return getattr(self._handle, name)
-
-        def fake_open(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
-            handle = real_open(file, mode, *args, **kwargs)  # type: ignore[call-overload]
-            wanted = "r" in mode and "b" in mode and bool(reads.versions)
-            if wanted and os.fstat(handle.fileno()).st_ino == reads.inode:
-                return Torn(handle)
-            return handle
-
-        monkeypatch.setattr(builtins, "open", fake_open)
+        monkeypatch.setattr(read_module, "_read_up_to", torn_read)
 
 
 def version(title: str, body: str) -> bytes:

@@ -40,7 +40,7 @@ def read_file(path: str, limit: int) -> FileRead:
     for _ in range(READ_ATTEMPTS):
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
         fd = os.open(path, flags)
-        with open(fd, "rb", closefd=True) as handle:
+        try:
             before = os.fstat(fd)
             if not stat.S_ISREG(before.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", path)
@@ -48,8 +48,10 @@ def read_file(path: str, limit: int) -> FileRead:
                 return FileRead(None, before.st_size, before.st_mtime_ns, before.st_ino)
             # One byte past what stat said tells a file that grew; sized by the stat,
             # since `read(n)` sets aside n bytes first, whatever the file holds.
-            data = handle.read(before.st_size + 1)
+            data = _read_up_to(fd, before.st_size + 1)
             after = os.fstat(fd)
+        finally:
+            os.close(fd)
         if len(data) > limit:
             return FileRead(None, max(len(data), after.st_size), after.st_mtime_ns, after.st_ino)
         last = FileRead(data, after.st_size, after.st_mtime_ns, after.st_ino)
@@ -58,6 +60,20 @@ def read_file(path: str, limit: int) -> FileRead:
             return last
     assert last is not None
     return FileRead(last.data, last.size, last.mtime_ns, last.inode, changing=True)
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """Up to `size` bytes of `fd`, fewer only at its end. Plain `os.read` calls rather than
+    a buffered file object: a third less CPU per file in a cold scan's reading (issue 26);
+    a short read (some network file systems) is followed by another, as a buffered read does."""
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int]:

@@ -75,14 +75,24 @@ def sha256_hex(data: bytes) -> str:
 
 def parse_bytes(path: str, scope: str | None, data: bytes) -> ParsedFile:
     """Parse one vault file. `path` is vault-relative with `/`; `scope` its partition."""
-    parsed = ParsedFile(path, scope, sha256_hex(data), len(data), "unrecognized")
+    return parse_with_body(path, scope, data)[0]
+
+
+def parse_with_body(
+    path: str, scope: str | None, data: bytes, sha256: str | None = None
+) -> tuple[ParsedFile, str | None]:
+    """`parse_bytes`, and a record's body as it was split from its frontmatter (None for
+    any other file): the reader indexes its text (`keyword_text`) without decoding and
+    splitting the bytes a second time. `sha256`: the bytes' hash when the caller has it."""
+    parsed = ParsedFile(path, scope, sha256 or sha256_hex(data), len(data), "unrecognized")
+    body = None
     try:
-        _parse_into(parsed, data)
+        body = _parse_into(parsed, data)
     except Exception as exc:  # a bug must not stop a scan; it is reported with the file
         parsed.status = "unrecognized"
         parsed.structurally_valid = False
         parsed.diagnostics.append(dg.make("file-unreadable", path, f"internal error while parsing: {exc!r}"))
-    return parsed
+    return parsed, body if parsed.status == "record" else None
 
 
 def too_large_message(size: int) -> str:
@@ -93,18 +103,19 @@ def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB" if size % (1024 * 1024) else f"{size // (1024 * 1024)} MiB"
 
 
-def _parse_into(parsed: ParsedFile, data: bytes) -> None:
+def _parse_into(parsed: ParsedFile, data: bytes) -> str | None:
+    """Fill `parsed` from `data`; the body when the frontmatter split it off."""
     path = parsed.path
     diags = parsed.diagnostics
     if len(data) > MAX_FILE_BYTES:
         diags.append(dg.make("file-too-large", path, too_large_message(len(data))))
-        return
+        return None
     if not data.strip():
         _as_note(parsed, None, "")
-        return
+        return None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         diags.append(dg.make("file-not-utf8", path, "the file is UTF-16 text; save it as UTF-8", line=1))
-        return
+        return None
     if b"\x00" in data:
         diags.append(
             dg.make(
@@ -114,7 +125,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
                 line=data.count(b"\n", 0, data.index(b"\x00")) + 1,
             )
         )
-        return
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -128,7 +139,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
                 line=line,
             )
         )
-        return
+        return None
     text = text.removeprefix("\ufeff")
     opening = text[: text.find("\n") + 1] or text  # the first line with its line end
     lone_cr = frontmatter.lone_cr_line(opening) if opening.startswith("---") else None
@@ -136,7 +147,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         split = frontmatter.split(text) if lone_cr is None else None
     except frontmatter.FrontmatterError as exc:
         diags.append(dg.make(exc.code, path, exc.message, line=exc.line))
-        return
+        return None
     if split is not None:
         lone_cr = frontmatter.lone_cr_line(split.yaml_text, split.yaml_first_line)
     if lone_cr is not None:
@@ -149,10 +160,10 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
                 line=lone_cr,
             )
         )
-        return
+        return None
     if split is None:
         _as_note(parsed, None, text)
-        return
+        return None
     parsed.body_line = split.body_first_line
     parsed.body_chars = len(split.body)
     parsed.body_blank = not split.body.strip()
@@ -164,7 +175,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         diags.append(dg.make(exc.code, path, exc.message, line=line))
         if not _DECLARES_FORMAT.search(split.yaml_text):
             _as_note(parsed, None, split.body)  # a note's broken properties: its body still reads
-        return
+        return None
     if not isinstance(loaded.data, dict):
         diags.append(
             dg.make(
@@ -176,7 +187,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         )
         if not _DECLARES_FORMAT.search(split.yaml_text):
             _as_note(parsed, None, split.body)
-        return
+        return None
     fm: dict[str, Any] = loaded.data
     parsed.data = fm
     parsed.key_lines = {key: line + offset for key, line in loaded.key_lines.items()}
@@ -184,7 +195,7 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
         if not _tries_record(fm.get("format")):
             parsed.key_lines = {}  # a note's keys are no record's: nothing cites their lines
             _as_note(parsed, fm, split.body)
-            return
+            return None
         if parsed.scope is not None:
             found = fm.get("format")
             diags.append(
@@ -196,10 +207,11 @@ def _parse_into(parsed: ParsedFile, data: bytes) -> None:
                     line=parsed.key_lines.get("format", offset),
                 )
             )
-        return
+        return None
     validate_record(parsed, fm)
     if parsed.status == "record":
         parsed.links = _links(parsed, split)
+    return split.body
 
 
 def _tries_record(declared: Any) -> bool:

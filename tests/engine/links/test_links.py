@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from knowledge_desktop.engine.links import extract as extract_module
-from knowledge_desktop.engine.links.extract import extract
+from knowledge_desktop.engine.links.extract import RawLink, extract
 from knowledge_desktop.engine.records.parse import parse_bytes
 
 
@@ -96,6 +99,111 @@ def test_extraction_never_raises_on_markdown_punctuation(body: str) -> None:
     extract(body)
 
 
+_OLD_FAST_BLOCKERS = re.compile(
+    r"[`~<\t]|\]:|^(?: {0,3}>| {4,}| {0,3}(?:(?:[-+*]|\d{1,9}[.)]) +)*?(?:[-+*]|\d{1,9}[.)]) {5,})",
+    re.MULTILINE,
+)
+"""The one MULTILINE pattern `has_blockers` replaced (slow: SRE tried it at every character)."""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.sampled_from(list(" \n\t-+*.)>`~<]:[0123456789ab")), max_size=12),
+            st.sampled_from(
+                ["\n    ", "\n   > ", "\n1. ", "\n- ", "1234567890.", "      ", "\n\n", "\r\n  "]
+            ),
+        ),
+        max_size=20,
+    )
+)
+def test_the_blocker_check_agrees_with_the_one_pattern_it_replaced(pieces: list[str]) -> None:
+    """`has_blockers` sends exactly the bodies the former single regex sent to the full parse."""
+    body = "".join(pieces)
+    assert extract_module.has_blockers(body) == (_OLD_FAST_BLOCKERS.search(body) is not None)
+
+
+def _every_line(body: str, limit: int) -> list[RawLink]:
+    """The fast path as it was: every line of the body put into its chunk, each chunk read."""
+    links: list[RawLink] = []
+    env: dict[str, Any] = {}
+    chunk: list[str] = []
+    chunk_start = 0
+
+    def flush() -> None:
+        if chunk and len(links) < limit:
+            extract_module._chunk_links(chunk, chunk_start, env, links, limit)
+
+    for number, line in enumerate(body.split("\n")):
+        if not line.strip():
+            flush()
+            chunk, chunk_start = [], number + 1
+            continue
+        if chunk and extract_module._CHUNK_START.match(line):
+            flush()
+            chunk, chunk_start = [], number
+        if not chunk:
+            chunk_start = number
+        chunk.append(extract_module._strip_marker(line))
+        if extract_module._HEADING.match(line):
+            flush()
+            chunk, chunk_start = [], number + 1
+    flush()
+    return links[:limit]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "w",
+                "[[a]]",
+                "[[b|B]]",
+                "[x](a.md)",
+                "[y](b c.md)",
+                "](",
+                "[",
+                "]",
+                "\\[",
+                "!",
+                "- ",
+                "1. ",
+                "2) ",
+                "# ",
+                "## ",
+                "#x",
+                "---",
+                "***",
+                "===",
+                "\n",
+                "\n\n",
+                "\r\n",
+                "  ",
+                "\x85",
+                "\u2028",
+                "\n \n",
+                "a.md)",
+                "\n- [[c]]",
+                "\n# [[d]]",
+            ]
+        ),
+        max_size=30,
+    ),
+    st.integers(min_value=1, max_value=6),
+)
+@example(["# ", "[", "w", "\n", "](", "a.md)"], 6)  # a heading ends its chunk: no link across it
+@example(["# ", "[[a]]", " ", "[", "w", "\n", "](", "a.md)"], 6)
+def test_the_fast_path_reads_only_the_chunks_with_links_and_finds_the_same(
+    pieces: list[str], limit: int
+) -> None:
+    """Reading only the chunks around lines with `[[` or `](` finds exactly the links that
+    putting every line in its chunk found, in order, with their lines, up to the limit."""
+    body = "".join(pieces)
+    assert extract_module._extract_fast(body, limit) == _every_line(body, limit)
+
+
 @settings(max_examples=1500, deadline=None)
 @given(
     st.lists(
@@ -145,9 +253,107 @@ def test_extraction_never_raises_on_markdown_punctuation(body: str) -> None:
 def test_fast_path_agrees_with_the_full_parser(pieces: list[str]) -> None:
     """The block-free fast path finds exactly what the full markdown-it parse finds."""
     body = "".join(pieces)
-    if extract_module._FAST_BLOCKERS.search(body) is not None or "[" not in body:
+    if extract_module.has_blockers(body) or "[" not in body:
         return
     assert extract_module._extract_fast(body) == extract_module._extract_full(body)
+
+
+@settings(max_examples=2500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "word",
+                "[[Ada]]",
+                "[x](a.md)",
+                "[",
+                "](",
+                "a.md)",
+                "- ",
+                "1. ",
+                "# ",
+                "---",
+                "\n",
+                "\n\n",
+                "  ",
+                "    ",
+                "\t",
+                "`",
+                "```",
+                "````",
+                "```py",
+                "\n```\n",
+                "\n````\n",
+                "\n```py\n",
+                "\n   ```\n",
+                "\n``` \n",
+                "\n```\t\n",
+                "~~~",
+                "\r\n",
+                ">",
+            ]
+        ),
+        max_size=30,
+    )
+)
+@example(["\n````\n", "```", "\n", "[[Ada]]", "\n```\n", "````"])  # a shorter fence inside
+def test_a_body_whose_only_code_is_fences_finds_what_the_full_parser_finds(pieces: list[str]) -> None:
+    """Blanking plain fenced code blocks out (`without_fences`) and reading the rest by the
+    fast path finds exactly the links of the full markdown-it parse."""
+    body = "".join(pieces)
+    masked = extract_module.without_fences(body)
+    if masked is None or extract_module.has_blockers(masked) or "[" not in body:
+        return
+    assert extract_module._extract_fast(masked) == extract_module._extract_full(body)
+
+
+@settings(max_examples=2500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "word",
+                " ",
+                "[[Ada]]",
+                "[[a|b]]",
+                "[x](a.md)",
+                "[",
+                "]",
+                "](",
+                "a.md)",
+                "(",
+                ")",
+                "\\",
+                "!",
+                "`",
+                "``",
+                "`x`",
+                "` [[a]] `",
+                "[x](a`b.md)",
+                "- ",
+                "1. ",
+                "# ",
+                "---",
+                "\n",
+                "\n\n",
+                "\n```\n",
+                "\n  ``",
+                "~",
+                "    ",
+            ]
+        ),
+        max_size=30,
+    )
+)
+@example(["`", "[[Ada]]", "`"])
+@example(["`a ", "[[Ada]]", " b`"])
+def test_a_body_whose_only_code_is_code_spans_finds_what_the_full_parser_finds(pieces: list[str]) -> None:
+    """A body whose backticks can only be code spans goes the fast path, with each chunk
+    holding one parsed whole, and finds exactly the links of the full markdown-it parse."""
+    body = "".join(pieces)
+    if "[" not in body or not extract_module.only_code_spans(body):
+        return
+    assert extract_module.extract(body) == extract_module._extract_full(body)
 
 
 @settings(max_examples=200, deadline=None)

@@ -13,7 +13,10 @@ import pytest
 
 from knowledge_desktop.engine import reading, reconcile
 from knowledge_desktop.engine.query.grep import GrepQuery
+from knowledge_desktop.engine.records import frontmatter
+from knowledge_desktop.engine.records.parse import parse_with_body
 from knowledge_desktop.engine.store.projections import keyword, note_text, weights
+from knowledge_desktop.engine.store.projections import keyword_text as keyword_text_module
 from knowledge_desktop.engine.vault import Vault
 from tests.vaultkit import VaultKit
 
@@ -166,3 +169,30 @@ def test_a_notes_body_is_stored_once_packed_and_read_back_whole(kit: VaultKit) -
     assert body == "# Harbour\n\n" + long_body
     (hit,) = vault.grep(GrepQuery("harbour lights", kind="note", mode="phrase"))["hits"]
     assert "review the harbour lights" in hit["snippet"]["text"]
+
+
+def test_the_reader_indexes_the_body_the_parse_split_off(kit: VaultKit) -> None:
+    """A worker takes a record's body from its parse (`parse_with_body`) rather than
+    decoding and splitting the bytes again: the same body, BOM and CRLF included, and
+    none for a file that is not a record."""
+    path = kit.page("private/notes/a.md", "pg_a", "Lantern", body="Line one\r\nline [[two]]\r\n")
+    data = b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n")
+    parsed, body = parse_with_body("private/notes/a.md", "private", data)
+    split = frontmatter.split(data.decode("utf-8").removeprefix("\ufeff"))
+    assert parsed.status == "record"
+    assert split is not None
+    assert body == split.body
+    assert parse_with_body("private/notes/b.md", "private", b"# A note\n\nLantern.\n")[1] is None
+    assert parse_with_body("private/notes/c.md", "private", b"---\nformat: x\n---\nbody\n")[1] is None
+
+
+def test_a_record_too_long_in_characters_is_left_to_the_indexer(kit: VaultKit) -> None:
+    """The bound on the text a worker works out counts characters, not bytes: a body of
+    multi-byte characters past `LARGE` bytes but within it in characters is still done."""
+    wide = "é" * (keyword_text_module.LARGE // 2 + 10)  # more bytes than LARGE, fewer characters
+    for body, done in ((wide, True), (wide + "é" * (keyword_text_module.LARGE // 2), False)):
+        data = kit.page("private/notes/a.md", "pg_a", "Lantern", body=body).read_bytes()
+        assert len(data) > keyword_text_module.LARGE
+        parsed, split_body = parse_with_body("private/notes/a.md", "private", data)
+        assert split_body is not None
+        assert (keyword_text_module.of_record(parsed, split_body, data) is not None) == done

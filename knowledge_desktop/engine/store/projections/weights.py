@@ -91,9 +91,11 @@ class Tokens:
 
     @classmethod
     def of(cls, found: list[str], sizes: tuple[int, int, int]) -> Tokens:
-        distinct = dict.fromkeys(found)
-        numbers = dict(zip(distinct, range(len(distinct)), strict=True))
-        return cls(" ".join(numbers), _little(array("H", map(numbers.__getitem__, found))), sizes)
+        # One pass numbering terms as they first come: a third less CPU than finding the
+        # distinct terms, numbering them, then looking each token up (issue 26).
+        numbers: dict[str, int] = {}
+        ids = array("H", [numbers.setdefault(term, len(numbers)) for term in found])
+        return cls(" ".join(numbers), _little(ids), sizes)
 
     @property
     def names(self) -> list[str]:
