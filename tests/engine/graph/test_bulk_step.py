@@ -4,6 +4,7 @@ bulk step file its indexes in one pass and format each date once)."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -14,7 +15,9 @@ from knowledge_desktop.engine.graph.indexes import Index
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.records.parse import parse_bytes
+from knowledge_desktop.engine.store.db import Tx
 from knowledge_desktop.engine.store.projections import links, temporal
+from knowledge_desktop.engine.store.projections.base import delete_rows
 from knowledge_desktop.engine.store.projections.keyword import stamp
 from tests.vaultkit import CLAIM_FIELDS, GraphKit, envelope, record_text
 
@@ -149,3 +152,15 @@ def test_key_lines_are_the_same_whether_their_keys_were_judged_before(
     monkeypatch.setattr(detail_module, "_KEPT_KEYS_MAX", 0)  # nothing remembered
     assert detail_module.KeyLines.keep(lines) == first
     assert detail_module._KEPT_KEYS == {}
+
+
+def test_deleting_rows_runs_no_delete_on_an_empty_table_and_every_one_on_another() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (path TEXT NOT NULL, n INTEGER)")
+    ran: list[str] = []
+    conn.set_trace_callback(ran.append)
+    delete_rows(Tx(conn), "t", "path", ["a", "b"])
+    assert not [sql for sql in ran if sql.startswith("DELETE")]
+    conn.executemany("INSERT INTO t VALUES (?, ?)", [("a", 1), ("a", 2), ("b", 3), ("c", 4)])
+    delete_rows(Tx(conn), "t", "path", ["a", "b"])
+    assert conn.execute("SELECT path, n FROM t").fetchall() == [("c", 4)]

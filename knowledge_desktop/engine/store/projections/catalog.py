@@ -13,7 +13,7 @@ from knowledge_desktop.engine.graph.derived import Derived
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+from knowledge_desktop.engine.store.projections.base import Owned, Update, delete_rows, rewrite
 
 COLUMNS = (
     "path",
@@ -58,7 +58,7 @@ def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     """Rewrite the rows of paths; rows are generated as SQLite takes them (a full
     scan writes one per file, and a list of them all is a peak worth avoiding)."""
     present = [p for p in paths if p in graph.nodes and p in graph.derived]
-    tx.executemany("DELETE FROM catalog_names WHERE path=?", ((p,) for p in paths))
+    delete_rows(tx, "catalog_names", "path", paths)
     tx.executemany(
         "INSERT INTO catalog_names(path, name) VALUES (?, ?)",
         ((path, name) for path in present for name in set(graph.nodes[path].names)),

@@ -20,7 +20,7 @@ from knowledge_desktop.engine.graph.derived import Derived
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+from knowledge_desktop.engine.store.projections.base import Owned, Update, delete_rows, rewrite
 
 flag: Flag = LINKS
 OWNED = (Owned("links", "src_path"), Owned("refs", "src_path"), Owned("evidence", "src_path"))
@@ -31,9 +31,9 @@ def index(tx: Tx, update: Update) -> bool:
 
 
 def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
-    tx.executemany("DELETE FROM links WHERE src_path=?", ((p,) for p in paths))
-    tx.executemany("DELETE FROM refs WHERE src_path=?", ((p,) for p in paths))
-    tx.executemany("DELETE FROM evidence WHERE src_path=?", ((p,) for p in paths))
+    delete_rows(tx, "links", "src_path", paths)
+    delete_rows(tx, "refs", "src_path", paths)
+    delete_rows(tx, "evidence", "src_path", paths)
     tx.executemany(
         "INSERT INTO links(src_path, scope, line, link_kind, target_text, label, status,"
         " target_id, target_path) VALUES (?,?,?,?,?,?,?,?,?)",

@@ -24,7 +24,7 @@ from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.records import dates
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+from knowledge_desktop.engine.store.projections.base import Owned, Update, delete_rows, rewrite
 from knowledge_desktop.engine.store.projections.keyword import stamp
 
 ASSOCIATING_FIELDS = ("entities", "owner", "from", "to")
@@ -40,8 +40,8 @@ def index(tx: Tx, update: Update) -> bool:
 
 def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     """Rewrite the rows of paths, generated as SQLite takes them (no list of a full scan's rows)."""
-    tx.executemany("DELETE FROM temporal_v1 WHERE path=?", ((p,) for p in paths))
-    tx.executemany("DELETE FROM associations_v1 WHERE path=?", ((p,) for p in paths))
+    delete_rows(tx, "temporal_v1", "path", paths)
+    delete_rows(tx, "associations_v1", "path", paths)
     tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _dated_rows(graph, paths))
     tx.executemany("INSERT INTO temporal_v1 VALUES (?,?,?,?,?,?,?)", _note_rows(graph, paths))
     tx.executemany("INSERT INTO associations_v1 VALUES (?,?,?,?)", _association_rows(graph, paths))
