@@ -210,14 +210,7 @@ def _wiki_keys(target: str) -> tuple[str | None, str]:
 
 
 def _markdown_keys(source_rel: str, target: str) -> tuple[str | None, str]:
-    return _relative_keys(posixpath.dirname(source_rel), target)
-
-
-@lru_cache(maxsize=65536)
-def _relative_keys(folder: str, target: str) -> tuple[str | None, str]:
-    """A Markdown link's keys from a file in `folder`: the files of a folder share their
-    targets (a cold scan of 10k records resolves 55,000 links)."""
-    candidate = posixpath.normpath(posixpath.join(folder, target))
+    candidate = posixpath.normpath(posixpath.join(posixpath.dirname(source_rel), target))
     return _md_path(candidate), ""
 
 
@@ -238,4 +231,3 @@ def release_caches() -> None:
     """
     normalise_name.cache_clear()
     _wiki_keys.cache_clear()
-    _relative_keys.cache_clear()

@@ -85,7 +85,7 @@ def _note_rows(graph: VaultGraph, paths: list[str]) -> Iterator[tuple[object, ..
             yield (path, node.scope if node else None, "occurred_at", note.date, *found)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def span(value: str) -> tuple[str, str, int] | None:
     """A date value's (UTC start, UTC end, whether a whole date) as the rows store them;
     None when it is no date. Memoised: records share days, and a cold scan of 10k records
