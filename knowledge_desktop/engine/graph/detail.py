@@ -81,13 +81,13 @@ class KeyLines(tuple[str | int, ...]):
     @classmethod
     def keep(cls, key_lines: Mapping[str, int]) -> KeyLines:
         flat: list[str | int] = []
+        judged = _KEPT_KEYS
         for key, line in key_lines.items():
-            if (
-                key in LINE_KEYS
-                or key.startswith("fields.")
-                or (key.startswith("evidence.") and key.count(".") == 1)
-            ):
-                flat += (_intern(key), line)
+            kept = judged.get(key)
+            if kept is None:
+                kept = _judge_key(key)
+            if kept:
+                flat += (kept, line)
         return cls(flat)
 
     def get(self, key: str, default: int | None = None) -> int | None:
@@ -96,6 +96,26 @@ class KeyLines(tuple[str | int, ...]):
                 line = self[index + 1]
                 return line if isinstance(line, int) else default
         return default
+
+
+_KEPT_KEYS: dict[str, str] = {}
+"""Each frontmatter key seen -> its interned self when `KeyLines` keeps its line, else "".
+The same few dozen keys recur in every record: judging each anew was a third of building
+a node (a cold scan builds one per file)."""
+_KEPT_KEYS_MAX = 4096
+
+
+def _judge_key(key: str) -> str:
+    kept = (
+        _intern(key)
+        if key in LINE_KEYS
+        or key.startswith("fields.")
+        or (key.startswith("evidence.") and key.count(".") == 1)
+        else ""
+    )
+    if len(_KEPT_KEYS) < _KEPT_KEYS_MAX:  # (a vault of odd keys judges the rest each time)
+        _KEPT_KEYS[key] = kept
+    return kept
 
 
 class Detail:
@@ -111,18 +131,11 @@ class Detail:
     def __init__(self, parsed: ParsedFile, data: dict[str, Any], is_record: bool) -> None:
         self.key_lines = KeyLines.keep(parsed.key_lines)
         parts: list[str | int | None] = []
-        for link in parsed.links:
-            parts += (
-                link.kind,
-                _intern(link.target),
-                _intern(link.label) if link.label is not None else None,
-                link.line,
-            )
+        for kind, target, label, line in parsed.links:
+            parts += (kind, _intern(target), _intern(label) if label is not None else None, line)
         self.link_parts: tuple[str | int | None, ...] = tuple(parts)
         """(kind, target, label, line) per link, flattened: a RawLink each costs 72 bytes more."""
-        self.values: tuple[Any, ...] | None = (
-            tuple(_retained(key, data[key]) if key in data else _ABSENT for key in RETAINED) if data else None
-        )
+        self.values: tuple[Any, ...] | None = _retained_values(data) if data else None
         self.evidence_items: tuple[EvidenceItem, ...] | None = (
             _evidence_items(data.get("evidence")) if is_record else None
         )
@@ -138,15 +151,27 @@ class Detail:
         return None if found is _ABSENT else found
 
 
-def _retained(key: str, value: Any) -> Any:
-    """A RETAINED value in its cheapest equal form: recurring strings interned."""
-    if key in ("type", "claim_kind", "label", "merged_into", "superseded_by") and isinstance(value, str):
-        return _intern(value)
-    if key == "tags" and isinstance(value, list):
-        return [_intern(v) if isinstance(v, str) else v for v in value]
-    if key == "fields" and isinstance(value, dict):
-        return {_intern(k) if isinstance(k, str) else k: v for k, v in value.items()}
-    return value
+def _retained_values(data: dict[str, Any]) -> tuple[Any, ...]:
+    """The RETAINED values of a frontmatter, in RETAINED's order, `_ABSENT` for a missing
+    key, each in its cheapest equal form: recurring strings interned."""
+    get = data.get
+    values = [get(key, _ABSENT) for key in RETAINED]
+    for slot in _INTERNED_SLOTS:
+        value = values[slot]
+        if isinstance(value, str):
+            values[slot] = _intern(value)
+    tags = values[_TAGS]
+    if isinstance(tags, list):
+        values[_TAGS] = [_intern(v) if isinstance(v, str) else v for v in tags]
+    fields = values[_FIELDS]
+    if isinstance(fields, dict):
+        values[_FIELDS] = {_intern(k) if isinstance(k, str) else k: v for k, v in fields.items()}
+    return tuple(values)
+
+
+_INTERNED_SLOTS = tuple(_SLOT[key] for key in ("type", "claim_kind", "label", "merged_into", "superseded_by"))
+_TAGS = _SLOT["tags"]
+_FIELDS = _SLOT["fields"]
 
 
 def _evidence_items(items: Any) -> tuple[EvidenceItem, ...] | None:
@@ -158,7 +183,8 @@ def _evidence_items(items: Any) -> tuple[EvidenceItem, ...] | None:
         if not isinstance(item, dict):
             out.append(None)
             continue
-        source, path, url, sha = (item.get(k) for k in ("source", "path", "url", "sha256"))
+        get = item.get
+        source, path, url, sha = get("source"), get("path"), get("url"), get("sha256")
         out.append(
             (
                 _intern(source) if isinstance(source, str) else None,

@@ -151,7 +151,10 @@ class Resolver:
         """A body link by partition path and, for a wikilink, by title or alias (a record in
         a collection folder only when no other has that name: `links/precedence.py`)."""
         scope = node.scope or ""
-        candidate, name = link_keys(raw.kind, node.rel, raw.target)
+        if raw.kind == "wiki":  # (`link_keys`, without the partition path a wikilink does not read)
+            candidate, name = _wiki_keys(raw.target)
+        else:
+            candidate, name = _markdown_keys(node.rel, raw.target)
         if candidate is None:  # a path that leaves the partition: a file beyond it, if any
             beyond = note_links.beyond_partition(self, node, raw, watch)
             return beyond[0] if beyond is not None else ResolvedLink(raw, "outside")
@@ -164,7 +167,9 @@ class Resolver:
         if name:
             watch.add(("n", scope, name))
             named_paths = self.names.get(scope, name)
-            if named_paths:
+            if len(named_paths) == 1:  # (the common case: one record has the name)
+                matches.update(named_paths)
+            elif named_paths:
                 matches = matches.union(name_matches(named_paths))
         if not matches:  # nothing of its partition: what lies beyond it (`graph/note_links.py`)
             beyond = note_links.beyond_partition(self, node, raw, watch)

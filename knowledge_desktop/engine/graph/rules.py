@@ -68,8 +68,9 @@ def derive(resolver: Resolver, node: RecordNode) -> Derived:
         diags.append(_guarded(resolver, node, own))
     derived.evidence = tuple(evidence.check(resolver, node, derived.watch, diags))
     results: list[str | None] = []
+    watch = derived.watch
     for raw in node.links:
-        resolved = resolver.resolve_link(node, raw, derived.watch)
+        resolved = resolver.resolve_link(node, raw, watch)
         results += (resolved.status, resolved.target_id, resolved.target_path)
         if resolved.status != "resolved":
             diags.append(_link_diagnostic(node, resolved))

@@ -24,12 +24,14 @@ from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.windows import NO_WINDOW, Window
 
 _intern = sys.intern
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""`json.dumps` with these options, without building an encoder for every file."""
 
 
 def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> str:
     """One file's compact node and kept derived state. `lifecycle`: what the file
     says, when a guard overrides it (restoring applies the guards again)."""
-    return json.dumps(
+    return _ENCODE(
         [
             node.scope,
             node.is_record,
@@ -55,9 +57,7 @@ def encode(node: RecordNode, derived: Derived, lifecycle: str | None = None) -> 
             derived.deps_ok,
             derived.own_window,
             derived.window,
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
+        ]
     )
 
 

@@ -10,9 +10,12 @@ from knowledge_desktop.engine.links.extract import RawLink
 from knowledge_desktop.engine.records.notes import NoteMeta
 from knowledge_desktop.engine.records.parse import ParsedFile
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""`json.dumps` with these options, without building an encoder for every file."""
+
 
 def encode(parsed: ParsedFile) -> str:
-    return json.dumps(
+    return _ENCODE(
         {
             "status": parsed.status,
             "data": parsed.data,
@@ -24,9 +27,7 @@ def encode(parsed: ParsedFile) -> str:
             "diags": [[d.code, d.line, d.message, d.record_id] for d in parsed.diagnostics],
             "valid": parsed.structurally_valid,
             "note": parsed.note.as_list() if parsed.note is not None else None,
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
+        }
     )
 
 

@@ -8,12 +8,12 @@ from typing import Any
 
 from knowledge_desktop.engine.changes import CATALOG
 from knowledge_desktop.engine.changes import Projection as Flag
-from knowledge_desktop.engine.diagnostics import Severity
+from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.engine.graph.derived import Derived
 from knowledge_desktop.engine.graph.node import RecordNode
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+from knowledge_desktop.engine.store.projections.base import Owned, Update, delete_rows, rewrite
 
 COLUMNS = (
     "path",
@@ -58,7 +58,7 @@ def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
     """Rewrite the rows of paths; rows are generated as SQLite takes them (a full
     scan writes one per file, and a list of them all is a peak worth avoiding)."""
     present = [p for p in paths if p in graph.nodes and p in graph.derived]
-    tx.executemany("DELETE FROM catalog_names WHERE path=?", ((p,) for p in paths))
+    delete_rows(tx, "catalog_names", "path", paths)
     tx.executemany(
         "INSERT INTO catalog_names(path, name) VALUES (?, ?)",
         ((path, name) for path in present for name in set(graph.nodes[path].names)),
@@ -99,12 +99,11 @@ def _row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ...]:
         derived.window[1],
         _text(value("recorded_at")),
         _text(value("updated_at")),
-        json.dumps(_strings(value("aliases"))),
-        json.dumps(_strings(value("tags"))),
+        _json_list(_strings(value("aliases"))),
+        _json_list(_strings(value("tags"))),
         node.sha256,
         node.size,
-        sum(d.severity is Severity.ERROR for d in diags),
-        sum(d.severity is Severity.WARNING for d in diags),
+        *_counts(diags),
     )
 
 
@@ -131,13 +130,27 @@ def _note_row(path: str, node: RecordNode, derived: Derived) -> tuple[object, ..
         None,
         None,
         None,
-        json.dumps(list(note.aliases) if note is not None else []),
-        json.dumps(list(note.tags) if note is not None else []),
+        _json_list(list(note.aliases) if note is not None else []),
+        _json_list(list(note.tags) if note is not None else []),
         node.sha256,
         node.size,
+        *_counts(diags),
+    )
+
+
+def _counts(diags: list[Diagnostic]) -> tuple[int, int]:
+    """(errors, warnings) among a file's diagnostics (most files have none)."""
+    if not diags:
+        return 0, 0
+    return (
         sum(d.severity is Severity.ERROR for d in diags),
         sum(d.severity is Severity.WARNING for d in diags),
     )
+
+
+def _json_list(items: list[str]) -> str:
+    """The JSON of a list of strings; the empty one (most files' aliases) without `json`."""
+    return json.dumps(items) if items else "[]"
 
 
 def _nothing(key: str) -> None:

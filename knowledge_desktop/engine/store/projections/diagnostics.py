@@ -13,7 +13,7 @@ from knowledge_desktop.engine.changes import Projection as Flag
 from knowledge_desktop.engine.diagnostics import Diagnostic, Severity
 from knowledge_desktop.engine.graph.vault_graph import VaultGraph
 from knowledge_desktop.engine.store.db import Tx
-from knowledge_desktop.engine.store.projections.base import Owned, Update, rewrite
+from knowledge_desktop.engine.store.projections.base import Owned, Update, delete_rows, rewrite
 
 flag: Flag = DIAGNOSTICS
 OWNED = (Owned("diagnostics", "path"),)
@@ -24,7 +24,7 @@ def index(tx: Tx, update: Update) -> bool:
 
 
 def _write(tx: Tx, graph: VaultGraph, paths: list[str]) -> None:
-    tx.executemany("DELETE FROM diagnostics WHERE path=?", ((p,) for p in paths))
+    delete_rows(tx, "diagnostics", "path", paths)
     tx.executemany(
         "INSERT INTO diagnostics(path, code, severity, line, record_id, message) VALUES (?,?,?,?,?,?)",
         (_row(d) for path in paths for d in _found(graph, path)),
