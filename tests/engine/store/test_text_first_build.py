@@ -107,3 +107,38 @@ def test_a_file_changed_since_the_scan_waits_and_the_batch_goes_on(
     vault.reconcile()
     vault.index_keywords()  # the partition has rows now: the file replaces its old one
     assert reader.execute("SELECT max(rowid), count(*) FROM keyword_rows_v1_private").fetchone() == (7, 7)
+
+
+def test_new_files_into_a_partition_with_rows_are_written_in_batches_as_one_at_a_time(
+    kit: VaultKit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold scan's later chunks queue only files that have no rows yet, into a partition
+    the first chunk filled: they take the batched path too, and store what one file at a
+    time stores."""
+    kit.lantern_notes(5)
+    twin = tmp_path / "twin"
+    shutil.copytree(kit.root, twin)
+    monkeypatch.setattr(weights, "BLOCK", 2)
+    monkeypatch.setattr(keyword, "BATCH", 3)
+    vault = kit.scan()
+    vault.index_keywords()  # the partition has rows
+    varied(kit)  # new files only
+    batched: list[int] = []
+    bulk = keyword._bulk
+
+    def counted(*args: object, **kwargs: object) -> object:
+        batched.append(len(args[3]))  # type: ignore[arg-type]
+        return bulk(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(keyword, "_bulk", counted)
+    vault.reconcile()
+    vault.index_keywords()
+    assert batched, "the new files were indexed one at a time"
+    got = stored(vault)
+    kit.close()
+    monkeypatch.setattr(keyword, "BATCH", 256)
+    with Vault.open(twin) as twin_vault:
+        twin_vault.reconcile()
+        twin_vault.index_keywords(chunk=1)
+    varied(VaultKit(twin))
+    assert one_at_a_time(twin) == got

@@ -263,7 +263,9 @@ def sync(
             (scope, after, -1 if limit is None else limit),
         )
     ]
-    if empty:  # a first build: nothing to remove, rows written a batch at a time
+    if empty or (len(queued) >= BATCH and not _any_indexed(tx, scope, queued)):
+        # A first build, or new files only (a cold scan's later chunks): nothing to
+        # remove, rows written a batch at a time
         done, lag, changes = _bulk(tx, root, scope, queued, nodes, texts)
     else:
         done, lag, changes = _one_by_one(tx, root, scope, queued, nodes, texts)
@@ -317,7 +319,22 @@ def _one_by_one(
 
 
 BATCH = 256
-"""Files a first build reads the catalog for, and writes rows of, at a time."""
+"""Files a first build reads the catalog for, and writes rows of, at a time; a queue this
+long of files none of which has rows yet is written the same way."""
+
+
+def _any_indexed(tx: Tx, scope: str, paths: list[str]) -> bool:
+    """Whether any of `paths` has a row in the partition's text (current or history)."""
+    for history in (False, True):
+        rows = tables(scope, history)[1]
+        for start in range(0, len(paths), 10_000):
+            found = tx.execute(
+                f"SELECT 1 FROM {rows} WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1",
+                (json.dumps(paths[start : start + 10_000]),),
+            ).fetchone()
+            if found is not None:
+                return True
+    return False
 
 
 def _bulk(
@@ -328,7 +345,8 @@ def _bulk(
     nodes: Mapping[str, RecordNode] | None,
     texts: dict[str, keyword_text.RecordText] | None,
 ) -> tuple[list[tuple[str]], bool, weights.Changes]:
-    """Index queued files into a partition with no rows yet (a cold scan, the first search).
+    """Index queued files none of which has rows yet (a cold scan, the first search, a cold
+    scan's later chunks).
 
     The rows are those `_one_by_one` would write, rowids included: each table's next rowid
     is the one SQLite would give, handed out in path order. Written a batch at a time, one
