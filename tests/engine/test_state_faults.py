@@ -148,7 +148,7 @@ def test_a_page_found_damaged_while_open_is_an_error_and_the_next_open_repairs_i
         handle.seek((page - 1) * 4096)
         handle.write(b"\xff" * 4096)  # no page type SQLite knows
     with Vault.open(kit.root) as vault, pytest.raises(StateDamaged, match="reopen the vault"):
-        vault.counts()
+        vault.records(limit=1000)  # reads every catalog row (the counts are running totals)
     codes = _codes(kit)
     assert "nothing was lost" in codes["state-repaired"]
     assert len(_set_aside(kit)) == 1
