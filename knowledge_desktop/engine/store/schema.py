@@ -220,6 +220,7 @@ CREATE INDEX IF NOT EXISTS catalog_label ON catalog(
 -- depends on the time of asking: those are counted live, through catalog_windowed.
 -- A REPLACE deletes the row it replaces without firing delete triggers (recursive
 -- triggers are off), so the BEFORE INSERT trigger takes the replaced row off the count.
+-- A count that falls to 0 goes, so the table is what a fresh build would make.
 CREATE TABLE IF NOT EXISTS catalog_counts (
     scope TEXT NOT NULL,
     status TEXT NOT NULL,
@@ -234,6 +235,7 @@ CREATE TABLE IF NOT EXISTS catalog_counts (
 CREATE INDEX IF NOT EXISTS catalog_windowed ON catalog(active_from, active_until)
     WHERE eligible AND (active_from IS NOT NULL OR active_until IS NOT NULL);
 CREATE TRIGGER IF NOT EXISTS catalog_counts_replaced BEFORE INSERT ON catalog
+WHEN EXISTS (SELECT 1 FROM catalog WHERE path = NEW.path)
 BEGIN
     UPDATE catalog_counts SET n = n - 1
     WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
@@ -241,6 +243,7 @@ BEGIN
                active_from IS NOT NULL OR active_until IS NOT NULL
         FROM catalog WHERE path = NEW.path
     );
+    DELETE FROM catalog_counts WHERE n = 0;
 END;
 CREATE TRIGGER IF NOT EXISTS catalog_counts_ins AFTER INSERT ON catalog
 BEGIN
@@ -256,6 +259,7 @@ BEGIN
         coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
         OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
     );
+    DELETE FROM catalog_counts WHERE n = 0;
 END;
 CREATE TRIGGER IF NOT EXISTS catalog_counts_upd
 AFTER UPDATE OF scope, status, kind, valid, duplicate, eligible, active_from, active_until ON catalog
@@ -265,6 +269,7 @@ BEGIN
         coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
         OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
     );
+    DELETE FROM catalog_counts WHERE n = 0;
     INSERT INTO catalog_counts VALUES (
         coalesce(NEW.scope, ''), NEW.status, coalesce(NEW.kind, ''), NEW.valid, NEW.duplicate,
         NEW.eligible, NEW.active_from IS NOT NULL OR NEW.active_until IS NOT NULL, 1
