@@ -678,10 +678,16 @@ class Vault:
             self.store.reader(), str(self.store.path), q, scopes, mode, model, notes=notes, scope=scope
         )
 
-    def related(self, path: str, limit: int = 5, *, wait: bool = True) -> list[dict[str, Any]]:
+    def related(
+        self, path: str, limit: int = 5, *, wait: bool = True, embed_at_most: int | None = None
+    ) -> list[dict[str, Any]]:
         """Records and notes near the record or note at `path` by meaning that it neither
         links to nor is linked from (`query/hybrid.related`); embeds what is queued first,
-        or (`wait` False) answers from what is embedded when another thread is embedding."""
+        or (`wait` False) answers from what is embedded when another thread is embedding.
+        `embed_at_most`: when more files than that wait to be embedded (a vault never
+        searched by meaning), embed none and answer from what is embedded: the window's
+        Related line must not start an embedding of a whole large vault (17 minutes of a
+        core and a gigabyte at 100k) because a record was shown."""
         from knowledge_desktop.engine.query import hybrid
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
 
@@ -690,7 +696,8 @@ class Vault:
         scopes = self.scopes() if scope is None else [scope] if scope in self.scopes() else []
         self._text_for_search(scopes)
         self._note_text_for_search()
-        self.index_meaning([*scopes, NOTES], wait=wait)
+        if embed_at_most is None or self.meaning_pending([*scopes, NOTES]) <= embed_at_most:
+            self.index_meaning([*scopes, NOTES], wait=wait)
         return hybrid.related(self.store.reader(), str(self.store.path), path, limit, [*scopes, NOTES])
 
     def index_meaning(

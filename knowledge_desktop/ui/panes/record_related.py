@@ -2,8 +2,9 @@
 and that do not link to it (issue 27; `Vault.related`).
 
 It loads on a background worker of its own key after the record shows, so the record never
-waits for the model or for the vectors of a partition searched by meaning for the first time;
-until the answer comes the line stays hidden, and it stays hidden when nothing is related.
+waits for the model; until the answer comes the line stays hidden, and it stays hidden when
+nothing is related, or when the vault's passages were never embedded and are too many to embed
+for one record shown (a first search by meaning embeds them).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from urllib.parse import quote
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from knowledge_desktop.engine.vault import Vault
+from knowledge_desktop.engine.vault import EMBED_STEP, Vault
 from knowledge_desktop.ui.tasks import Runner
 
 LIMIT = 5
@@ -41,11 +42,12 @@ class RelatedLine(QLabel):
         if vault is None or path is None:
             self._show(path, [])
             return
-        # On the background pool: the first one embeds every queued file (minutes on a large
-        # vault), which must not hold the threads the panes refresh on; while it runs, the
-        # next records answer from what is embedded rather than queue behind it.
+        # It embeds what an edit left queued (a step's worth at most), never a whole vault:
+        # that is the first search by meaning's to do (or `knowledge scan --embed`); until
+        # then a large vault's line answers from what is embedded, or stays hidden. On the
+        # background pool, and without waiting for another thread's embedding.
         self.runner.submit(
-            lambda: vault.related(path, LIMIT, wait=False),
+            lambda: vault.related(path, LIMIT, wait=False, embed_at_most=EMBED_STEP),
             lambda items: self._show(path, items),
             lambda _message: self._show(path, []),
             key="record-related",

@@ -153,3 +153,23 @@ def test_a_related_line_answers_from_what_is_embedded_while_another_thread_embed
             embedding.join(60)
         assert vault.meaning_pending(vault.scopes()) == 0
         assert vault.related("private/notes/maps.md", wait=False) != []
+
+
+def test_a_related_line_never_starts_embedding_a_vault_with_more_queued_than_it_may_embed(
+    tmp_path: Path,
+) -> None:
+    kit = five_pages(tmp_path / "v")
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        assert vault.related("private/notes/maps.md", embed_at_most=4) == []
+        assert vault.meaning_pending(vault.scopes()) == 5  # nothing embedded
+        assert vault.related("private/notes/maps.md", embed_at_most=5) != []  # few enough: embedded
+        assert vault.meaning_pending(vault.scopes()) == 0
+        # After an edit, the one queued file is embedded for the line, whatever the bound.
+        kit.page("private/notes/maps.md", "pg_maps", "Maps", "Sea charts for harbour pilots.\n", type="note")
+        vault.reconcile()
+        vault.index_keywords()
+        assert vault.meaning_pending(vault.scopes()) == 1
+        vault.related("private/notes/maps.md", embed_at_most=1)
+        assert vault.meaning_pending(vault.scopes()) == 0
