@@ -214,68 +214,6 @@ CREATE INDEX IF NOT EXISTS catalog_label ON catalog(
     path
 );
 
--- The catalog counted by what the status bar shows, kept by the triggers below as rows
--- come and go, so that counting a million files reads a few dozen rows, not a million
--- (issue 26 §3: a full count took 3-5 s after every edit). A windowed row's eligibility
--- depends on the time of asking: those are counted live, through catalog_windowed.
--- A REPLACE deletes the row it replaces without firing delete triggers (recursive
--- triggers are off), so the BEFORE INSERT trigger takes the replaced row off the count.
--- A count that falls to 0 goes, so the table is what a fresh build would make.
-CREATE TABLE IF NOT EXISTS catalog_counts (
-    scope TEXT NOT NULL,
-    status TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    valid INTEGER NOT NULL,
-    duplicate INTEGER NOT NULL,
-    eligible INTEGER NOT NULL,
-    windowed INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    PRIMARY KEY (scope, status, kind, valid, duplicate, eligible, windowed)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS catalog_windowed ON catalog(active_from, active_until)
-    WHERE eligible AND (active_from IS NOT NULL OR active_until IS NOT NULL);
-CREATE TRIGGER IF NOT EXISTS catalog_counts_replaced BEFORE INSERT ON catalog
-WHEN EXISTS (SELECT 1 FROM catalog WHERE path = NEW.path)
-BEGIN
-    UPDATE catalog_counts SET n = n - 1
-    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
-        SELECT coalesce(scope, ''), status, coalesce(kind, ''), valid, duplicate, eligible,
-               active_from IS NOT NULL OR active_until IS NOT NULL
-        FROM catalog WHERE path = NEW.path
-    );
-    DELETE FROM catalog_counts WHERE n = 0;
-END;
-CREATE TRIGGER IF NOT EXISTS catalog_counts_ins AFTER INSERT ON catalog
-BEGIN
-    INSERT INTO catalog_counts VALUES (
-        coalesce(NEW.scope, ''), NEW.status, coalesce(NEW.kind, ''), NEW.valid, NEW.duplicate,
-        NEW.eligible, NEW.active_from IS NOT NULL OR NEW.active_until IS NOT NULL, 1
-    ) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS catalog_counts_del AFTER DELETE ON catalog
-BEGIN
-    UPDATE catalog_counts SET n = n - 1
-    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
-        coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
-        OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
-    );
-    DELETE FROM catalog_counts WHERE n = 0;
-END;
-CREATE TRIGGER IF NOT EXISTS catalog_counts_upd
-AFTER UPDATE OF scope, status, kind, valid, duplicate, eligible, active_from, active_until ON catalog
-BEGIN
-    UPDATE catalog_counts SET n = n - 1
-    WHERE (scope, status, kind, valid, duplicate, eligible, windowed) = (
-        coalesce(OLD.scope, ''), OLD.status, coalesce(OLD.kind, ''), OLD.valid, OLD.duplicate,
-        OLD.eligible, OLD.active_from IS NOT NULL OR OLD.active_until IS NOT NULL
-    );
-    DELETE FROM catalog_counts WHERE n = 0;
-    INSERT INTO catalog_counts VALUES (
-        coalesce(NEW.scope, ''), NEW.status, coalesce(NEW.kind, ''), NEW.valid, NEW.duplicate,
-        NEW.eligible, NEW.active_from IS NOT NULL OR NEW.active_until IS NOT NULL, 1
-    ) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-
 -- normalised titles and aliases, for exact lookup
 CREATE TABLE IF NOT EXISTS catalog_names (
     path TEXT NOT NULL,
@@ -566,6 +504,59 @@ CREATE TABLE IF NOT EXISTS history (
     at TEXT NOT NULL
 );
 """
+
+
+def _catalog_counts_sql() -> str:
+    """The catalog counted by what the status bar shows (`catalog_counts`), kept by triggers
+    as rows come and go, so that counting a million files reads a few dozen rows, not a
+    million (issue 26 §3: a full count took 3-5 s after every edit). A windowed row's
+    eligibility depends on the time of asking: those are counted live, through
+    `catalog_windowed`. A REPLACE deletes the row it replaces without firing delete
+    triggers (recursive triggers are off), so a BEFORE INSERT trigger takes the replaced
+    row off the count. A count that falls to 0 goes: the table is what a fresh build makes."""
+    key = "scope, status, kind, valid, duplicate, eligible, windowed"
+
+    def of(row: str) -> str:
+        return (
+            f"coalesce({row}.scope, ''), {row}.status, coalesce({row}.kind, ''), {row}.valid,"
+            f" {row}.duplicate, {row}.eligible,"
+            f" {row}.active_from IS NOT NULL OR {row}.active_until IS NOT NULL"
+        )
+
+    def less(values: str) -> str:
+        return (
+            f"UPDATE catalog_counts SET n = n - 1 WHERE ({key}) = ({values});"
+            " DELETE FROM catalog_counts WHERE n = 0;"
+        )
+
+    more = f"INSERT INTO catalog_counts VALUES ({of('NEW')}, 1) ON CONFLICT DO UPDATE SET n = n + 1;"
+    replaced = f"SELECT {of('catalog')} FROM catalog WHERE path = NEW.path"
+    return f"""
+CREATE TABLE IF NOT EXISTS catalog_counts (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    valid INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    eligible INTEGER NOT NULL,
+    windowed INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY ({key})
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS catalog_windowed ON catalog(active_from, active_until)
+    WHERE eligible AND (active_from IS NOT NULL OR active_until IS NOT NULL);
+CREATE TRIGGER IF NOT EXISTS catalog_counts_replaced BEFORE INSERT ON catalog
+WHEN EXISTS (SELECT 1 FROM catalog WHERE path = NEW.path)
+BEGIN {less(replaced)} END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_ins AFTER INSERT ON catalog BEGIN {more} END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_del AFTER DELETE ON catalog BEGIN {less(of("OLD"))} END;
+CREATE TRIGGER IF NOT EXISTS catalog_counts_upd
+AFTER UPDATE OF scope, status, kind, valid, duplicate, eligible, active_from, active_until ON catalog
+BEGIN {less(of("OLD"))} {more} END;
+"""
+
+
+PROJECTIONS_SQL += _catalog_counts_sql()
 
 
 def _logged_trigger(table: str, event: str, *rows: str) -> tuple[str, str]:
