@@ -45,9 +45,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def rss_mb() -> dict[str, float]:
+    """VmRSS and VmHWM, and VmRSS split into anonymous memory (the heap) and file pages
+    mapped in (shared libraries, mapped files: the system takes those back as it needs)."""
     out = {}
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(("VmRSS", "VmHWM")):
+        if line.startswith(("VmRSS", "VmHWM", "RssAnon", "RssFile")):
             key, value = line.split(":")
             out[key] = round(int(value.split()[0]) / 1024, 1)
     return out
