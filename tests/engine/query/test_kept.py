@@ -84,3 +84,28 @@ def test_lasting_reads_are_not_pushed_out_by_others(
     kept.kept(reader, "other", lambda: reads.append("other"), lambda _: 8, lasting=True)
     kept.kept(reader, "layout", lambda: reads.append("layout"), lambda _: 60, lasting=True)
     assert reads[-2:] == ["other", "layout"]  # bounded too, oldest first out
+
+
+class _Held:
+    """A kept value a weak reference can watch."""
+
+
+def test_what_a_connection_kept_before_a_commit_is_let_go_at_its_next_read(
+    pair: tuple[sqlite3.Connection, sqlite3.Connection],
+) -> None:
+    import gc
+    import weakref
+
+    reader, writer = pair
+    made = [_Held()]
+    watched = weakref.ref(made[0])
+    kept.kept(reader, ("term", "old"), made.pop, lambda _: 8)  # the only reference: kept's
+    kept.kept(reader, ("layout", "p"), _Held, lambda _: 8, lasting=True)
+    gc.collect()
+    assert watched() is not None  # kept: its version is current
+    writer.execute("INSERT INTO t VALUES (1)")
+    kept.kept(reader, ("term", "new"), _Held, lambda _: 8)  # a different key, after the commit
+    gc.collect()
+    assert watched() is None  # never to be used again: not held either
+    assert kept._BYTES[0] == 8
+    assert kept._LASTING_BYTES[0] == 0
