@@ -696,7 +696,7 @@ class Vault:
         scopes = self.scopes() if scope is None else [scope] if scope in self.scopes() else []
         self._text_for_search(scopes)
         self._note_text_for_search()
-        if embed_at_most is None or self.meaning_pending([*scopes, NOTES]) <= embed_at_most:
+        if embed_at_most is None or self.meaning_pending([*scopes, NOTES], embed_at_most) <= embed_at_most:
             self.index_meaning([*scopes, NOTES], wait=wait)
         return hybrid.related(self.store.reader(), str(self.store.path), path, limit, [*scopes, NOTES])
 
@@ -711,9 +711,10 @@ class Vault:
         """Embed the passages of records and notes changed since they were last embedded
         (and all of them when the model changed); how many files settled. Cheap when
         nothing changed. `limit`: embed at most that many files per scope this
-        call (a caller that must answer quickly, `vault_api`), leaving the rest queued.
-        `wait` False: when another thread is embedding the vault, return at once rather than
-        wait for it (the record pane's Related line, which answers from what is embedded)."""
+        call (a caller that must answer quickly, `vault_api`), leaving the rest queued; it
+        never waits for another thread's embedding. `wait` False: when another thread is
+        embedding the vault, return at once rather than wait for it (the record pane's
+        Related line, which answers from what is embedded)."""
         from knowledge_desktop.engine.semantic.model import embedder
         from knowledge_desktop.engine.store.projections import semantic as semantic_projection
         from knowledge_desktop.engine.store.projections.semantic_queue import NOTES
@@ -722,20 +723,20 @@ class Vault:
         wanted = list(scopes) if scopes is not None else [*self.scopes(), NOTES]
         conn = self.store.reader()
         if semantic_projection.model_of(conn) == semantic_projection.model_key(model) and not (
-            self.meaning_pending(wanted)
+            self.meaning_pending(wanted, 0)
         ):
             return 0
-        if limit is not None:
-            with self._lock, self.store.write(bulk=True) as tx:
-                return sum(semantic_projection.sync(tx, s, model, limit) for s in wanted)
         # A step at a time, the model working with nothing held: embedding a whole large
         # vault takes minutes (17 at 100k), and the window's watcher and writes need the vault
         # meanwhile. Each step reads its files' text from a snapshot, works out their vectors
         # outside, and takes the vault only to store them, for the files whose text is still
         # the one read (`semantic.store`); an edited file stays queued for a later step.
-        if not self._embedding.acquire(blocking=wait):  # one at a time: two would embed the same files
+        # One embedding at a time (two would embed the same files); a caller with a `limit`
+        # must answer quickly and never waits for another's.
+        if not self._embedding.acquire(blocking=wait and limit is None):
             return 0
         try:
+            size = EMBED_STEP if limit is None else limit
             settled = idle = 0
             made_by = semantic_projection.model_of(self.store.reader())
             if made_by != semantic_projection.model_key(model):
@@ -746,10 +747,12 @@ class Vault:
                         # Another model made the stored vectors: the first step drops them and
                         # queues everything in the transaction that stores its own, so a failed
                         # step leaves the old vectors whole (this rare step holds the vault).
-                        settled = sum(semantic_projection.sync(tx, s, model, EMBED_STEP) for s in wanted)
+                        settled = sum(semantic_projection.sync(tx, s, model, size) for s in wanted)
+                        if limit is not None:
+                            return settled
             while idle < STALE_STEPS:
                 with self.store.read_snapshot() as snapshot:
-                    steps = [semantic_projection.plan(snapshot.conn, s, EMBED_STEP) for s in wanted]
+                    steps = [semantic_projection.plan(snapshot.conn, s, size) for s in wanted]
                 if not any(step.outcomes for step in steps):
                     break
                 vectors = [semantic_projection.embed(model, step) for step in steps]
@@ -758,6 +761,8 @@ class Vault:
                         semantic_projection.store(tx, s, v) for s, v in zip(steps, vectors, strict=True)
                     )
                 settled += stored
+                if limit is not None:
+                    break
                 idle = 0 if stored else idle + 1
             return settled
         finally:
@@ -771,11 +776,12 @@ class Vault:
         self.index_note_text()
         self.index_meaning()
 
-    def meaning_pending(self, scopes: Iterable[str]) -> int:
-        """How many files of `scopes` wait to be (re)embedded."""
+    def meaning_pending(self, scopes: Iterable[str], at_most: int | None = None) -> int:
+        """How many files of `scopes` wait to be (re)embedded (counted no further than one
+        past `at_most`, when given)."""
         from knowledge_desktop.engine.store.projections import semantic_queue
 
-        return semantic_queue.pending(self.store.reader(), scopes)
+        return semantic_queue.pending(self.store.reader(), scopes, at_most)
 
     def _text_for_search(self, scopes: list[str]) -> tuple[bool, int]:
         """Index what a search must see first: (lag, records whose text is still queued).

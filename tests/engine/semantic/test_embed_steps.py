@@ -173,3 +173,37 @@ def test_a_related_line_never_starts_embedding_a_vault_with_more_queued_than_it_
         assert vault.meaning_pending(vault.scopes()) == 1
         vault.related("private/notes/maps.md", embed_at_most=1)
         assert vault.meaning_pending(vault.scopes()) == 0
+
+
+def test_an_agents_bounded_embedding_works_without_the_vault_too(tmp_path: Path) -> None:
+    """`limit` (the knowledge API's quick calls) goes through the same step: the model does
+    not hold the vault, and only `limit` files of a scope settle."""
+    five_pages(tmp_path / "v")
+    model = _Gated()
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        result: list[int] = []
+        worker = threading.Thread(target=lambda: result.append(vault.index_meaning(None, model, limit=2)))
+        worker.start()
+        try:
+            assert model.working.wait(30)
+            free = vault._lock.acquire(timeout=5)
+            assert free, "the vault was held while the model worked"
+            vault._lock.release()
+        finally:
+            model.go_on.set()
+            worker.join(60)
+        assert result == [2]
+        assert vault.meaning_pending(vault.scopes()) == 3
+
+
+def test_a_bounded_count_of_the_queue_stops_one_past_its_bound(tmp_path: Path) -> None:
+    five_pages(tmp_path / "v")
+    with Vault.open(tmp_path / "v") as vault:
+        vault.reconcile()
+        vault.index_keywords()
+        assert vault.meaning_pending(vault.scopes()) == 5
+        assert vault.meaning_pending(vault.scopes(), 2) == 3
+        assert vault.meaning_pending(vault.scopes(), 0) == 1
+        assert vault.meaning_pending(vault.scopes(), 9) == 5

@@ -30,13 +30,19 @@ def queue_scope(path: str) -> str:
     return path.split("/", 1)[0] if "/" in path else NOTES
 
 
-def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str]) -> int:
-    """How many files of `scopes` are queued to be (re)embedded."""
+def pending(conn: Tx | sqlite3.Connection, scopes: Iterable[str], at_most: int | None = None) -> int:
+    """How many files of `scopes` are queued to be (re)embedded; with `at_most`, counted
+    no further than one past it (a caller that only asks whether there are more than that
+    does not count a million queued rows)."""
     scopes = list(scopes)
     if not scopes:
         return 0
     marks = ",".join("?" * len(scopes))
-    found = conn.execute(f"SELECT count(*) FROM semantic_pending_v1 WHERE scope IN ({marks})", scopes)
+    rows = f"SELECT 1 FROM semantic_pending_v1 WHERE scope IN ({marks})"
+    if at_most is None:
+        found = conn.execute(f"SELECT count(*) FROM ({rows})", scopes)
+    else:
+        found = conn.execute(f"SELECT count(*) FROM ({rows} LIMIT ?)", [*scopes, at_most + 1])
     return int(found.fetchone()[0])
 
 
