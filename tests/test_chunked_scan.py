@@ -7,11 +7,12 @@ a kill between two chunks that the next open completes into the same state.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from knowledge_desktop.engine import reconcile
-from knowledge_desktop.engine.store.db import Store
+from knowledge_desktop.engine.store.db import BULK_CACHE_KIB, CHUNK_CACHE_KIB, Store, Tx
 from knowledge_desktop.engine.vault import Vault
 from tests import faultkit as fk
 
@@ -21,12 +22,24 @@ pass through the pipelined read too."""
 SMALL = 400
 KILLED_RECORDS = 500
 KILLED_CHUNK = 150
+_WRITE_SNAPSHOT = reconcile._write_snapshot
+"""Called inside each write of projections, with its transaction."""
 
 
-def _scan(root: Path, folder: Path) -> tuple[fk.Dump, int, int]:
+def _scan(
+    root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, caches: set[int] | None = None
+) -> tuple[fk.Dump, int, int]:
     """A cold scan of `root` into a state folder of its own: its dump, how many write
     transactions it ran (counted by wrapping `Store.write`) and the size of the
-    write-ahead log it left (closing the store empties it)."""
+    write-ahead log it left (closing the store empties it). `caches`: filled with the
+    page cache sizes its writes of projections ran with."""
+    if caches is not None:
+
+        def noted(tx: Tx, *args: Any) -> None:
+            caches.add(tx.execute("PRAGMA cache_size").fetchone()[0])
+            _WRITE_SNAPSHOT(tx, *args)
+
+        monkeypatch.setattr(reconcile, "_write_snapshot", noted)
     folder.mkdir(parents=True)
     db = folder / "state.sqlite"
     store = Store(db)
@@ -64,9 +77,11 @@ def test_a_scan_in_chunks_writes_what_one_transaction_wrote(
     every chunk."""
     monkeypatch.setattr(reconcile, "BULK_ROWS", 500)  # the bulk path (text indexed in the scan)
     monkeypatch.setattr(reconcile, "CHUNK", 10**9)
-    whole, whole_writes, whole_log = _scan(generated, tmp_path / "whole")
+    whole_caches: set[int] = set()
+    whole, whole_writes, whole_log = _scan(generated, tmp_path / "whole", monkeypatch, whole_caches)
     monkeypatch.setattr(reconcile, "CHUNK", SMALL)
-    chunked, chunked_writes, chunked_log = _scan(generated, tmp_path / "chunked")
+    chunked_caches: set[int] = set()
+    chunked, chunked_writes, chunked_log = _scan(generated, tmp_path / "chunked", monkeypatch, chunked_caches)
     files = len(chunked.stats)
     assert files >= RECORDS
     assert chunked.integrity == ["ok"]
@@ -77,6 +92,10 @@ def test_a_scan_in_chunks_writes_what_one_transaction_wrote(
     # The log is reused between chunks (`Store.checkpoint`): without, it held every chunk
     # (38 MiB here, twice the one transaction's 19 MiB; 14 MiB with).
     assert chunked_log < whole_log
+    # One chunk of many inserts into built indexes with the smaller page cache, on top of
+    # the graph filled so far; a whole scan builds its indexes after with the larger one.
+    assert whole_caches == {BULK_CACHE_KIB}
+    assert chunked_caches == {CHUNK_CACHE_KIB}
 
 
 def test_a_kill_between_two_chunks_leaves_a_state_the_next_open_completes(

@@ -606,7 +606,7 @@ class Reconciler:
         )
         touched: set[Flag] = set()  # a bulk write reports every projection touched
         bulk = bulk or len(rows) + len(gone) >= BULK_ROWS or len(recomputed) >= BULK_ROWS
-        with self.store.write(bulk=bulk) as tx:
+        with self.store.write(bulk=bulk, chunk=not whole) as tx:
             freshness.forget(tx)
             foreign = bulk or freshness.indexed_elsewhere(tx, [(r.entry.path, r.sha256) for r in rows])
             tx.executemany(
