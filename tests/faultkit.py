@@ -530,8 +530,10 @@ def install_kill_point(point: str | None, tracker: Tracker | None = None) -> lis
     seen, durables = [0], [0]
 
     @contextlib.contextmanager
-    def write(self: Store, bulk: bool = False, *, durable: bool = False) -> Iterator[Any]:
-        with original(self, bulk, durable=durable) as tx:
+    def write(
+        self: Store, bulk: bool = False, *, durable: bool = False, chunk: bool = False
+    ) -> Iterator[Any]:
+        with original(self, bulk, durable=durable, chunk=chunk) as tx:
             seen[0] += 1
             if base[0] is None and arm_file is not None and arm_file.exists():
                 base[0] = seen[0] - 1
