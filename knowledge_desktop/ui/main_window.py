@@ -338,8 +338,9 @@ class MainWindow(WindowParts):
         notes = counts.get("notes", counts["files"] - counts["records"] - counts["unrecognized"])
         noted = f"{notes:,} note{'' if notes == 1 else 's'} · " if notes else ""
         self.summary.setText(
-            f"{_counted(counts['records'], 'record')} · {noted}{counts['unrecognized']} unrecognized · "
-            f"{_counted(sev['error'], 'error')} · {_counted(sev['warning'], 'warning')} · {sev['info']} info"
+            f"{_counted(counts['records'], 'record')} · {noted}{counts['unrecognized']:,} unrecognized"
+            f" · {_counted(sev['error'], 'error')} · {_counted(sev['warning'], 'warning')}"
+            f" · {sev['info']:,} info"
         )
 
     # -- navigation -------------------------------------------------------------------

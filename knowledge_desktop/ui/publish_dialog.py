@@ -199,7 +199,7 @@ class PublishDialog(QDialog):
         for item in shown.impact:
             self.impact.addItem(impact_row(item))
         count = len(shown.impact)
-        self.impact_box.setTitle(f"Impact: {count} record(s) depend on it (nothing is changed in them)")
+        self.impact_box.setTitle(f"Impact: {count:,} record(s) depend on it (nothing is changed in them)")
         self.impact_box.setVisible(bool(count))  # an empty list box would only take room
         self.impact_note.setVisible(not count)
 

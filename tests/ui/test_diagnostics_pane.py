@@ -479,3 +479,20 @@ def test_possible_duplicates_are_a_filter_of_the_pane(
     assert "email:ada@example.org" in row.message
     kit.page("private/people/c.md", "pg_c", "Grace", type="person", aliases=["email:ada@example.org"])
     qtbot.waitUntil(lambda: len(rows(pane)) == 1 and "Grace (pg_c)" in rows(pane)[0].message, timeout=20_000)
+
+
+def test_counts_past_a_thousand_are_grouped_as_the_catalog_groups_them(
+    qtbot: QtBot, open_window: OpenWindow, kit: VaultKit
+) -> None:
+    """A vault with 1,203 broken records: the severity buttons, the code list and the status
+    bar write their counts as the catalog tree does ("1,203"), not "1203" beside "1,203"
+    (seen on the million-record vault: "4166 unrecognized · 5,001 errors")."""
+    for n in range(1203):
+        kit.write(f"private/notes/bad-{n:04d}.md", "---\ntitle: [oops\nformat: knowledge-record-v1\n---\n")
+    window = open_window(kit.root)
+    pane = window.diagnostics
+    qtbot.waitUntil(lambda: pane.model.severity_counts()[Severity.ERROR] == 1203, timeout=20_000)
+    wait_idle(qtbot, window)
+    assert [b.text() for b in pane.toggles.values()] == ["1,203 Errors", "0 Warnings", "0 Info"]
+    assert pane.code_box.itemText(pane.code_box.findData("yaml-syntax")).endswith("(1,203)")
+    assert window.summary.text() == "0 records · 1,203 unrecognized · 1,203 errors · 0 warnings · 0 info"

@@ -351,3 +351,13 @@ def test_passages_read_as_text() -> None:
     assert plain_passage("# Title\nSee [Ada](../people/ada.md) and [[people/bo|Bo]] | a | b |") == (
         "Title See Ada and Bo a b"
     )
+
+
+def test_a_total_past_a_thousand_is_grouped(qtbot: QtBot, open_window: OpenWindow, kit: VaultKit) -> None:
+    """1,030 matches read "1,030 results (showing 20)", as the catalog writes its counts
+    (on a million-record vault the summary had read "861091 results")."""
+    for n in range(1030):
+        kit.page(f"private/notes/n{n:04}.md", f"pg_{n:04}", f"Lantern {n:04}", type="note")
+    pane = open_window(kit.root).search
+    type_and_wait(qtbot, pane, "lantern")
+    assert pane.summary.text().startswith("1,030 results (showing 20) · ")

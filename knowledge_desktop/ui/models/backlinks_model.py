@@ -43,7 +43,7 @@ def _state_note(entry: dict[str, Any]) -> str:
 
 
 def _group(key: str, name: str, count: int, children: list[TreeItem], tip: str = "") -> TreeItem:
-    return TreeItem(key, (f"{name}  ·  {count}",), tooltip=tip, group=True, children=children)
+    return TreeItem(key, (f"{name}  ·  {count:,}",), tooltip=tip, group=True, children=children)
 
 
 def _mark(value: Any) -> tuple[int, int] | None:

@@ -73,7 +73,7 @@ def day_heading(day: str) -> str:
 
 
 def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _kind_text(item: dict[str, Any]) -> str:

@@ -246,7 +246,7 @@ class BacklinksPane(Pane):
             )
             return
         # The Record pane already shows the title large; here it only says what the count is of.
-        self.heading.setText(f"Backlinks to {title}  ·  {total}")
+        self.heading.setText(f"Backlinks to {title}  ·  {total:,}")
         self.heading.setToolTip(literal(str(result.get("path") or "")))
         self.heading.setVisible(True)
         self.stack.setCurrentWidget(self.tree)

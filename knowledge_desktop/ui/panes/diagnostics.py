@@ -297,7 +297,7 @@ class DiagnosticsPane(Pane):
         self.code_box.addItem("All codes", "")
         for code in sorted(counts, key=lambda c: (c != DUPLICATES, c)):
             label = "Possible duplicates" if code == DUPLICATES else code
-            self.code_box.addItem(f"{label} ({counts[code]})", code)
+            self.code_box.addItem(f"{label} ({counts[code]:,})", code)
             self.code_box.setItemData(
                 self.code_box.count() - 1, code_description(code), Qt.ItemDataRole.ToolTipRole
             )
@@ -309,10 +309,10 @@ class DiagnosticsPane(Pane):
         for severity, button in self.toggles.items():
             one, many = TOGGLE_NOUNS[severity]
             n = totals[severity]
-            button.setText(f"{n} {one if n == 1 else many}")
+            button.setText(f"{n:,} {one if n == 1 else many}")
         total = sum(totals.values())
         shown = self.model.shown_count
-        self.shown_label.setText("" if shown == total else f"{shown} of {total} shown")
+        self.shown_label.setText("" if shown == total else f"{shown:,} of {total:,} shown")
         if self.vault is None:
             self._show_empty(EMPTY_NO_VAULT)
         elif total == 0:
@@ -433,7 +433,7 @@ class DiagnosticsPane(Pane):
 
     def _exported(self, target: Path, count: int) -> None:
         noun = "diagnostic" if count == 1 else "diagnostics"
-        self.status_message.emit(f"Exported {count} {noun} to {target}")
+        self.status_message.emit(f"Exported {count:,} {noun} to {target}")
 
     # -- settings -----------------------------------------------------------------------
     def _restore_from_window(self) -> None:

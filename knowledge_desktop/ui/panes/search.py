@@ -389,9 +389,9 @@ class SearchPane(Pane):
         else:
             state = "Index updating…"
         shown = self.model.rowCount()
-        count = f"{total} result{'s' if total != 1 else ''}"
+        count = f"{total:,} result{'s' if total != 1 else ''}"
         if shown < total:
-            count += f" (showing {shown})"
+            count += f" (showing {shown:,})"
         self._show_summary(f"{count} · {state}")
 
     def _search_failed(self, query: GrepQuery, message: str) -> None:

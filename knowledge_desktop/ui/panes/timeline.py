@@ -315,7 +315,7 @@ class TimelinePane(Pane):
     def _summary_text(self, shown: int, grouped: bool) -> str:
         if not grouped:
             about = f" about {self.entity['title']}" if self.entity is not None else ""
-            count = f"{shown} of {self.total}" if shown < self.total else f"{shown}"
+            count = f"{shown:,} of {self.total:,}" if shown < self.total else f"{shown:,}"
             return f"{count} dated record{'' if self.total == 1 else 's'}{about}"
         rows = self.model.top_level()
         sources = sum(1 for n in rows if n.key.startswith("source:"))
