@@ -200,7 +200,7 @@ def test_a_reload_keeps_a_selection_far_down_and_reads_on_the_worker(
     pane.filter_edit.setText(chosen.message)
     wait_rows(qtbot, pane)
     assert pane.selected_diagnostic() == chosen
-    assert pane.shown_label.text().endswith(f"of {COUNT - 3000 + 20} shown")
+    assert pane.shown_label.text().endswith(f"of {COUNT - 3000 + 20:,} shown")
     assert resets == []
 
 
